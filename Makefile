@@ -1,0 +1,31 @@
+# volcano-ui: the two commands of the README's quick start are `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+
+.PHONY: demo test setup browser lint bench
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+setup: $(BIN)/.installed
+
+# The simulated Volcano cluster plus the dashboard on http://127.0.0.1:$(PORT)/
+demo: setup
+	$(BIN)/python manage.py demo --port $(PORT)
+
+# Headless Chromium for the browser tests comes from Debian's package (never a downloaded build).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "chromium could not be installed: browser tests will be skipped"; \
+	  else echo "chromium is absent and cannot be installed here: browser tests will be skipped"; fi; }
+
+# The whole test suite.
+test: setup browser
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
