@@ -125,11 +125,14 @@ class ClusterCacheCollector(Collector):
                 objects.add_metric([kind], len(view))
                 for name in ALL_STATES:
                     state.add_metric([kind, name], 1.0 if view.state.name == name else 0.0)
-                counters = cache.kind_counters(kind)
-                restarts.add_metric([kind], counters.watch_restarts)
-                relists.add_metric([kind], counters.relists_410)
-                if counters.last_event_at is not None:
-                    age.add_metric([kind], max(0.0, now - counters.last_event_at.timestamp()))
+                counters = getattr(cache, "kind_counters", None)
+                if counters is None:
+                    continue
+                counts = counters(kind)
+                restarts.add_metric([kind], counts.watch_restarts)
+                relists.add_metric([kind], counts.relists_410)
+                if counts.last_event_at is not None:
+                    age.add_metric([kind], max(0.0, now - counts.last_event_at.timestamp()))
         yield from (objects, state, restarts, relists, age)
 
 
