@@ -117,6 +117,8 @@ VOLCANO_UI_SCHEDULER_NAMES = env_list("VOLCANO_UI_SCHEDULER_NAMES", ["volcano"])
 VOLCANO_UI_LIST_PAGE_SIZE = env_int("VOLCANO_UI_LIST_PAGE_SIZE", 500, minimum=1, maximum=10000)
 VOLCANO_UI_WATCH_TIMEOUT = env_int("VOLCANO_UI_WATCH_TIMEOUT", 300, minimum=10, maximum=3600)
 VOLCANO_UI_POLL_SECONDS = env_int("VOLCANO_UI_POLL_SECONDS", 2, minimum=1, maximum=3600)
+# GET /_bench/cache (dashboard/bench_views.py) for the fault benchmark; never on in a deployment.
+VOLCANO_UI_BENCH_ENDPOINTS = env_bool("VOLCANO_UI_BENCH_ENDPOINTS", False)
 
 # "text" for a terminal, "json" for a log pipeline: one JSON object per line, each carrying the
 # request id of the request it was logged in (dashboard/middleware.py).
