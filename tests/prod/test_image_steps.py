@@ -106,7 +106,7 @@ def test_collectstatic_writes_hashed_compressed_files_and_a_manifest(collected):
 def test_gunicorn_serves_and_turns_ready_once_synced(collected, tmp_path):
     cluster_mod = pytest.importorskip("dashboard.sim.cluster", reason="the simulated cluster has not landed")
     root, venv, static_root, env = collected
-    cluster = cluster_mod.SimulatedCluster(seed=1, scenario="demo")
+    cluster = cluster_mod.SimulatedCluster(seed=1)
     cluster.start()
     port = _free_port()
     kubeconfig = cluster.write_kubeconfig(tmp_path / "sim.kubeconfig")
@@ -129,9 +129,11 @@ def test_gunicorn_serves_and_turns_ready_once_synced(collected, tmp_path):
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_for(lambda: _get(f"{base}/healthz")[0] == 200, 60, "/healthz")
-        status, _, body = _wait_for(
-            lambda: (r := _get(f"{base}/readyz")) if r[0] == 200 else None, 90, "/readyz 200"
-        )
+        def ready_response():
+            response = _get(f"{base}/readyz")
+            return response if response[0] == 200 else None
+
+        status, _, body = _wait_for(ready_response, 90, "/readyz 200")
         ready = json.loads(body)
         assert ready["ready"] is True and set(ready["kinds"]) >= {"jobs", "podgroups", "queues", "pods"}
         status, headers, page = _get(f"{base}/")
