@@ -181,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.monotonic()
         try:
+            if args.churn == "bench":
+                # Controllers off: this only moves the simulated clock, so timestamps and ages move on.
+                cluster.advance(args.tick * args.speed)
             driver.tick()
         except Exception as exc:  # noqa: BLE001 - keep serving; the log says what broke
             _log(f"churn tick failed: {type(exc).__name__}: {exc}")
