@@ -130,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     counts = count_objects(cluster)
     _log(f"loaded {counts} with {generator} in {load_s:.1f}s")
 
-    url = cluster.start(host="127.0.0.1", port=args.port)
+    if "tls_port" in inspect.signature(cluster.start).parameters:
+        # The HTTPS listener (kubeconfigs point at it) next to the plain one, in our port range.
+        url = cluster.start(host="127.0.0.1", port=args.port, tls_port=args.port + 1 if args.port else 0)
+    else:
+        url = cluster.start(host="127.0.0.1", port=args.port)
     cluster.write_kubeconfig(args.kubeconfig)
     print(
         json.dumps(
