@@ -21,6 +21,7 @@ from pathlib import Path
 from bench import endpoints as ep_mod
 from bench.common import (
     REPO,
+    exit_on_sigterm,
     fmt_mb,
     fmt_ms,
     log,
@@ -129,6 +130,7 @@ def compare_without_dashboard(kubeconfig: Path, runs: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    exit_on_sigterm()
     levels = [int(c) for c in args.concurrency.split(",") if c.strip()]
     started_wall = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine = machine_info()
