@@ -111,17 +111,32 @@ def parse_time(value: Any) -> datetime | None:
         return None
 
 
+_time_source: Any = None
+
+
+def set_time_source(fn: Any) -> Any:
+    """Use ``fn() -> aware datetime`` as "now" for ages and wait times (None: this host's clock).
+
+    The demo and the tests point it at the simulated cluster's clock, which does not run at wall
+    time; against a real cluster the host clock is right. Returns the previous source.
+    """
+    global _time_source
+    previous, _time_source = _time_source, fn
+    return previous
+
+
 def reference_now(snapshot: Any = None) -> datetime:
     """The "now" against which ages and wait times are computed: the cache's notion of the API
-    server's clock when it offers one (``snapshot.now()``), else this host's clock."""
-    now_fn = getattr(snapshot, "now", None)
-    if callable(now_fn):
-        try:
-            value = now_fn()
+    server's clock when the snapshot offers one (``snapshot.now()``), else the configured time
+    source, else this host's clock."""
+    for fn in (getattr(snapshot, "now", None), _time_source):
+        if callable(fn):
+            try:
+                value = fn()
+            except Exception:  # noqa: BLE001 - a display helper must not fail the page
+                continue
             if isinstance(value, datetime):
                 return value if value.tzinfo else value.replace(tzinfo=UTC)
-        except Exception:  # noqa: BLE001 - a display helper must not fail the page
-            pass
     return timezone.now()
 
 
@@ -863,6 +878,28 @@ def dedupe_events(rows: Iterable[EventRow]) -> list[EventRow]:
     out = list(merged.values())
     out.sort(key=lambda r: r.last or _EPOCH, reverse=True)
     return out
+
+
+def latest_per_object(rows: Iterable[EventRow], limit: int) -> list[EventRow]:
+    """One row per (object, reason) with the newest message and the summed count, newest first:
+    the overview's "recent warnings" without the scheduler's every-session repeats."""
+    merged: dict[tuple[str, str, str, str], EventRow] = {}
+    for r in sorted(rows, key=lambda r: r.last or _EPOCH, reverse=True):
+        key = (r.object_kind, r.object_namespace, r.object_name, r.reason)
+        m = merged.get(key)
+        if m is None:
+            merged[key] = EventRow(**{**r.__dict__})
+        else:
+            m.count += r.count
+            if r.first and (m.first is None or r.first < m.first):
+                m.first = r.first
+    return list(merged.values())[:limit]
+
+
+def compact_bars(bars: list[ResourceBar], names: tuple[str, ...] = ("cpu", "memory", "nvidia.com/gpu")) -> list:
+    """The bars for ``names`` in that order, None where the queue has no such resource (table cells)."""
+    by_name = {b.name: b for b in bars}
+    return [by_name.get(n) for n in names]
 
 
 # --- why is it pending ----------------------------------------------------------------------

@@ -23,6 +23,7 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET
 
 from dashboard import presenters as p
@@ -90,11 +91,11 @@ def _versions(snap, now: datetime, kinds: tuple[str, ...], **fragments: str) -> 
 
 
 KIND_LABELS = {
-    "jobs": "Volcano Jobs",
-    "podgroups": "PodGroups",
-    "queues": "Queues",
-    "pods": "Pods",
-    "events": "Events",
+    "jobs": gettext_noop("Volcano Jobs"),
+    "podgroups": gettext_noop("PodGroups"),
+    "queues": gettext_noop("Queues"),
+    "pods": gettext_noop("Pods"),
+    "events": gettext_noop("Events"),
 }
 
 
@@ -270,7 +271,8 @@ def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
             "counts": (counts := Counter(p.podgroup_phase_name(pg) for pg in pgs)),
             # A list, not the Counter: templates would resolve counts.items as counts["items"] == 0.
             "count_list": sorted(counts.items()), "bars": p.queue_resource_bars(q),
-            "pg_total": len(pgs),
+            "pg_total": len(pgs), "compact": p.compact_bars(rows_bars := p.queue_resource_bars(q)),
+            "has_gpu": any(b.name == "nvidia.com/gpu" for b in rows_bars),
         })
     return rows
 
@@ -314,7 +316,7 @@ def _overview_ctx(snap, now: datetime, notices: list[dict]) -> dict[str, Any]:
         "job_total": len(jobs), "pg_total": len(pgs), "queue_total": len(queues),
         "queue_rows": _queue_summaries(snap, queues),
         "attention": _attention(snap, now),
-        "warnings": p.event_rows(warnings, limit=12),
+        "warnings": p.latest_per_object(p.event_rows(warnings), limit=10),
         "jobs_blocked": _blocked(notices, "jobs"),
         "pgs_blocked": _blocked(notices, "podgroups"),
         "queues_blocked": _blocked(notices, "queues"),
