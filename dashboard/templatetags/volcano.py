@@ -62,7 +62,7 @@ def icon(name: str, label: str = "") -> SafeString:
 def badge(phase: Phase | None, extra: str = "") -> SafeString:
     """A status pill: icon + text, tone as colour (never colour alone)."""
     if phase is None:
-        return format_html('<span class="badge tone-muted">{}</span>', "—")
+        return mark_safe('<span class="badge tone-muted">—</span>')
     title = "" if phase.known else _("Phase not known to this dashboard; shown as reported")
     return format_html('<span class="badge tone-{}{}"{}>{}<span>{}</span></span>', phase.tone,
                        " " + extra if extra else "",
@@ -151,7 +151,7 @@ def objlink(kind: str, *args: str, label: str | None = None, cls: str = "") -> S
     text = label if label is not None else (args[-1] if args else "")
     url = object_url(kind, *args)
     if not text:
-        return format_html('<span class="muted">—</span>')
+        return mark_safe('<span class="muted">—</span>')
     if not url:
         return format_html('<span class="{}">{}</span>', cls, text)
     return format_html('<a class="{}" href="{}">{}</a>', cls or "objlink", url, text)
