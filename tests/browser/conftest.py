@@ -81,7 +81,7 @@ def serve_dashboard(cache, clock):
 @pytest.fixture
 def live_dashboard(make_live_cache):
     """A fresh demo cluster (function scope: tests advance its clock), its cache, and the dashboard."""
-    from dashboard.sim import scenarios
+    scenarios = pytest.importorskip("dashboard.sim.scenarios", reason="the demo scenario is not available")
     from tests.conftest import _new_cluster
 
     cluster = _new_cluster(seed=0, scenario="demo", controllers=True)

@@ -126,6 +126,7 @@ def bundles(draw):
 
 @pytest.fixture(scope="module")
 def hostile_cluster(tmp_path_factory):
+    pytest.importorskip("dashboard.sim.cluster", reason="the simulated cluster (dashboard.sim) is not available")
     from dashboard.kube import build_cluster_cache, override_cluster_cache
     from tests.conftest import _new_cluster, fast_cache_options
 
