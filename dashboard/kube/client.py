@@ -41,8 +41,10 @@ class KubeError(Exception):
         self.retry_after = retry_after
 
     def describe(self) -> str:
+        if self.status == 0 and self.reason in ("WatchClosed", "BadWatchEvent", "BadResponse"):
+            return self.message
         if self.status == 0:
-            return f"API server unreachable: {self.message or self.reason}"
+            return f"API server unreachable ({self.reason}): {self.message}"
         return f"HTTP {self.status} {self.reason}" + (f": {self.message}" if self.message else "")
 
 
