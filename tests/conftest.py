@@ -57,6 +57,8 @@ def fast_cache_options(**overrides):
 
 
 def _new_cluster(**kwargs):
+    if not _has_module("dashboard.sim.cluster"):
+        pytest.skip("the simulated cluster (dashboard.sim.cluster) is not available yet")
     from dashboard.sim.cluster import SimulatedCluster
 
     kwargs.setdefault("controllers", _has_module("dashboard.sim.controllers"))

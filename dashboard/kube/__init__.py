@@ -82,14 +82,14 @@ def options_from_settings() -> CacheOptions:
     informer = InformerOptions(
         page_size=settings.VOLCANO_UI_LIST_PAGE_SIZE,
         watch_timeout=settings.VOLCANO_UI_WATCH_TIMEOUT,
-        inactivity_timeout=float(getattr(settings, "VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT", 70)),
-        backoff_max=float(getattr(settings, "VOLCANO_UI_BACKOFF_MAX", 30)),
+        inactivity_timeout=float(settings.VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT),
+        backoff_max=float(settings.VOLCANO_UI_BACKOFF_MAX),
     )
     return CacheOptions(
         scheduler_names=tuple(settings.VOLCANO_UI_SCHEDULER_NAMES),
-        pod_watch=getattr(settings, "VOLCANO_UI_POD_WATCH", "all"),
-        events_per_object=int(getattr(settings, "VOLCANO_UI_EVENTS_PER_OBJECT", 50)),
-        events_total=int(getattr(settings, "VOLCANO_UI_EVENTS_TOTAL", 20000)),
+        pod_watch=settings.VOLCANO_UI_POD_WATCH,
+        events_per_object=settings.VOLCANO_UI_EVENTS_PER_OBJECT,
+        events_total=settings.VOLCANO_UI_EVENTS_TOTAL,
         informer=informer,
     )
 

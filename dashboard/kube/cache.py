@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from dashboard.kube.client import KubeClient
@@ -23,6 +24,23 @@ _STATE_RANK = ("forbidden", "not_installed", "unreachable", "stale", "syncing", 
 
 # Kinds whose events the cache keeps: the Volcano kinds (by API group) and pods it caches.
 _VOLCANO_EVENT_KINDS = {"Job": "batch.volcano.sh/", "PodGroup": "scheduling.volcano.sh/", "Queue": "scheduling.volcano.sh/"}
+
+
+_COUNTER_KEYS = ("lists", "watches", "relists_410", "events", "bookmarks", "errors")
+
+
+@dataclass(frozen=True)
+class KindCounters:
+    """Informer counters of one kind since the cache started (see ClusterCache.kind_counters)."""
+
+    lists: int
+    watches: int
+    watch_restarts: int
+    relists_410: int
+    events: int
+    bookmarks: int
+    errors: int
+    last_event_at: datetime | None
 
 
 @dataclass
@@ -184,6 +202,23 @@ class ClusterCache:
         peers = [i for i in self.informers if i.spec.name == informer.spec.name] or [informer]
         worst = min(peers, key=lambda i: _STATE_RANK.index(i.state))
         store.set_state(worst.state, error=worst.last_error, detail=worst.detail)
+
+    def kind_counters(self, kind: str) -> KindCounters:
+        """Counters of the informer(s) feeding ``kind`` (jobs, podgroups, ...), summed; for
+        /metrics. ``watch_restarts`` counts watch requests after each list's first one."""
+        peers = [i for i in self.informers if i.spec.name == kind]
+        total = {key: sum(i.counters[key] for i in peers) for key in _COUNTER_KEYS}
+        last = max((i.last_event_at for i in peers if i.last_event_at is not None), default=None)
+        return KindCounters(
+            lists=total["lists"],
+            watches=total["watches"],
+            watch_restarts=max(0, total["watches"] - total["lists"]),
+            relists_410=total["relists_410"],
+            events=total["events"],
+            bookmarks=total["bookmarks"],
+            errors=total["errors"],
+            last_event_at=last,
+        )
 
     def stats(self) -> dict[str, dict[str, int]]:
         """Per-informer counters (lists, pages, watches, events, bookmarks, errors)."""

@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from dashboard.kube.client import Gone, KubeClient, KubeError, abort_response
 from dashboard.kube.discovery import Discovery
@@ -139,7 +140,16 @@ class Informer:
         self.resource_version: str | None = None
         self.version: str | None = None
         self.synced_once = False
-        self.counters = {"lists": 0, "list_pages": 0, "watches": 0, "events": 0, "bookmarks": 0, "errors": 0}
+        self.counters = {
+            "lists": 0,
+            "list_pages": 0,
+            "watches": 0,
+            "events": 0,
+            "bookmarks": 0,
+            "errors": 0,
+            "relists_410": 0,
+        }
+        self.last_event_at: datetime | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._live: list = []
@@ -201,6 +211,7 @@ class Informer:
                 # The history no longer holds our version: re-list, never resume from it. Two 410s
                 # in a row (a broken server) back off like any other failure.
                 self.counters["errors"] += 1
+                self.counters["relists_410"] += 1
                 log.info("%s: %s; re-listing", self.label, exc.describe())
                 rv = None
                 if self.backoff.failures:
@@ -320,6 +331,7 @@ class Informer:
                     raise cls(code, str(raw.get("reason") or "Error"), str(raw.get("message") or ""))
                 new_rv = (raw.get("metadata") or {}).get("resourceVersion")
                 delivered += 1
+                self.last_event_at = datetime.now(UTC)
                 if etype == "BOOKMARK":
                     self.counters["bookmarks"] += 1
                 else:
