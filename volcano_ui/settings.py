@@ -40,6 +40,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Server-Timing: app;dur=<ms> on every response (the benchmark reports it next to client latency).
+    "dashboard.middleware.server_timing_middleware",
     # /healthz, /readyz and /metrics are answered here, before host validation and the TLS redirect:
     # kubelet probes and Prometheus address the pod IP over plain HTTP (dashboard/health.py).
     "dashboard.middleware.HealthEndpointsMiddleware",
