@@ -134,6 +134,16 @@ class ClusterCache:
             return self._stores["pods"].data().objects.get((ns, name)) is not None
         return False
 
+    def _wait_for_pods(self, stop: threading.Event, timeout: float = 60.0) -> None:
+        """Hold the events informer until the pods are listed (or cannot be), at most ``timeout``:
+        pod events are kept only for cached pods, so listing events first would drop them."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not stop.is_set() and time.monotonic() < deadline:
+                if self._stores["pods"].state.name in ("synced", "stale", "forbidden", "not_installed"):
+                    return
+                self._changed.wait(0.2)
+
     def _informer_specs(self) -> list[tuple[KindSpec, dict]]:
         specs: list[tuple[KindSpec, dict]] = []
         for spec in ALL_KINDS:
@@ -153,7 +163,7 @@ class ClusterCache:
                 else:
                     specs.append((spec, {"accept": self._accept_pod}))
             elif spec is EVENTS:
-                specs.append((spec, {"accept": self._accept_event}))
+                specs.append((spec, {"accept": self._accept_event, "gate": self._wait_for_pods}))
             else:
                 specs.append((spec, {}))
         return specs

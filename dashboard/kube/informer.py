@@ -126,6 +126,7 @@ class Informer:
         owns: Callable[[dict], bool] | None = None,
         label: str = "",
         state_sink: Callable[[Informer], None] | None = None,
+        gate: Callable[[threading.Event], None] | None = None,
     ):
         self.spec = spec
         self.client = client
@@ -154,6 +155,9 @@ class Informer:
         self._thread: threading.Thread | None = None
         self._live: list = []
         self._state_sink = state_sink
+        # Called once before the first list (the events informer waits for the pods to be listed,
+        # else events about pods not yet in the cache would be filtered out at start-up).
+        self._gate = gate
         # Own state (several informers may feed one store; the cache combines them).
         self.state = "syncing"
         self.last_error = ""
@@ -190,6 +194,8 @@ class Informer:
     # -- the loop -------------------------------------------------------------------------
     def _run(self) -> None:
         rv: str | None = None
+        if self._gate is not None:
+            self._gate(self._stop)
         while not self._stop.is_set():
             try:
                 if self.version is None:
