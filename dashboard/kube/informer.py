@@ -256,10 +256,10 @@ class Informer:
         return self.spec.path(self.version)
 
     def _trimmed(self, raw: dict) -> dict | None:
-        obj = self.spec.trim(raw)
-        if self.accept is not None and not self.accept(obj):
+        # The filter reads fields trimming keeps, so it runs first: rejected objects cost no trim.
+        if self.accept is not None and not self.accept(raw):
             return None
-        return obj
+        return self.spec.trim(raw)
 
     def _list(self) -> str:
         """Paginated list; replaces the store; returns the list's resourceVersion."""

@@ -184,7 +184,6 @@ PODGROUPS = KindSpec(
     trim=trim.trim_object,
     indexers={
         "namespace": _index_namespace,
-        "uid": _index_uid,
         "queue": _index_queue,
         "owner_uid": _index_owner_uid,
     },
@@ -209,7 +208,6 @@ PODS = KindSpec(
     trim=trim.trim_pod,
     indexers={
         "namespace": _index_namespace,
-        "uid": _index_uid,
         "group": _index_pod_group,
         "job": _index_pod_job,
     },

@@ -14,6 +14,7 @@ status fields kubectl uses for its STATUS/READY/RESTARTS columns.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -38,15 +39,47 @@ def _dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def _i(value: Any) -> Any:
+    """Intern a short string that repeats across objects (namespace, label values, images, phases).
+
+    At 50,000 pods the same few hundred values would otherwise be held once per pod; interning
+    them cut the cache's memory (README "Cluster cache"). Unique values (names, uids,
+    resourceVersions, timestamps) are never passed here: they would only grow the intern table.
+    """
+    return sys.intern(value) if isinstance(value, str) and len(value) <= 256 else value
+
+
+def _intern_map(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    return {_i(k): _i(v) for k, v in value.items()}
+
+
+def _intern_tree(value: Any) -> Any:
+    """Intern every key and short string of a small structure (conditions, resources, refs)."""
+    if isinstance(value, dict):
+        return {_i(k): _intern_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_intern_tree(v) for v in value]
+    return _i(value)
+
+
 def trim_metadata(meta: Any) -> dict:
     """Return the metadata fields the pages use; annotations lose last-applied-configuration."""
     meta = _dict(meta)
     out = {k: meta[k] for k in _META_KEYS if k in meta}
+    if "namespace" in out:
+        out["namespace"] = _i(out["namespace"])
+    if "labels" in out:
+        out["labels"] = _intern_map(out["labels"])
+    if isinstance(out.get("ownerReferences"), list):
+        out["ownerReferences"] = [
+            {_i(k): (v if k == "uid" else _i(v)) for k, v in r.items()} if isinstance(r, dict) else r
+            for r in out["ownerReferences"]
+        ]
     annotations = meta.get("annotations")
     if isinstance(annotations, dict):
-        if LAST_APPLIED in annotations:
-            annotations = {k: v for k, v in annotations.items() if k != LAST_APPLIED}
-        out["annotations"] = annotations
+        out["annotations"] = {_i(k): _i(v) for k, v in annotations.items() if k != LAST_APPLIED}
     return out
 
 
@@ -56,8 +89,19 @@ def trim_object(obj: dict) -> dict:
     Volcano objects are small and the pages show most of their spec (tasks, policies, plugins), so
     only the metadata is trimmed. Job task pod templates are kept: the Job detail page shows them.
     """
-    out = dict(obj)
+    out = {_i(k): v for k, v in obj.items()}
     out["metadata"] = trim_metadata(obj.get("metadata"))
+    for key in ("apiVersion", "kind"):
+        if key in out:
+            out[key] = _i(out[key])
+    if isinstance(out.get("spec"), dict):
+        spec = dict(out["spec"])
+        for key in ("queue", "schedulerName", "priorityClassName", "parent"):
+            if key in spec:
+                spec[key] = _i(spec[key])
+        out["spec"] = spec
+    if isinstance(out.get("status"), dict) and isinstance(out["status"].get("conditions"), list):
+        out["status"] = {**out["status"], "conditions": _intern_tree(out["status"]["conditions"])}
     return out
 
 
@@ -76,9 +120,9 @@ def _trim_env(env: Any) -> list:
 def _trim_container(c: Any) -> dict | None:
     if not isinstance(c, dict):
         return None
-    out: dict = {"name": c.get("name"), "image": c.get("image")}
+    out: dict = {"name": _i(c.get("name")), "image": _i(c.get("image"))}
     resources = _dict(c.get("resources"))
-    kept = {k: resources[k] for k in ("requests", "limits") if isinstance(resources.get(k), dict)}
+    kept = {k: _intern_map(resources[k]) for k in ("requests", "limits") if isinstance(resources.get(k), dict)}
     if kept:
         out["resources"] = kept
     env = _trim_env(c.get("env"))
@@ -111,17 +155,24 @@ def trim_pod(pod: dict) -> dict:
     """Keep what the pod rows and the "why pending" explanation read (see module docstring)."""
     spec = _dict(pod.get("spec"))
     status = _dict(pod.get("status"))
-    out_spec: dict = {k: spec[k] for k in _POD_SPEC_KEYS if k in spec}
+    out_spec: dict = {k: _i(spec[k]) for k in _POD_SPEC_KEYS if k in spec}
     for key in ("containers", "initContainers"):
         items = spec.get(key)
         if isinstance(items, list):
             out_spec[key] = [t for t in map(_trim_container, items) if t is not None]
+    out_status = {k: status[k] for k in _POD_STATUS_KEYS if k in status}
+    for key in ("phase", "reason", "qosClass", "hostIP"):
+        if key in out_status:
+            out_status[key] = _i(out_status[key])
+    if isinstance(out_status.get("conditions"), list):
+        # Condition types/statuses/reasons repeat across pods; timestamps are mostly shared too.
+        out_status["conditions"] = _intern_tree(out_status["conditions"])
     out: dict = {
-        "apiVersion": pod.get("apiVersion", "v1"),
-        "kind": pod.get("kind", "Pod"),
+        "apiVersion": _i(pod.get("apiVersion", "v1")),
+        "kind": _i(pod.get("kind", "Pod")),
         "metadata": trim_metadata(pod.get("metadata")),
         "spec": out_spec,
-        "status": {k: status[k] for k in _POD_STATUS_KEYS if k in status},
+        "status": out_status,
     }
     return out
 
@@ -147,8 +198,17 @@ def trim_event(event: dict) -> dict:
     """Keep the fields of a core/v1 Event that the event lists show."""
     meta = _dict(event.get("metadata"))
     out = {k: event[k] for k in _EVENT_KEYS if k in event}
-    out["apiVersion"] = event.get("apiVersion", "v1")
-    out["kind"] = event.get("kind", "Event")
+    for key in ("reason", "type"):
+        if key in out:
+            out[key] = _i(out[key])
+    if isinstance(out.get("source"), dict):
+        out["source"] = _intern_map(out["source"])
+    if isinstance(out.get("involvedObject"), dict):
+        out["involvedObject"] = {
+            k: (v if k in ("uid", "resourceVersion") else _i(v)) for k, v in out["involvedObject"].items()
+        }
+    out["apiVersion"] = _i(event.get("apiVersion", "v1"))
+    out["kind"] = _i(event.get("kind", "Event"))
     out["metadata"] = {
         k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta
     }
