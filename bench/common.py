@@ -332,9 +332,17 @@ def start_dashboard(
         VOLCANO_UI_KUBECONFIG=str(sim.kubeconfig),
         VOLCANO_UI_ALLOWED_HOSTS="127.0.0.1,localhost",
         VOLCANO_UI_BENCH_ENDPOINTS="true",
+        VOLCANO_UI_ACCESS_MODE="none",
         **(extra_env or {}),
     )
     env.pop("KUBECONFIG", None)
+    # Production serves hashed static files from a manifest that `collectstatic` writes (the image
+    # does it at build time); without it every page using {% static %} fails with DEBUG off.
+    env["VOLCANO_UI_STATIC_ROOT"] = str(workdir / "static")
+    collect = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput"], cwd=REPO, env=env,
+                             capture_output=True, text=True, timeout=300)
+    if collect.returncode != 0:
+        raise RuntimeError(f"collectstatic failed:\n{collect.stderr[-2000:]}")
     log("dashboard: " + " ".join(cmd[1:]))
     started = time.monotonic()
     logf = open(log_path, "w")  # noqa: SIM115 - the child owns it until exit
