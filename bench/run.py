@@ -496,7 +496,8 @@ def _fmt_calls(calls: dict) -> str:
 def _ratio(theirs: float | None, ours: float | None) -> str:
     if not theirs or not ours:
         return "–"
-    return f"{theirs / ours:.0f}×"
+    ratio = theirs / ours
+    return f"{ratio:.0f}×" if ratio >= 10 else f"{ratio:.1f}×"
 
 
 def _verdict(ok: bool) -> str:
