@@ -28,6 +28,25 @@ REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
 
 
+def exit_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so the scripts' ``finally`` blocks stop their child processes."""
+
+    def handler(signum, frame):  # noqa: ANN001, ARG001
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _die_with_parent() -> None:
+    """In a child before exec: get SIGTERM when the benchmark process dies, even by SIGKILL (Linux)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def log(message: str) -> None:
     """Progress goes to stderr so that stdout carries only the result tables."""
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
@@ -204,6 +223,7 @@ def start_sim(
         stderr=open(stderr_path, "w"),  # noqa: SIM115 - the child owns it until exit
         text=True,
         env=_child_env(),
+        preexec_fn=_die_with_parent,
     )
     line = _read_line_with_timeout(proc, timeout)
     if not line:
@@ -332,13 +352,23 @@ def start_dashboard(
         VOLCANO_UI_KUBECONFIG=str(sim.kubeconfig),
         VOLCANO_UI_ALLOWED_HOSTS="127.0.0.1,localhost",
         VOLCANO_UI_BENCH_ENDPOINTS="true",
+        VOLCANO_UI_ACCESS_MODE="none",
         **(extra_env or {}),
     )
     env.pop("KUBECONFIG", None)
+    # Production serves hashed static files from a manifest that `collectstatic` writes (the image
+    # does it at build time); without it every page using {% static %} fails with DEBUG off.
+    env["VOLCANO_UI_STATIC_ROOT"] = str(workdir / "static")
+    collect = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput"], cwd=REPO, env=env,
+                             capture_output=True, text=True, timeout=300)
+    if collect.returncode != 0:
+        raise RuntimeError(f"collectstatic failed:\n{collect.stderr[-2000:]}")
     log("dashboard: " + " ".join(cmd[1:]))
     started = time.monotonic()
     logf = open(log_path, "w")  # noqa: SIM115 - the child owns it until exit
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=logf, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=logf, stderr=subprocess.STDOUT, env=env, preexec_fn=_die_with_parent
+    )
     deadline = time.monotonic() + timeout
     actual = None
     while time.monotonic() < deadline and actual is None:

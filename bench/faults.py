@@ -31,6 +31,7 @@ from bench import cachecheck
 from bench import endpoints as ep_mod
 from bench.common import (
     REPO,
+    exit_on_sigterm,
     fmt_ms,
     log,
     machine_info,
@@ -45,7 +46,7 @@ from bench.run import sim_extra
 
 
 class Faults:
-    """The simulated server's fault switches (``POST /_sim/faults``), in one place."""
+    """The simulated server's fault switches (``POST /_sim/faults``, dashboard/sim/server.py)."""
 
     def __init__(self, sim) -> None:  # noqa: ANN001
         self.sim = sim
@@ -54,17 +55,20 @@ class Faults:
         self.sim.faults(drop_watches=True)
 
     def storm_410(self) -> None:
+        # Compact first, then cut the watches: every informer resumes from a resourceVersion older
+        # than the retained history, gets 410 Gone, and must re-list.
         self.sim.compact()
         self.sim.faults(drop_watches=True)
 
-    def stop_answering(self, on: bool) -> None:
-        self.sim.faults(stop_answering=on)
+    def stop_answering(self, seconds: float) -> None:
+        """The server accepts connections and answers nothing for ``seconds`` (0 ends it now)."""
+        self.sim.faults(unavailable_seconds=seconds)
 
     def error_rate(self, rate: float) -> None:
         self.sim.faults(error_rate=rate)
 
     def clear(self) -> None:
-        self.sim.faults(stop_answering=False, error_rate=0.0)
+        self.sim.faults(unavailable_seconds=0, error_rate=0.0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     args = parser.parse_args(argv)
+    exit_on_sigterm()
 
     machine = machine_info()
     busy = other_load()
@@ -156,11 +161,11 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(args.storm_settle_seconds)
 
         def outage() -> None:
-            faults.stop_answering(True)
+            faults.stop_answering(args.outage_seconds)
             try:
                 time.sleep(args.outage_seconds)
             finally:
-                faults.stop_answering(False)
+                faults.stop_answering(0)
 
         def errors() -> None:
             faults.error_rate(args.error_rate)

@@ -130,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     counts = count_objects(cluster)
     _log(f"loaded {counts} with {generator} in {load_s:.1f}s")
 
-    url = cluster.start(host="127.0.0.1", port=args.port)
+    if "tls_port" in inspect.signature(cluster.start).parameters:
+        # The HTTPS listener (kubeconfigs point at it) next to the plain one, in our port range.
+        url = cluster.start(host="127.0.0.1", port=args.port, tls_port=args.port + 1 if args.port else 0)
+    else:
+        url = cluster.start(host="127.0.0.1", port=args.port)
     cluster.write_kubeconfig(args.kubeconfig)
     print(
         json.dumps(
@@ -181,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         t0 = time.monotonic()
         try:
+            if args.churn == "bench":
+                # Controllers off: this only moves the simulated clock, so timestamps and ages move on.
+                cluster.advance(args.tick * args.speed)
             driver.tick()
         except Exception as exc:  # noqa: BLE001 - keep serving; the log says what broke
             _log(f"churn tick failed: {type(exc).__name__}: {exc}")

@@ -1,29 +1,34 @@
 """Reading the simulated cluster's ``GET /_sim/stats``.
 
-Kept in one place so that the benchmark, soak and fault scripts agree on what "an API call" is.
+Its shape (dashboard/sim/server.py ``SimServer.stats``): ``{"requests": {"<verb> <resource>": n},
+"watches": {"<resource>": open watches}, "resourceVersion": str, "now": str}``, where verb is the
+Kubernetes verb (list, watch, get, create, ...) and resource the plural ("jobs", "pods", with
+a sub-resource as "jobs/status"). Kept in one place so the benchmark, soak and fault scripts agree
+on what "an API call" is.
 """
 
 from __future__ import annotations
 
 
 def api_calls(stats: dict) -> dict[str, int]:
-    """Request counts by verb (list, get, watch, create, ...) since the simulated server started."""
-    requests = stats.get("requests") or stats.get("requests_by_verb") or {}
-    if isinstance(requests, dict):
-        by_verb = requests.get("by_verb", requests)
-        return {str(k): int(v) for k, v in by_verb.items() if isinstance(v, int | float)}
-    return {}
+    """Request counts by verb (``{"list": n, "watch": n, ...}``) since the simulated server started."""
+    out: dict[str, int] = {}
+    for key, value in (stats.get("requests") or {}).items():
+        verb = str(key).split(" ", 1)[0]
+        out[verb] = out.get(verb, 0) + int(value)
+    return out
+
+
+def api_calls_by_resource(stats: dict) -> dict[str, int]:
+    """The raw ``"<verb> <resource>"`` counters."""
+    return {str(k): int(v) for k, v in (stats.get("requests") or {}).items()}
 
 
 def open_watches(stats: dict) -> int | None:
-    """Watches the simulated server is serving right now."""
-    for key in ("open_watches", "watches_open", "active_watches"):
-        if key in stats:
-            value = stats[key]
-            return int(value if not isinstance(value, dict) else sum(value.values()))
+    """Watches the simulated server is serving right now (all resources)."""
     watches = stats.get("watches")
     if isinstance(watches, dict):
-        return int(watches.get("open", 0))
+        return int(sum(watches.values()))
     return None
 
 

@@ -179,3 +179,23 @@ def _safe_next(request: HttpRequest) -> str:
     from urllib.parse import quote
 
     return quote(request.get_full_path(), safe="/")
+
+
+def server_timing_middleware(get_response: Callable[[HttpRequest], HttpResponse]):
+    """Add ``Server-Timing: app;dur=<ms>`` to every response: the time spent in Django.
+
+    Listed first in ``MIDDLEWARE`` so it covers every other middleware and the view. Browsers'
+    developer tools and the benchmark (bench/loadgen.py) read it, so server time can be reported
+    next to client-observed latency (README "Benchmarks"). Streaming responses get the time to
+    their first byte. The value is a duration only; it names no object and no user.
+    """
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = get_response(request)
+        metric = f"app;dur={(time.perf_counter() - started) * 1000:.2f}"
+        existing = response.get("Server-Timing")
+        response["Server-Timing"] = f"{existing}, {metric}" if existing else metric
+        return response
+
+    return middleware
