@@ -140,6 +140,7 @@ def test_gunicorn_serves_and_turns_ready_once_synced(collected, tmp_path):
         assert status == 200, page[:500]
         assert "default-src 'self'" in headers["Content-Security-Policy"]
         static_urls = re.findall(rb'(?:src|href)="(/static/[^"]+)"', page)
+        assert static_urls, "the page links its stylesheet and scripts"
         for url in static_urls:
             # Hashed names (name.0123456789ab.ext) are served with a far-future cache lifetime.
             assert re.search(rb"\.[0-9a-f]{12}\.", url), url
