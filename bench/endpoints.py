@@ -31,11 +31,11 @@ class Endpoints:
     notes: list[str]
 
 
-def _reverse(name: str, **kwargs: str) -> str | None:
+def _reverse(route: str, /, **kwargs: str) -> str | None:
     from django.urls import NoReverseMatch, reverse
 
     try:
-        return reverse(name, kwargs=kwargs or None)
+        return reverse(route, kwargs=kwargs or None)
     except NoReverseMatch:
         return None
 
