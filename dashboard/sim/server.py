@@ -7,8 +7,8 @@ strategic patch, delete (with propagationPolicy) and deletecollection for every 
 ``kinds.KINDS``; SubjectAccessReview/SelfSubjectAccessReview/TokenReview; bearer-token auth;
 meta.k8s.io/v1 Tables for kubectl; fault switches and the admin API under ``/_sim/``.
 
-/openapi/v2 and /openapi/v3 answer 404, as an API server without OpenAPI publishing does; kubectl
-then skips client-side schema validation. Discovery is served in the legacy (unaggregated) form;
+/openapi/v3 is a minimal index that tells kubectl every resource supports server-side field
+validation (see openapi.py); /openapi/v2 answers 404. Discovery is served in the legacy (unaggregated) form;
 clients asking for aggregated discovery get plain JSON and fall back, as they do against older servers.
 
 A dead API server (fault ``unavailable_seconds``) accepts connections but answers nothing; when the
@@ -31,7 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import tables
+from . import openapi, tables
 from .auth import Authorizer, User, forbidden_message
 from .clock import SimClock
 from .kinds import KINDS, Kind, kind_for, resolve
@@ -329,6 +329,12 @@ class _HTTPServer(ThreadingHTTPServer):
     ssl_context: Any = None
 
     def finish_request(self, request: Any, client_address: Any) -> None:
+        # Headers and body go out in separate writes; without TCP_NODELAY, Nagle plus delayed ACKs
+        # add ~40 ms to every response.
+        try:
+            request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:
+            pass
         if self.ssl_context is not None:
             # The TLS handshake happens here, in the connection's own thread, not in the accept loop.
             request.settimeout(10)
@@ -387,9 +393,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-cache, private")
-        self.end_headers()
+        # One write for headers and body (end_headers() would flush the headers on their own).
+        self._headers_buffer.append(b"\r\n")
         if self.command != "HEAD":
-            self.wfile.write(body)
+            self._headers_buffer.append(body)
+        self.flush_headers()
 
     def _json(self, code: int, obj: Any) -> None:
         self._send(code, _dumps(obj))
@@ -491,6 +499,11 @@ class _Handler(BaseHTTPRequestHandler):
                 raise ApiError(404, "NotFound", "the server could not find the requested resource")
         elif len(segs) == 3 and segs[0] == "apis":
             doc = sim.resource_list(segs[1], segs[2])
+            if doc is None:
+                raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        elif segs[:2] == ["openapi", "v3"]:
+            docs = openapi.documents(k for k in KINDS if sim.served(k))
+            doc = openapi.index(docs) if len(segs) == 2 else docs.get("/".join(segs[2:]))
             if doc is None:
                 raise ApiError(404, "NotFound", "the server could not find the requested resource")
         elif segs and segs[0] in ("openapi", "swagger.json", "swaggerapi"):
