@@ -2,8 +2,10 @@
 
 from django.urls import path
 
-from dashboard import views
+from dashboard import bench_views, views
 
 urlpatterns = [
     path("", views.overview, name="overview"),
+    # Off (404) unless VOLCANO_UI_BENCH_ENDPOINTS: the fault benchmark's cache check (bench/).
+    path("_bench/cache", bench_views.cache_dump, name="bench_cache"),
 ]
