@@ -20,6 +20,9 @@ pytest.importorskip("psutil", reason="the benchmark harness reads RSS through ps
 
 def test_it_runs_the_scale_benchmark_at_tiny_scale(tmp_path: Path) -> None:
     pytest.importorskip("dashboard.sim.cluster", reason="the simulated cluster has not landed")
+    kube = pytest.importorskip("dashboard.kube")
+    if not hasattr(kube, "get_cluster_cache"):
+        pytest.skip("the cluster cache (dashboard.kube.get_cluster_cache) has not landed: the dashboard cannot get ready")
     cmd = [
         sys.executable,
         "-m",
