@@ -94,6 +94,16 @@ class ClusterCacheCollector(Collector):
     in seconds of the last watch event received.
     """
 
+    def describe(self) -> Iterator:
+        """The metric names, for registration. Without describe() prometheus_client calls collect()
+        when registering, which would start the informers at import time (dashboard/kube starts
+        them lazily, in the serving process only)."""
+        yield GaugeMetricFamily("volcano_ui_cache_objects", "", labels=["kind"])
+        yield GaugeMetricFamily("volcano_ui_cache_state", "", labels=["kind", "state"])
+        yield CounterMetricFamily("volcano_ui_watch_restarts", "", labels=["kind"])
+        yield CounterMetricFamily("volcano_ui_watch_relists_410", "", labels=["kind"])
+        yield GaugeMetricFamily("volcano_ui_last_event_age_seconds", "", labels=["kind"])
+
     def collect(self) -> Iterator:
         objects = GaugeMetricFamily("volcano_ui_cache_objects", "Objects held by the cache.", labels=["kind"])
         state = GaugeMetricFamily(

@@ -119,6 +119,16 @@ VOLCANO_UI_SCHEDULER_NAMES = env_list("VOLCANO_UI_SCHEDULER_NAMES", ["volcano"])
 VOLCANO_UI_LIST_PAGE_SIZE = env_int("VOLCANO_UI_LIST_PAGE_SIZE", 500, minimum=1, maximum=10000)
 VOLCANO_UI_WATCH_TIMEOUT = env_int("VOLCANO_UI_WATCH_TIMEOUT", 300, minimum=10, maximum=3600)
 VOLCANO_UI_POLL_SECONDS = env_int("VOLCANO_UI_POLL_SECONDS", 2, minimum=1, maximum=3600)
+# Pods: "all" = one unfiltered watch filtered here (also catches pods of other schedulers that join
+# a PodGroup by annotation); "selector" = one spec.schedulerName watch per scheduler name.
+VOLCANO_UI_POD_WATCH = env_choice("VOLCANO_UI_POD_WATCH", "all", ("all", "selector"))
+# Seconds without any byte on a watch (bookmarks included) before it is reconnected.
+VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT = env_int("VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT", 70, minimum=5, maximum=3600)
+# Ceiling of the informers' exponential reconnect backoff, in seconds.
+VOLCANO_UI_BACKOFF_MAX = env_int("VOLCANO_UI_BACKOFF_MAX", 30, minimum=1, maximum=600)
+# Events kept in memory: per involved object and in total (oldest dropped first).
+VOLCANO_UI_EVENTS_PER_OBJECT = env_int("VOLCANO_UI_EVENTS_PER_OBJECT", 50, minimum=1, maximum=10000)
+VOLCANO_UI_EVENTS_TOTAL = env_int("VOLCANO_UI_EVENTS_TOTAL", 20000, minimum=10, maximum=1000000)
 # GET /_bench/cache (dashboard/bench_views.py) for the fault benchmark; never on in a deployment.
 VOLCANO_UI_BENCH_ENDPOINTS = env_bool("VOLCANO_UI_BENCH_ENDPOINTS", False)
 
