@@ -29,13 +29,14 @@ class Endpoints:
     fragment: str  # a polled fragment URL without ?v=
     fragment_param: str  # name of the version query parameter
     notes: list[str]
+    missing: set[str]  # paths that did not answer 200 (not measured)
 
 
-def _reverse(name: str, **kwargs: str) -> str | None:
+def _reverse(route: str, **kwargs: str) -> str | None:
     from django.urls import NoReverseMatch, reverse
 
     try:
-        return reverse(name, kwargs=kwargs or None)
+        return reverse(route, kwargs=kwargs or None)
     except NoReverseMatch:
         return None
 
@@ -106,17 +107,25 @@ def resolve(base: str, kubeconfig: str) -> Endpoints:
         f"deep page: queue {objs['queue']} has {objs['queue_running']} Running jobs; page {deep_page}"
     )
     fragment, param = _find_fragment(base, detail_paths[0])
+    if not fragment:
+        notes.append(
+            "no polled fragment (hx-get with v=) found on the job detail page: fragment rows skipped"
+        )
+    missing = set()
     for label, path in (
         ("overview", overview),
-        ("jobs", jobs),
-        ("deep", deep),
-        ("detail", detail_paths[0]),
-        ("queues", queues),
+        ("jobs list", jobs),
+        ("deep page", deep),
+        ("job detail", detail_paths[0]),
+        ("queue list", queues),
     ):
         status, _, _ = http_get(f"{base}{path}")
         if status != 200:
-            raise RuntimeError(f"{label} page {path} answered {status}")
-    return Endpoints(overview, jobs, deep, detail_paths[0], detail_paths, queues, fragment, param, notes)
+            notes.append(f"{label} {path} answered {status}: not measured")
+            missing.add(path)
+    return Endpoints(
+        overview, jobs, deep, detail_paths[0], detail_paths, queues, fragment, param, notes, missing
+    )
 
 
 _HX_GET_RE = re.compile(r'hx-get="([^"]+)"')
@@ -157,6 +166,7 @@ def targets(ep: Endpoints, base: str) -> list[Target]:
         Target.cycle("job detail", ep.job_details),
         Target.fixed("queue list", ep.queues),
     ]
+    out = [t for t in out if (ep.job_detail if t.name == "job detail" else t.path()) not in ep.missing]
     if ep.fragment:
         sep = "&" if "?" in ep.fragment else "?"
         version = fragment_version(base, ep.fragment, ep.fragment_param)
@@ -185,7 +195,11 @@ def poll_mix(ep: Endpoints, base: str, page_every: int = 5):
     every ``page_every``-th request loads a full page, rotating over the measured pages, as a user
     clicking around would. Pages must answer 200, fragments 200 or 204.
     """
-    pages = [ep.overview, ep.jobs_page1, ep.jobs_deep, ep.queues] + ep.job_details[:5]
+    pages = [
+        p
+        for p in [ep.overview, ep.jobs_page1, ep.jobs_deep, ep.queues, *ep.job_details[:5]]
+        if p not in ep.missing
+    ] or [ep.overview]
     sep = "&" if "?" in ep.fragment else "?"
     first = fragment_version(base, ep.fragment, ep.fragment_param) if ep.fragment else None
 
