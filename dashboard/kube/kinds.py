@@ -171,7 +171,7 @@ JOBS = KindSpec(
     version="v1alpha1",
     plural="jobs",
     namespaced=True,
-    trim=trim.trim_object,
+    trim=trim.trim_job,
     indexers={"namespace": _index_namespace, "uid": _index_uid, "queue": _index_queue},
 )
 PODGROUPS = KindSpec(
@@ -181,7 +181,7 @@ PODGROUPS = KindSpec(
     version="v1beta1",
     plural="podgroups",
     namespaced=True,
-    trim=trim.trim_object,
+    trim=trim.trim_podgroup,
     indexers={
         "namespace": _index_namespace,
         "queue": _index_queue,

@@ -105,6 +105,65 @@ def trim_object(obj: dict) -> dict:
     return out
 
 
+_TEMPLATE_SPEC_KEYS = (
+    "schedulerName",
+    "priorityClassName",
+    "restartPolicy",
+    "nodeSelector",
+    "tolerations",
+    "serviceAccountName",
+)
+
+
+def _trim_task(task: Any) -> Any:
+    """A Job task keeps everything but its pod template shrinks to what a pod row keeps."""
+    if not isinstance(task, dict):
+        return task
+    out = {_i(k): v for k, v in task.items()}
+    for key in ("name", "topologyPolicy"):
+        if key in out:
+            out[key] = _i(out[key])
+    template = task.get("template")
+    if isinstance(template, dict):
+        tspec = _dict(template.get("spec"))
+        new_spec: dict = {k: _intern_tree(tspec[k]) for k in _TEMPLATE_SPEC_KEYS if k in tspec}
+        for key in ("containers", "initContainers"):
+            if isinstance(tspec.get(key), list):
+                new_spec[key] = [t for t in map(_trim_container, tspec[key]) if t is not None]
+        tmeta = _dict(template.get("metadata"))
+        out["template"] = {
+            "metadata": {k: _intern_map(tmeta[k]) for k in ("labels", "annotations") if isinstance(tmeta.get(k), dict)},
+            "spec": new_spec,
+        }
+    if isinstance(out.get("policies"), list):
+        out["policies"] = _intern_tree(out["policies"])
+    return out
+
+
+def trim_job(job: dict) -> dict:
+    """A Volcano Job (REFERENCE.md §1): generic trim, and each task's pod template reduced to the
+    containers' name/image/resources/env references plus scheduling fields (the Job page shows
+    task images and resources, never whole pod specs). Status counters and conditions are kept."""
+    out = trim_object(job)
+    spec = out.get("spec")
+    if isinstance(spec, dict) and isinstance(spec.get("tasks"), list):
+        out["spec"] = {**spec, "tasks": [_trim_task(t) for t in spec["tasks"]]}
+    status = out.get("status")
+    if isinstance(status, dict):
+        out["status"] = _intern_tree(status)
+    return out
+
+
+def trim_podgroup(pg: dict) -> dict:
+    """A PodGroup (REFERENCE.md §2): small; spec and status interned (queue names, quantities,
+    phases and condition reasons repeat across PodGroups)."""
+    out = trim_object(pg)
+    for key in ("spec", "status"):
+        if isinstance(out.get(key), dict):
+            out[key] = _intern_tree(out[key])
+    return out
+
+
 def _trim_env(env: Any) -> list:
     # Literal env values may carry secrets pasted into manifests and are not shown; references
     # (valueFrom) say where a value comes from, which is useful and not sensitive.

@@ -94,3 +94,109 @@ def test_discovery_uses_another_served_version_and_reports_absent_crds(tiny_serv
     assert d.resolve(JOBS).version == "v1beta1"  # cached until invalidated
     d.invalidate("batch.volcano.sh")
     assert d.resolve(JOBS).version is None
+
+
+class _Scripted(BaseHTTPRequestHandler):
+    """A minimal API server whose list/watch behaviour a test scripts (see the tests below)."""
+
+    protocol_version = "HTTP/1.1"
+    log: list = []
+    cond = threading.Condition()
+    list_status = 200
+    retry_after = None
+    hang = threading.Event()
+
+    def _json(self, status, body, headers=()):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):  # noqa: N802
+        import time
+
+        path = self.path.split("?")[0]
+        watch = "watch=true" in self.path
+        with self.cond:
+            self.log.append((time.monotonic(), path, watch))
+            self.cond.notify_all()
+        if path != "/api/v1/pods":
+            self._json(404, {"kind": "Status", "code": 404})
+            return
+        if not watch:
+            if self.list_status != 200:
+                headers = [("Retry-After", self.retry_after)] if self.retry_after else []
+                self._json(self.list_status, {"kind": "Status", "code": self.list_status, "message": "slow down"}, headers)
+                return
+            self._json(200, {"kind": "PodList", "metadata": {"resourceVersion": "5"}, "items": []})
+            return
+        # A watch that sends its headers and then stays silent (no events, no bookmarks).
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+        self.hang.wait(10)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def scripted():
+    _Scripted.log = []
+    _Scripted.list_status = 200
+    _Scripted.retry_after = None
+    _Scripted.hang = threading.Event()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    cfg = k8s_client.Configuration()
+    cfg.host = f"http://127.0.0.1:{server.server_address[1]}"
+    yield cfg
+    _Scripted.hang.set()
+    server.shutdown()
+
+
+def _pod_informer(cfg, **opts):
+    from dashboard.kube.informer import Informer
+    from dashboard.kube.store import KindStore
+
+    client = KubeClient(cfg)
+    options = InformerOptions(backoff_initial=0.05, backoff_max=0.2, connect_timeout=1, request_timeout=2, **opts)
+    return Informer(PODS, client, KindStore(PODS), Discovery(client), options)
+
+
+def _wait_log(predicate, timeout=10.0):
+    with _Scripted.cond:
+        assert _Scripted.cond.wait_for(lambda: predicate(_Scripted.log), timeout), _Scripted.log
+
+
+def test_silent_watch_is_reconnected_after_the_inactivity_timeout(scripted):
+    informer = _pod_informer(scripted, inactivity_timeout=0.5)
+    informer.start()
+    try:
+        _wait_log(lambda log: sum(1 for _, _, w in log if w) >= 3)
+        watches = [t for t, _, w in _Scripted.log if w]
+        assert watches[1] - watches[0] >= 0.5  # waited for the inactivity timeout, no hot loop
+        assert sum(1 for _, _, w in _Scripted.log if not w) == 1  # resumed from the version: no re-list
+    finally:
+        informer.stop()
+
+
+def test_retry_after_is_honoured(scripted):
+    _Scripted.list_status = 429
+    _Scripted.retry_after = "1"
+    informer = _pod_informer(scripted)
+    informer.start()
+    try:
+        _wait_log(lambda log: sum(1 for _, _, w in log if not w) >= 2)
+        lists = [t for t, _, w in _Scripted.log if not w]
+        assert lists[1] - lists[0] >= 0.95  # backoff alone would have retried after ~0.05 s
+        assert informer.state == "unreachable" and "429" in informer.last_error
+    finally:
+        informer.stop()
