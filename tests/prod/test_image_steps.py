@@ -12,9 +12,11 @@ Run alone with ``make image-check``. Takes about a minute (pip reuses its cache)
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -69,7 +71,15 @@ def installed(tmp_path_factory):
     venv = root / "venv"
     _run([sys.executable, "-m", "venv", venv], timeout=120)
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    _run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", REPO], timeout=600, env=env)
+    # Build from a clean copy: an in-tree build/ directory left by an earlier build could ship
+    # stale files. The copy leaves out what /.dockerignore keeps out of the image's context.
+    source = root / "src"
+    shutil.copytree(
+        REPO, source,
+        ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__", "staticfiles",
+                                      "node_modules", ".pytest_cache", ".hypothesis", "bench", "tests"),
+    )
+    _run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", source], timeout=600, env=env)
     return root, venv
 
 
@@ -106,7 +116,8 @@ def test_collectstatic_writes_hashed_compressed_files_and_a_manifest(collected):
 def test_gunicorn_serves_and_turns_ready_once_synced(collected, tmp_path):
     cluster_mod = pytest.importorskip("dashboard.sim.cluster", reason="the simulated cluster has not landed")
     root, venv, static_root, env = collected
-    cluster = cluster_mod.SimulatedCluster(seed=1)
+    controllers = importlib.util.find_spec("dashboard.sim.controllers") is not None
+    cluster = cluster_mod.SimulatedCluster(seed=1, controllers=controllers)
     cluster.start()
     port = _free_port()
     kubeconfig = cluster.write_kubeconfig(tmp_path / "sim.kubeconfig")
