@@ -28,6 +28,25 @@ REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
 
 
+def exit_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so the scripts' ``finally`` blocks stop their child processes."""
+
+    def handler(signum, frame):  # noqa: ANN001, ARG001
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _die_with_parent() -> None:
+    """In a child before exec: get SIGTERM when the benchmark process dies, even by SIGKILL (Linux)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def log(message: str) -> None:
     """Progress goes to stderr so that stdout carries only the result tables."""
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
@@ -204,6 +223,7 @@ def start_sim(
         stderr=open(stderr_path, "w"),  # noqa: SIM115 - the child owns it until exit
         text=True,
         env=_child_env(),
+        preexec_fn=_die_with_parent,
     )
     line = _read_line_with_timeout(proc, timeout)
     if not line:
@@ -346,7 +366,9 @@ def start_dashboard(
     log("dashboard: " + " ".join(cmd[1:]))
     started = time.monotonic()
     logf = open(log_path, "w")  # noqa: SIM115 - the child owns it until exit
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=logf, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=logf, stderr=subprocess.STDOUT, env=env, preexec_fn=_die_with_parent
+    )
     deadline = time.monotonic() + timeout
     actual = None
     while time.monotonic() < deadline and actual is None:

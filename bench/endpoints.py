@@ -1,21 +1,31 @@
 """Which dashboard URLs the benchmark measures, resolved against the live cluster.
 
-The URL shapes come from ``dashboard/urls.py`` (reversed by name inside a Django setup so a renamed
-route fails loudly here rather than measuring a 404); the objects (a Job for the detail page, a
-queue and a page number for the filtered deep page) are picked from the simulated cluster's own
-list so they exist.
+URL shapes come from ``dashboard/urls.py`` (reversed by name inside a Django setup, so a renamed
+route shows up here as "not measured" rather than as a fast 404). Objects (the Jobs for the detail
+page, the queue and page number of the filtered deep page) are picked from the simulated
+cluster's own list so they exist, among the newest Jobs so that churn (which retires the oldest)
+does not delete them mid-run.
+
+Live fragments (dashboard/templatetags/volcano.py ``poll``): an element polls
+``<page>?f=<fragment>&v=<version>`` with ``HX-Request: true``; the view answers 204 when ``v`` is
+still the fragment's version, else renders the fragment, whose own ``hx-get`` carries the new
+version. Pollers here do exactly what htmx does: keep the version from the last 200.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
-from bench.common import LOOPBACK, http_get
-from bench.loadgen import Target
+from bench.common import http_get
+from bench.loadgen import PollState, Target
 
 HX = {"HX-Request": "true"}
+FRAGMENT = "status"  # the job detail page's status fragment (phase, gang progress, why pending)
+_V_RE = re.compile(r'hx-get="[^"]*?[?&](?:amp;)?v=([^"&]*)')
 
 
 @dataclass
@@ -23,19 +33,25 @@ class Endpoints:
     overview: str
     jobs_page1: str
     jobs_deep: str
-    job_detail: str
     job_details: list[str]
     queues: str
-    fragment: str  # a polled fragment URL without ?v=
-    fragment_param: str  # name of the version query parameter
-    notes: list[str]
+    notes: list[str] = field(default_factory=list)
+    missing: set[str] = field(default_factory=set)  # paths that did not answer 200 (not measured)
+
+    @property
+    def job_detail(self) -> str:
+        return self.job_details[0]
+
+    def fragment(self, i: int = 0) -> str:
+        """The status fragment URL (without ``v``) of the ``i``-th sampled Job."""
+        return f"{self.job_details[i % len(self.job_details)]}?{urlencode({'f': FRAGMENT})}"
 
 
-def _reverse(name: str, **kwargs: str) -> str | None:
+def _reverse(route: str, **kwargs: str) -> str | None:
     from django.urls import NoReverseMatch, reverse
 
     try:
-        return reverse(name, kwargs=kwargs or None)
+        return reverse(route, kwargs=kwargs or None)
     except NoReverseMatch:
         return None
 
@@ -50,7 +66,7 @@ def _django() -> None:
 
 
 def pick_objects(kubeconfig: str) -> dict:
-    """A stable Job (Running, loaded at start), the busiest leaf queue, and its Running job count."""
+    """Running Jobs among the newest half, the leaf queue with most Running Jobs, and that count."""
     from kubernetes import client, config
 
     api = config.new_client_from_config(config_file=kubeconfig)
@@ -61,6 +77,7 @@ def pick_objects(kubeconfig: str) -> dict:
         jobs = json.loads(raw.data)["items"]
     finally:
         api.close()
+    jobs.sort(key=lambda j: j["metadata"]["name"])
     by_queue: dict[str, int] = {}
     running = []
     for job in jobs:
@@ -69,9 +86,10 @@ def pick_objects(kubeconfig: str) -> dict:
             running.append(job)
             queue = (job.get("spec") or {}).get("queue", "default")
             by_queue[queue] = by_queue.get(queue, 0) + 1
-    running.sort(key=lambda j: j["metadata"]["name"])
-    queue = max(by_queue, key=lambda q: by_queue[q]) if by_queue else "default"
-    sample = running[:: max(1, len(running) // 50)][:50] or jobs[:50]
+    leaves = {q: n for q, n in by_queue.items() if q != "default"} or by_queue
+    queue = max(leaves, key=lambda q: leaves[q]) if leaves else "default"
+    newest = running[len(running) // 2 :] or jobs[len(jobs) // 2 :]
+    sample = newest[:: max(1, len(newest) // 100)][:100]
     return {
         "jobs": len(jobs),
         "queue": queue,
@@ -81,125 +99,142 @@ def pick_objects(kubeconfig: str) -> dict:
 
 
 def resolve(base: str, kubeconfig: str) -> Endpoints:
-    """Resolve every measured URL and check it answers 200 once (raises RuntimeError otherwise)."""
+    """Resolve every measured URL; the ones that do not answer 200 are noted and not measured."""
     _django()
-    from django.conf import settings
-
     objs = pick_objects(kubeconfig)
-    notes = []
-    ns, name = objs["sample"][0]
+    try:
+        from dashboard.views import PAGE_SIZE as page_size
+    except ImportError:
+        page_size = 50
     overview = _reverse("overview") or "/"
-    jobs = _reverse("jobs") or _reverse("job_list") or _reverse("jobs:list") or "/jobs/"
-    detail_paths = []
-    for sns, sname in objs["sample"]:
-        path = (
-            _reverse("job_detail", namespace=sns, name=sname)
-            or _reverse("jobs:detail", namespace=sns, name=sname)
-            or f"/jobs/{sns}/{sname}/"
-        )
-        detail_paths.append(path)
-    queues = _reverse("queues") or _reverse("queue_list") or _reverse("queues:list") or "/queues/"
-    page_size = getattr(settings, "VOLCANO_UI_PAGE_SIZE", 50)
-    deep_page = max(1, objs["queue_running"] // page_size)
-    deep = f"{jobs}?queue={objs['queue']}&phase=Running&page={deep_page}"
-    notes.append(
-        f"deep page: queue {objs['queue']} has {objs['queue_running']} Running jobs; page {deep_page}"
+    jobs = _reverse("jobs") or "/jobs/"
+    details = [_reverse("job_detail", namespace=ns, name=n) or f"/jobs/{ns}/{n}/" for ns, n in objs["sample"]]
+    queues = _reverse("queues") or "/queues/"
+    # A deep page of a filtered list: the middle page of one queue's Running Jobs.
+    deep_page = max(1, (objs["queue_running"] // page_size + 1) // 2)
+    deep = f"{jobs}?{urlencode({'queue': objs['queue'], 'phase': 'Running', 'page': deep_page})}"
+    ep = Endpoints(overview, jobs, deep, details, queues)
+    ep.notes.append(
+        f"filtered deep page: queue `{objs['queue']}`, phase Running ({objs['queue_running']} Jobs), "
+        f"page {deep_page} of {max(1, -(-objs['queue_running'] // page_size))}"
     )
-    fragment, param = _find_fragment(base, detail_paths[0])
     for label, path in (
         ("overview", overview),
-        ("jobs", jobs),
-        ("deep", deep),
-        ("detail", detail_paths[0]),
-        ("queues", queues),
+        ("jobs list", jobs),
+        ("deep page", deep),
+        ("job detail", details[0]),
+        ("queue list", queues),
     ):
-        status, _, _ = http_get(f"{base}{path}")
+        status, _, _ = http_get(f"{base}{path}", timeout=60)
         if status != 200:
-            raise RuntimeError(f"{label} page {path} answered {status}")
-    return Endpoints(overview, jobs, deep, detail_paths[0], detail_paths, queues, fragment, param, notes)
+            ep.notes.append(f"{label} {path} answered {status}: not measured")
+            ep.missing.add(path)
+    if fragment_version(base, ep.fragment()) is None:
+        ep.notes.append(f"{ep.fragment()} gave no fragment version: fragment rows not measured")
+        ep.missing.add("fragment")
+    return ep
 
 
-_HX_GET_RE = re.compile(r'hx-get="([^"]+)"')
-
-
-def _find_fragment(base: str, detail_path: str) -> tuple[str, str]:
-    """The first polled fragment on the job detail page: its hx-get URL and version parameter."""
-    status, body, _ = http_get(f"{base}{detail_path}")
-    text = body.decode("utf-8", "replace")
-    for match in _HX_GET_RE.finditer(text):
-        url = match.group(1).replace("&amp;", "&")
-        if "v=" in url:
-            path, _, query = url.partition("?")
-            params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
-            others = "&".join(f"{k}={v}" for k, v in params.items() if k != "v")
-            return (path + ("?" + others if others else "")), "v"
-    return "", "v"
-
-
-def fragment_version(base: str, fragment: str, param: str = "v") -> str | None:
-    """The current version of ``fragment``: what a client got with its last full render."""
-    status, body, headers = http_get(f"{base}{fragment}", timeout=10)
-    if status != 200:
-        return None
-    for key in ("X-Fragment-Version", "X-Version", "ETag"):
-        if headers.get(key):
-            return headers[key].strip('"')
-    match = re.search(r'hx-get="[^"]*[?&]' + param + r'=([^"&]+)', body.decode("utf-8", "replace"))
+def version_in(body: bytes) -> str | None:
+    """The ``v`` of the first ``hx-get`` in a rendered fragment (its own refresh URL)."""
+    match = _V_RE.search(body.decode("utf-8", "replace"))
     return match.group(1) if match else None
+
+
+def fragment_version(base: str, fragment: str) -> str | None:
+    """The fragment's current version, as the page that rendered it would carry."""
+    status, body, _ = http_get_hx(f"{base}{fragment}")
+    return version_in(body) if status == 200 else None
+
+
+def http_get_hx(url: str, timeout: float = 30.0) -> tuple[int, bytes, dict]:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, headers=HX)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, resp.read(), dict(resp.headers.items())
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), dict(exc.headers.items())
+
+
+def _with_version(fragment: str, version: str) -> str:
+    return f"{fragment}&{urlencode({'v': version})}"
 
 
 def targets(ep: Endpoints, base: str) -> list[Target]:
     """The measured requests, in table order."""
-    out = [
-        Target.fixed("overview", ep.overview),
-        Target.fixed("jobs list, page 1", ep.jobs_page1),
-        Target.fixed("jobs list, filtered deep page", ep.jobs_deep),
-        Target.cycle("job detail", ep.job_details),
-        Target.fixed("queue list", ep.queues),
-    ]
-    if ep.fragment:
-        sep = "&" if "?" in ep.fragment else "?"
-        version = fragment_version(base, ep.fragment, ep.fragment_param)
-        if version:
-            out.append(
-                Target.fixed(
-                    "fragment, unchanged (204)",
-                    f"{ep.fragment}{sep}{ep.fragment_param}={version}",
-                    expect={204, 200},
-                    headers=HX,
-                )
-            )
-        out.append(
-            Target.fixed("fragment, changed (200)", f"{ep.fragment}{sep}{ep.fragment_param}=0", headers=HX)
-        )
+    out = []
+    if ep.overview not in ep.missing:
+        out.append(Target.fixed("overview", ep.overview))
+    if ep.jobs_page1 not in ep.missing:
+        out.append(Target.fixed("jobs list, page 1", ep.jobs_page1))
+    if ep.jobs_deep not in ep.missing:
+        out.append(Target.fixed("jobs list, filtered deep page", ep.jobs_deep))
+    if ep.job_detail not in ep.missing:
+        out.append(Target.cycle("job detail", ep.job_details))
+    if ep.queues not in ep.missing:
+        out.append(Target.fixed("queue list", ep.queues))
+    if "fragment" not in ep.missing:
+        out.append(unchanged_fragment_target(ep, base))
+        out.append(Target.fixed("fragment, changed (200)", _with_version(ep.fragment(), "0"), headers=HX))
     return out
 
 
-__all__ = ["Endpoints", "resolve", "targets", "fragment_version", "LOOPBACK"]
+def unchanged_fragment_target(ep: Endpoints, base: str) -> Target:
+    """Polls of one fragment with its current version: 204 unless it changed meanwhile.
+
+    A 200 (the Job changed, or the age bucket moved on) hands the new version to the next
+    request, as htmx swapping the fragment in would; the share of 204s is reported.
+    """
+    fragment = ep.fragment()
+    state = {"v": fragment_version(base, fragment) or "0"}
+    lock = threading.Lock()
+
+    def path() -> str:
+        with lock:
+            return _with_version(fragment, state["v"])
+
+    def observe(status: int, body: bytes, headers: object) -> None:
+        if status == 200:
+            new = version_in(body)
+            if new:
+                with lock:
+                    state["v"] = new
+
+    return Target("fragment, unchanged (204)", path, frozenset({200, 204}), dict(HX), observe)
 
 
-def poll_mix(ep: Endpoints, base: str, page_every: int = 5):
+def poll_mix(ep: Endpoints, base: str, page_every: int = 0):
     """(request, observe) for pollers behaving like open dashboard tabs.
 
-    Each poller mostly polls the fragment with the version it last saw (204 when unchanged), and
-    every ``page_every``-th request loads a full page, rotating over the measured pages, as a user
-    clicking around would. Pages must answer 200, fragments 200 or 204.
+    Poller ``i`` watches the status fragment of the ``i``-th sampled Job with the version it last
+    saw (204 while unchanged). With ``page_every`` > 0, every ``page_every``-th request instead
+    loads a full page, rotating over the measured pages, as a user clicking around would. Pages
+    must answer 200, fragments 200 or 204.
     """
-    pages = [ep.overview, ep.jobs_page1, ep.jobs_deep, ep.queues] + ep.job_details[:5]
-    sep = "&" if "?" in ep.fragment else "?"
-    first = fragment_version(base, ep.fragment, ep.fragment_param) if ep.fragment else None
+    pages = [
+        p
+        for p in [ep.overview, ep.jobs_page1, ep.jobs_deep, ep.queues, *ep.job_details[:5]]
+        if p not in ep.missing
+    ] or [ep.overview]
+    fragments_ok = "fragment" not in ep.missing
 
-    def request(state):  # noqa: ANN001, ANN202
+    def request(state: PollState):  # noqa: ANN202
         n = state.data.get("n", 0)
         state.data["n"] = n + 1
-        if not ep.fragment or (n + state.index) % page_every == 0:
-            return pages[(n // page_every + state.index) % len(pages)], {}, frozenset({200})
-        version = state.data.get("v", first or "0")
-        return f"{ep.fragment}{sep}{ep.fragment_param}={version}", HX, frozenset({200, 204})
+        if not fragments_ok or (page_every and (n + state.index) % page_every == 0):
+            return pages[(n // max(1, page_every) + state.index) % len(pages)], {}, frozenset({200})
+        fragment = ep.fragment(state.index)
+        if "v" not in state.data:
+            state.data["v"] = fragment_version(base, fragment) or "0"
+        return _with_version(fragment, state.data["v"]), HX, frozenset({200, 204})
 
-    def observe(state, status, body, headers) -> None:  # noqa: ANN001
-        new = headers.get("X-Fragment-Version") if status == 200 and headers else None
-        if new:
-            state.data["v"] = new
+    def observe(state: PollState, status: int, body: bytes, headers: object) -> None:
+        if status == 200 and body:
+            new = version_in(body)
+            if new:
+                state.data["v"] = new
 
     return request, observe

@@ -31,6 +31,7 @@ from bench import cachecheck
 from bench import endpoints as ep_mod
 from bench.common import (
     REPO,
+    exit_on_sigterm,
     fmt_ms,
     log,
     machine_info,
@@ -97,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     args = parser.parse_args(argv)
+    exit_on_sigterm()
 
     machine = machine_info()
     busy = other_load()

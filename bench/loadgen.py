@@ -44,6 +44,8 @@ class Target:
     path: Callable[[], str]
     expect: frozenset[int] = frozenset({200})
     headers: dict[str, str] = field(default_factory=dict)
+    # Called with (status, body, headers) after each answer, e.g. to follow a fragment's version.
+    observe: Callable[[int, bytes, object], None] | None = None
 
     @classmethod
     def fixed(
@@ -202,7 +204,9 @@ def closed_loop(
                 if issued["n"] >= max_requests:
                     break
                 issued["n"] += 1
-            client.get(target.path(), target.headers, target.expect)
+            status, body, headers = client.get(target.path(), target.headers, target.expect)
+            if target.observe is not None and status:
+                target.observe(status, body, headers)
         client.close()
 
     threads = [threading.Thread(target=work, args=(c,), daemon=True) for c in clients]

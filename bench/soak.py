@@ -20,6 +20,7 @@ from pathlib import Path
 from bench import endpoints as ep_mod
 from bench.common import (
     REPO,
+    exit_on_sigterm,
     fmt_ms,
     log,
     machine_info,
@@ -61,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     args = parser.parse_args(argv)
+    exit_on_sigterm()
     warmup = args.warmup_minutes if args.warmup_minutes is not None else min(5.0, args.minutes * 0.2)
 
     machine = machine_info()
