@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -81,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--endpoint", default="jobs list, page 1", help="a row name of bench/run.py's table")
+    parser.add_argument("--endpoint", action="append", help="a row name of bench/run.py's table (repeatable)")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--rate", type=int, default=100, help="py-spy samples per second")
@@ -104,62 +103,55 @@ def main(argv: list[str] | None = None) -> int:
         dash = start_dashboard(workdir, sim, workers=1)
         wait_ready(dash)
         eps = ep_mod.resolve(dash.base, str(sim.kubeconfig))
-        target = next((t for t in ep_mod.targets(eps, dash.base) if t.name == args.endpoint), None)
-        if target is None:
-            raise SystemExit(f"no endpoint named {args.endpoint!r}")
-        closed_loop(target, port=dash.port, concurrency=1, max_requests=20, max_seconds=10)  # warm
-        worker = dash.pids()[-1]
-        args.out.mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-        slug = "".join(c if c.isalnum() else "-" for c in args.endpoint).strip("-")
-        raw = args.out / f"profile-{slug}-{stamp}.txt"
-        svg = args.out / f"profile-{slug}-{stamp}.svg"
-        cmd = [
-            py_spy(),
-            "record",
-            "--pid",
-            str(worker),
-            "--duration",
-            str(int(args.seconds)),
-            "--rate",
-            str(args.rate),
-            "--format",
-            "raw",
-            "--output",
-            str(raw),
-            "--nonblocking",
-        ]
-        log("profiling: " + " ".join(cmd[1:]))
-        spy = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.0)
-        holder: dict = {}
-        load = threading.Thread(
-            target=lambda: holder.setdefault(
-                "res",
-                closed_loop(
-                    target,
-                    port=dash.port,
-                    concurrency=args.concurrency,
-                    max_requests=1_000_000,
-                    max_seconds=args.seconds - 1.5,
-                ),
+        by_name = {t.name: t for t in ep_mod.targets(eps, dash.base)}
+        for endpoint in args.endpoint or ["jobs list, page 1"]:
+            target = by_name.get(endpoint)
+            if target is None:
+                raise SystemExit(f"no endpoint named {endpoint!r}; have {sorted(by_name)}")
+            closed_loop(target, port=dash.port, concurrency=1, max_requests=20, max_seconds=10)  # warm
+            worker = dash.pids()[-1]
+            args.out.mkdir(parents=True, exist_ok=True)
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+            slug = "".join(c if c.isalnum() else "-" for c in endpoint).strip("-")
+            raw = args.out / f"profile-{slug}-{stamp}.txt"
+            svg = args.out / f"profile-{slug}-{stamp}.svg"
+            cmd = [
+                py_spy(),
+                "record",
+                "--pid",
+                str(worker),
+                "--duration",
+                str(int(args.seconds)),
+                "--rate",
+                str(args.rate),
+                "--format",
+                "raw",
+                "--output",
+                str(raw),
+                "--nonblocking",
+            ]
+            log("profiling: " + " ".join(cmd[1:]))
+            spy = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            time.sleep(1.0)
+            res = closed_loop(
+                target,
+                port=dash.port,
+                concurrency=args.concurrency,
+                max_requests=1_000_000,
+                max_seconds=args.seconds - 1.5,
             )
-        )
-        load.start()
-        load.join()
-        _, err = spy.communicate(timeout=args.seconds + 60)
-        if spy.returncode != 0:
-            log(f"py-spy: {err.strip()[-500:]}")
-        res = holder["res"]
-        print(
-            f"### Profile of `{args.endpoint}` ({res.count} requests, p50 {res.p(50):.1f} ms, "
-            f"server p50 {res.server_p(50) or 0:.1f} ms)\n"
-        )
-        print("```")
-        print(summarize(raw, focus="handle_request"))
-        print("```")
-        _flamegraph(raw, svg)
-        log(f"wrote {raw}")
+            _, err = spy.communicate(timeout=args.seconds + 60)
+            if spy.returncode != 0:
+                log(f"py-spy: {err.strip()[-500:]}")
+            print(
+                f"### Profile of `{endpoint}` ({res.count} requests, p50 {res.p(50):.1f} ms, "
+                f"server p50 {res.server_p(50) or 0:.1f} ms)\n"
+            )
+            print("```")
+            print(summarize(raw, focus="handle_request"))
+            print("```")
+            _flamegraph(raw, svg)
+            log(f"wrote {raw}")
         return 0
     finally:
         if dash is not None:
