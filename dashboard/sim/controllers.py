@@ -719,7 +719,7 @@ class Controllers:
 
     def _observe_replicaset(self, event_type: str, obj: dict, own: bool) -> None:
         md = obj.get("metadata") or {}
-        if not own or event_type == "DELETED":
+        if not own or event_type != "MODIFIED":
             self.dirty_workloads[("ReplicaSet", md.get("namespace") or "", md.get("name") or "")] = None
         ref = controller_ref(obj)
         if ref is not None and ref.get("kind") == "Deployment":

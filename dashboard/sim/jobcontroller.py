@@ -338,8 +338,9 @@ class JobController:
             status["minAvailable"] = min_available
         if status != old_status:
             c.write("Job", md["namespace"], md["name"], lambda obj: obj.__setitem__("status", copy.deepcopy(status)))
-            if phase == "Pending" and (old_status.get("state") or {}).get("phase") == "Restarting":
-                c.dirty_jobs[(md["namespace"], md["name"])] = None
+        if phase in ("Pending", "Running") and (md["namespace"], podgroup_name(job)) not in c.podgroups:
+            # Entered Pending in this sync (after a restart): create the PodGroup next tick.
+            c.dirty_jobs[(md["namespace"], md["name"])] = None
 
     def _enter(self, status: dict, phase: str, stamp: str) -> str:
         _set_phase(status, phase, stamp)
