@@ -18,6 +18,7 @@ generators seeded from it and the object's name, and all time from the simulated
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import logging
@@ -210,7 +211,9 @@ def _pod_info(obj: dict) -> PodInfo:
         requests=R.pod_requests(spec),
         exit_code=exit_code,
         created=md.get("creationTimestamp") or "",
-        ready=any(c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or []),
+        ready=any(
+            c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or []
+        ),
     )
 
 
@@ -327,9 +330,7 @@ class Controllers:
         self.dirty_workloads: dict[tuple[str, str, str], None] = {}
         self.dirty_queue_alloc: dict[str, None] = {}
 
-        self.events = EventRecorder(
-            store, self.now, repeat_interval=event_repeat_interval, ttl=event_ttl
-        )
+        self.events = EventRecorder(store, self.now, repeat_interval=event_repeat_interval, ttl=event_ttl)
         self.kubelet = Kubelet(self)
         self.jobs = JobController(self)
         self.queue_controller = QueueController(self)
@@ -477,7 +478,9 @@ class Controllers:
         self.observe(key, "ADDED", out, own=True)
         return out
 
-    def delete(self, key: str, namespace: str | None, name: str, propagation: str = "Background") -> dict | None:
+    def delete(
+        self, key: str, namespace: str | None, name: str, propagation: str = "Background"
+    ) -> dict | None:
         try:
             out = self.store.delete(KIND_OBJECTS[key], namespace, name, propagation=propagation)
         except ApiError as exc:
@@ -485,8 +488,14 @@ class Controllers:
                 return None
             raise
         # Dependents cascaded by the store arrive through the listener.
-        self.observe(key, "DELETED", out if isinstance(out, dict) and out.get("metadata") else
-                     {"metadata": {"namespace": namespace, "name": name}}, own=True)
+        self.observe(
+            key,
+            "DELETED",
+            out
+            if isinstance(out, dict) and out.get("metadata")
+            else {"metadata": {"namespace": namespace, "name": name}},
+            own=True,
+        )
         return out
 
     # ----------------------------------------------------------------- bootstrap
@@ -506,11 +515,16 @@ class Controllers:
                     spec = {"weight": 1, "reclaimable": reclaimable}
                     if name != "root":
                         spec["parent"] = "root"
-                    try:
-                        self.create("Queue", {"apiVersion": QUEUE.api_version, "kind": "Queue",
-                                              "metadata": {"name": name}, "spec": spec})
-                    except ApiError:
-                        pass
+                    with contextlib.suppress(ApiError):
+                        self.create(
+                            "Queue",
+                            {
+                                "apiVersion": QUEUE.api_version,
+                                "kind": "Queue",
+                                "metadata": {"name": name},
+                                "spec": spec,
+                            },
+                        )
 
     # ----------------------------------------------------------------- index maintenance
     def _observe_pod(self, event_type: str, obj: dict, own: bool) -> None:

@@ -52,7 +52,14 @@ def queues() -> list[dict]:
         ("production", "root", 6, _res(256, "2Ti", 32), _res(200, "1600Gi", 20), _res(96, "768Gi", 8)),
         ("research-vision", "research", 2, _res(96, "768Gi", 12), _res(64, "512Gi", 8), _res(16, "128Gi", 2)),
         ("research-nlp", "research", 2, _res(96, "768Gi", 8), _res(56, "448Gi", 4), _res(16, "128Gi", 2)),
-        ("prod-training", "production", 4, _res(192, "1536Gi", 24), _res(128, "1Ti", 16), _res(64, "512Gi", 6)),
+        (
+            "prod-training",
+            "production",
+            4,
+            _res(192, "1536Gi", 24),
+            _res(128, "1Ti", 16),
+            _res(64, "512Gi", 6),
+        ),
         ("prod-serving", "production", 2, _res(64, "256Gi", 4), _res(48, "192Gi", 4), _res(24, "96Gi", 2)),
         ("batch", "root", 1, _res(8, "32Gi"), _res(8, "32Gi"), _res(4, "16Gi")),
         ("legacy", "root", 1, _res(16, "64Gi"), _res(8, "32Gi"), None),
@@ -60,15 +67,25 @@ def queues() -> list[dict]:
     ]
     out = []
     for name, parent, weight, capability, deserved, guarantee in specs:
-        spec: dict = {"weight": weight, "parent": parent, "reclaimable": name != "prod-serving",
-                      "capability": capability}
+        spec: dict = {
+            "weight": weight,
+            "parent": parent,
+            "reclaimable": name != "prod-serving",
+            "capability": capability,
+        }
         if deserved:
             spec["deserved"] = deserved
         if guarantee:
             spec["guarantee"] = {"resource": guarantee}
-        q = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
-             "metadata": {"name": name, "labels": {"volcano-ui.demo/tier": parent if parent != "root" else name}},
-             "spec": spec}
+        q = {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
+            "metadata": {
+                "name": name,
+                "labels": {"volcano-ui.demo/tier": parent if parent != "root" else name},
+            },
+            "spec": spec,
+        }
         out.append(q)
     return out
 
@@ -76,8 +93,16 @@ def queues() -> list[dict]:
 def nodes() -> list[dict]:
     out = []
     for i in range(1, 7):
-        out.append(_node(f"cpu-node-{i:02d}", cpu=32, memory="128Gi", gpus=0, zone=f"zone-{'abc'[i % 3]}",
-                         cordoned=(i == 6)))
+        out.append(
+            _node(
+                f"cpu-node-{i:02d}",
+                cpu=32,
+                memory="128Gi",
+                gpus=0,
+                zone=f"zone-{'abc'[i % 3]}",
+                cordoned=(i == 6),
+            )
+        )
     for i in range(1, 5):
         out.append(_node(f"gpu-node-{i:02d}", cpu=64, memory="512Gi", gpus=8, zone=f"zone-{'abc'[i % 3]}"))
     return out
@@ -101,26 +126,44 @@ def _node(name: str, *, cpu: int, memory: str, gpus: int, zone: str, cordoned: b
         spec["unschedulable"] = True
         spec["taints"] = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
     return {
-        "apiVersion": "v1", "kind": "Node",
+        "apiVersion": "v1",
+        "kind": "Node",
         "metadata": {"name": name, "labels": labels},
         "spec": spec,
         "status": {
             "capacity": capacity,
             "allocatable": dict(capacity),
             "conditions": [
-                {"type": "Ready", "status": "True", "reason": "KubeletReady",
-                 "message": "kubelet is posting ready status"},
+                {
+                    "type": "Ready",
+                    "status": "True",
+                    "reason": "KubeletReady",
+                    "message": "kubelet is posting ready status",
+                },
                 {"type": "MemoryPressure", "status": "False", "reason": "KubeletHasSufficientMemory"},
                 {"type": "DiskPressure", "status": "False", "reason": "KubeletHasNoDiskPressure"},
             ],
-            "nodeInfo": {"kubeletVersion": "v1.34.2", "containerRuntimeVersion": "containerd://2.1.4",
-                         "osImage": "Ubuntu 24.04.3 LTS", "architecture": "amd64", "operatingSystem": "linux"},
+            "nodeInfo": {
+                "kubeletVersion": "v1.34.2",
+                "containerRuntimeVersion": "containerd://2.1.4",
+                "osImage": "Ubuntu 24.04.3 LTS",
+                "architecture": "amd64",
+                "operatingSystem": "linux",
+            },
         },
     }
 
 
-def _container(name: str, image: str, *, cpu, memory: str, gpu: int = 0, command: list[str] | None = None,
-               port: int | None = None) -> dict:
+def _container(
+    name: str,
+    image: str,
+    *,
+    cpu,
+    memory: str,
+    gpu: int = 0,
+    command: list[str] | None = None,
+    port: int | None = None,
+) -> dict:
     resources: dict = {"requests": {"cpu": str(cpu), "memory": memory}, "limits": {"memory": memory}}
     if gpu:
         resources["requests"][GPU] = str(gpu)
@@ -133,8 +176,16 @@ def _container(name: str, image: str, *, cpu, memory: str, gpu: int = 0, command
     return c
 
 
-def _task(name: str, replicas: int, container: dict, *, restart: str = "OnFailure", min_available: int | None = None,
-          annotations: dict | None = None, policies: list | None = None) -> dict:
+def _task(
+    name: str,
+    replicas: int,
+    container: dict,
+    *,
+    restart: str = "OnFailure",
+    min_available: int | None = None,
+    annotations: dict | None = None,
+    policies: list | None = None,
+) -> dict:
     task: dict = {
         "name": name,
         "replicas": replicas,
@@ -152,10 +203,22 @@ def _task(name: str, replicas: int, container: dict, *, restart: str = "OnFailur
     return task
 
 
-def _job(namespace: str, name: str, queue: str, tasks: list[dict], *, min_available: int | None = None,
-         behaviour: str | None = None, duration: float | None = None, plugins: dict | None = None,
-         policies: list | None = None, max_retry: int | None = None, ttl: int | None = None,
-         labels: dict | None = None, priority: str | None = None) -> dict:
+def _job(
+    namespace: str,
+    name: str,
+    queue: str,
+    tasks: list[dict],
+    *,
+    min_available: int | None = None,
+    behaviour: str | None = None,
+    duration: float | None = None,
+    plugins: dict | None = None,
+    policies: list | None = None,
+    max_retry: int | None = None,
+    ttl: int | None = None,
+    labels: dict | None = None,
+    priority: str | None = None,
+) -> dict:
     annotations: dict = {}
     if behaviour:
         annotations["sim.volcano-ui/behaviour"] = behaviour
@@ -164,8 +227,9 @@ def _job(namespace: str, name: str, queue: str, tasks: list[dict], *, min_availa
     spec: dict = {
         "schedulerName": "volcano",
         "queue": queue,
-        "minAvailable": min_available if min_available is not None else sum(
-            t.get("minAvailable", t["replicas"]) for t in tasks),
+        "minAvailable": min_available
+        if min_available is not None
+        else sum(t.get("minAvailable", t["replicas"]) for t in tasks),
         "maxRetry": 3 if max_retry is None else max_retry,
         "tasks": tasks,
     }
@@ -177,67 +241,168 @@ def _job(namespace: str, name: str, queue: str, tasks: list[dict], *, min_availa
         spec["ttlSecondsAfterFinished"] = ttl
     if priority:
         spec["priorityClassName"] = priority
-    meta: dict = {"name": name, "namespace": namespace,
-                  "labels": {"volcano-ui.demo/team": namespace, **(labels or {})}}
+    meta: dict = {
+        "name": name,
+        "namespace": namespace,
+        "labels": {"volcano-ui.demo/team": namespace, **(labels or {})},
+    }
     if annotations:
         meta["annotations"] = annotations
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": meta, "spec": spec}
 
 
-def pytorch(namespace, name, queue, *, workers, gpus, cpu=8, memory="64Gi", image="pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", **kw):
-    master = _task("master", 1, _container("pytorch", image, cpu=cpu, memory=memory, gpu=gpus,
-                                            command=["torchrun", "--nproc_per_node=auto", "train.py"], port=23456),
-                   policies=[{"event": "TaskCompleted", "action": "CompleteJob"}])
-    worker = _task("worker", workers, _container("pytorch", image, cpu=cpu, memory=memory, gpu=gpus,
-                                                  command=["torchrun", "--nproc_per_node=auto", "train.py"],
-                                                  port=23456))
-    return _job(namespace, name, queue, [master, worker], plugins={"pytorch": ["--master=master", "--worker=worker",
-                                                                               "--port=23456"], "svc": []}, **kw)
+def pytorch(
+    namespace,
+    name,
+    queue,
+    *,
+    workers,
+    gpus,
+    cpu=8,
+    memory="64Gi",
+    image="pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+    **kw,
+):
+    master = _task(
+        "master",
+        1,
+        _container(
+            "pytorch",
+            image,
+            cpu=cpu,
+            memory=memory,
+            gpu=gpus,
+            command=["torchrun", "--nproc_per_node=auto", "train.py"],
+            port=23456,
+        ),
+        policies=[{"event": "TaskCompleted", "action": "CompleteJob"}],
+    )
+    worker = _task(
+        "worker",
+        workers,
+        _container(
+            "pytorch",
+            image,
+            cpu=cpu,
+            memory=memory,
+            gpu=gpus,
+            command=["torchrun", "--nproc_per_node=auto", "train.py"],
+            port=23456,
+        ),
+    )
+    return _job(
+        namespace,
+        name,
+        queue,
+        [master, worker],
+        plugins={"pytorch": ["--master=master", "--worker=worker", "--port=23456"], "svc": []},
+        **kw,
+    )
 
 
-def mpi(namespace, name, queue, *, workers, cpu=4, memory="8Gi", launcher_annotations=None, worker_annotations=None, **kw):
+def mpi(
+    namespace,
+    name,
+    queue,
+    *,
+    workers,
+    cpu=4,
+    memory="8Gi",
+    launcher_annotations=None,
+    worker_annotations=None,
+    **kw,
+):
     image = "volcanosh/example-mpi:0.0.3"
-    launcher = _task("mpimaster", 1, _container("mpimaster", image, cpu=1, memory="2Gi",
-                                                 command=["mpiexec", "--allow-run-as-root", "-np", str(workers),
-                                                          "mpi_hello_world"]),
-                     policies=[{"event": "TaskCompleted", "action": "CompleteJob"}],
-                     annotations=launcher_annotations)
-    worker = _task("mpiworker", workers, _container("mpiworker", image, cpu=cpu, memory=memory,
-                                                     command=["/usr/sbin/sshd", "-D"], port=22),
-                   annotations=worker_annotations)
+    launcher = _task(
+        "mpimaster",
+        1,
+        _container(
+            "mpimaster",
+            image,
+            cpu=1,
+            memory="2Gi",
+            command=["mpiexec", "--allow-run-as-root", "-np", str(workers), "mpi_hello_world"],
+        ),
+        policies=[{"event": "TaskCompleted", "action": "CompleteJob"}],
+        annotations=launcher_annotations,
+    )
+    worker = _task(
+        "mpiworker",
+        workers,
+        _container("mpiworker", image, cpu=cpu, memory=memory, command=["/usr/sbin/sshd", "-D"], port=22),
+        annotations=worker_annotations,
+    )
     return _job(namespace, name, queue, [launcher, worker], plugins={"ssh": [], "svc": []}, **kw)
 
 
 def tensorflow(namespace, name, queue, *, ps=1, workers=2, gpus=0, **kw):
     image = "volcanosh/dist-mnist-tf-example:0.0.1"
-    ps_task = _task("ps", ps, _container("tensorflow", image, cpu=2, memory="4Gi", port=2222), restart="Never",
-                    policies=[{"events": ["PodEvicted", "PodFailed"], "action": "RestartJob"}])
-    worker_task = _task("worker", workers, _container("tensorflow", image, cpu=4, memory="8Gi", gpu=gpus, port=2222),
-                        restart="Never", policies=[{"event": "TaskCompleted", "action": "CompleteJob"}])
+    ps_task = _task(
+        "ps",
+        ps,
+        _container("tensorflow", image, cpu=2, memory="4Gi", port=2222),
+        restart="Never",
+        policies=[{"events": ["PodEvicted", "PodFailed"], "action": "RestartJob"}],
+    )
+    worker_task = _task(
+        "worker",
+        workers,
+        _container("tensorflow", image, cpu=4, memory="8Gi", gpu=gpus, port=2222),
+        restart="Never",
+        policies=[{"event": "TaskCompleted", "action": "CompleteJob"}],
+    )
     return _job(namespace, name, queue, [ps_task, worker_task], plugins={"env": [], "svc": []}, **kw)
 
 
-def batch(namespace, name, queue, *, replicas, cpu=1, memory="2Gi", image="busybox:1.36", restart="OnFailure",
-          min_available=None, **kw):
-    task = _task("main", replicas, _container("main", image, cpu=cpu, memory=memory,
-                                               command=["sh", "-c", "run-batch.sh"]), restart=restart)
+def batch(
+    namespace,
+    name,
+    queue,
+    *,
+    replicas,
+    cpu=1,
+    memory="2Gi",
+    image="busybox:1.36",
+    restart="OnFailure",
+    min_available=None,
+    **kw,
+):
+    task = _task(
+        "main",
+        replicas,
+        _container("main", image, cpu=cpu, memory=memory, command=["sh", "-c", "run-batch.sh"]),
+        restart=restart,
+    )
     return _job(namespace, name, queue, [task], min_available=min_available, **kw)
 
 
 def deployment() -> dict:
     return {
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "inference-gateway", "namespace": "platform", "labels": {"app": "inference-gateway"},
-                     "annotations": {"scheduling.volcano.sh/group-min-member": "1"}},
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "inference-gateway",
+            "namespace": "platform",
+            "labels": {"app": "inference-gateway"},
+            "annotations": {"scheduling.volcano.sh/group-min-member": "1"},
+        },
         "spec": {
             "replicas": 3,
             "selector": {"matchLabels": {"app": "inference-gateway"}},
             "template": {
-                "metadata": {"labels": {"app": "inference-gateway"},
-                             "annotations": {"scheduling.volcano.sh/queue-name": "prod-serving",
-                                             "sim.volcano-ui/behaviour": "run"}},
-                "spec": {"schedulerName": "volcano",
-                         "containers": [_container("gateway", "nginx:1.27", cpu="500m", memory="512Mi", port=8080)]},
+                "metadata": {
+                    "labels": {"app": "inference-gateway"},
+                    "annotations": {
+                        "scheduling.volcano.sh/queue-name": "prod-serving",
+                        "sim.volcano-ui/behaviour": "run",
+                    },
+                },
+                "spec": {
+                    "schedulerName": "volcano",
+                    "containers": [
+                        _container("gateway", "nginx:1.27", cpu="500m", memory="512Mi", port=8080)
+                    ],
+                },
             },
         },
     }
@@ -246,32 +411,85 @@ def deployment() -> dict:
 def initial_jobs() -> list[dict]:
     return [
         # Completes after ~45 s (master's TaskCompleted -> CompleteJob -> Completing -> Completed).
-        pytorch("team-vision", "resnet50-imagenet", "research-vision", workers=3, gpus=1, duration=45,
-                labels={"model": "resnet50"}),
+        pytorch(
+            "team-vision",
+            "resnet50-imagenet",
+            "research-vision",
+            workers=3,
+            gpus=1,
+            duration=45,
+            labels={"model": "resnet50"},
+        ),
         # Runs for the whole demo.
         pytorch("team-vision", "yolo-finetune", "research-vision", workers=2, gpus=2, behaviour="run"),
         # Crash-looping workers (restartPolicy OnFailure keeps the pods Running with restarts).
-        batch("team-vision", "augment-crashloop", "research-vision", replicas=3, cpu=2, behaviour="crashloop",
-              duration=5),
+        batch(
+            "team-vision",
+            "augment-crashloop",
+            "research-vision",
+            replicas=3,
+            cpu=2,
+            behaviour="crashloop",
+            duration=5,
+        ),
         # The gang can never fit: 8 x 8 GPUs > the cluster's 32 (and research-nlp's 8).
         pytorch("team-nlp", "bert-pretrain-xl", "research-nlp", workers=7, gpus=8, behaviour="run"),
-        pytorch("team-nlp", "llama-sft", "prod-training", workers=3, gpus=4, cpu=16, memory="128Gi", behaviour="run",
-                priority="high-priority"),
+        pytorch(
+            "team-nlp",
+            "llama-sft",
+            "prod-training",
+            workers=3,
+            gpus=4,
+            cpu=16,
+            memory="128Gi",
+            behaviour="run",
+            priority="high-priority",
+        ),
         # Image never pulls: ErrImagePull / ImagePullBackOff, job stays Pending.
-        batch("team-nlp", "tokenizer-build", "research-nlp", replicas=1, image="registry.internal/nlp/tokenizer:v2-rc1",
-              behaviour="imagepullbackoff"),
+        batch(
+            "team-nlp",
+            "tokenizer-build",
+            "research-nlp",
+            replicas=1,
+            image="registry.internal/nlp/tokenizer:v2-rc1",
+            behaviour="imagepullbackoff",
+        ),
         tensorflow("team-nlp", "mnist-dist", "research-nlp", ps=1, workers=2, duration=30, ttl=600),
         # MPI: launcher finishes after 40 s -> CompleteJob.
-        mpi("research", "allreduce-bench", "research-nlp", workers=4, launcher_annotations={
-            "sim.volcano-ui/duration": "40"}, worker_annotations={"sim.volcano-ui/behaviour": "run"}),
+        mpi(
+            "research",
+            "allreduce-bench",
+            "research-nlp",
+            workers=4,
+            launcher_annotations={"sim.volcano-ui/duration": "40"},
+            worker_annotations={"sim.volcano-ui/behaviour": "run"},
+        ),
         # Fails, restarts twice (PodFailed -> RestartJob), then Failed at maxRetry.
-        batch("research", "flaky-simulation", "research-vision", replicas=2, cpu=2, restart="Never",
-              behaviour="fail", duration=12, policies=[{"event": "PodFailed", "action": "RestartJob"}], max_retry=2),
+        batch(
+            "research",
+            "flaky-simulation",
+            "research-vision",
+            replicas=2,
+            cpu=2,
+            restart="Never",
+            behaviour="fail",
+            duration=12,
+            policies=[{"event": "PodFailed", "action": "RestartJob"}],
+            max_retry=2,
+        ),
         # Aborted by a Command at t=25.
         batch("research", "sweep-abort", "research-vision", replicas=2, cpu=2, behaviour="run"),
         # All pods fail, no policy: Failed.
-        batch("research", "bad-config", "research-nlp", replicas=2, cpu=1, restart="Never", behaviour="fail",
-              duration=8),
+        batch(
+            "research",
+            "bad-config",
+            "research-nlp",
+            replicas=2,
+            cpu=1,
+            restart="Never",
+            behaviour="fail",
+            duration=8,
+        ),
         batch("platform", "nightly-etl", "prod-training", replicas=4, cpu=4, memory="16Gi", duration=20),
         # Terminated by a Command at t=30.
         batch("platform", "backfill-terminate", "prod-training", replicas=2, cpu=2, behaviour="run"),
@@ -286,15 +504,21 @@ def initial_jobs() -> list[dict]:
         # Aborted at t=35 then resumed at t=50.
         pytorch("team-vision", "detr-resume", "research-vision", workers=1, gpus=1, behaviour="run"),
         # A gang bigger than minAvailable: 2 of 4 must run; extra replicas wait.
-        batch("team-nlp", "elastic-embed", "research-nlp", replicas=4, cpu=8, min_available=2, behaviour="run"),
+        batch(
+            "team-nlp", "elastic-embed", "research-nlp", replicas=4, cpu=8, min_available=2, behaviour="run"
+        ),
     ]
 
 
 def arrivals(rng: random.Random) -> list[tuple[float, dict]]:
     """Jobs that arrive later, with seeded variety."""
     out: list[tuple[float, dict]] = []
-    teams = [("team-vision", "research-vision"), ("team-nlp", "research-nlp"), ("research", "research-nlp"),
-             ("platform", "prod-training")]
+    teams = [
+        ("team-vision", "research-vision"),
+        ("team-nlp", "research-nlp"),
+        ("research", "research-nlp"),
+        ("platform", "prod-training"),
+    ]
     kinds = ("pytorch", "mpi", "tensorflow", "batch")
     for i in range(16):
         t = 5.0 + i * 3.3
@@ -303,33 +527,61 @@ def arrivals(rng: random.Random) -> list[tuple[float, dict]]:
         duration = rng.choice((15, 25, 35, 60, 90, 240))
         name = f"{kind}-{['exp', 'run', 'trial', 'job'][i % 4]}-{i + 1:02d}"
         if kind == "pytorch":
-            job = pytorch(namespace, name, queue, workers=rng.randint(1, 3), gpus=rng.choice((1, 1, 2)),
-                          cpu=4, memory="32Gi", duration=duration)
+            job = pytorch(
+                namespace,
+                name,
+                queue,
+                workers=rng.randint(1, 3),
+                gpus=rng.choice((1, 1, 2)),
+                cpu=4,
+                memory="32Gi",
+                duration=duration,
+            )
         elif kind == "mpi":
-            job = mpi(namespace, name, queue, workers=rng.randint(2, 4),
-                      launcher_annotations={"sim.volcano-ui/duration": str(duration)},
-                      worker_annotations={"sim.volcano-ui/behaviour": "run"})
+            job = mpi(
+                namespace,
+                name,
+                queue,
+                workers=rng.randint(2, 4),
+                launcher_annotations={"sim.volcano-ui/duration": str(duration)},
+                worker_annotations={"sim.volcano-ui/behaviour": "run"},
+            )
         elif kind == "tensorflow":
             job = tensorflow(namespace, name, queue, workers=rng.randint(1, 3), duration=duration)
         else:
-            job = batch(namespace, name, queue, replicas=rng.randint(1, 6), cpu=rng.choice((1, 2, 4)),
-                        duration=duration, restart=rng.choice(("OnFailure", "Never")))
+            job = batch(
+                namespace,
+                name,
+                queue,
+                replicas=rng.randint(1, 6),
+                cpu=rng.choice((1, 2, 4)),
+                duration=duration,
+                restart=rng.choice(("OnFailure", "Never")),
+            )
         out.append((t, job))
     return out
 
 
 def command(namespace: str, action: str, target_kind: str, name: str, uid: str) -> dict:
-    if target_kind == "Queue":
-        api_version = "scheduling.volcano.sh/v1beta1"
-    else:
-        api_version = "batch.volcano.sh/v1alpha1"
-    target = {"apiVersion": api_version, "kind": target_kind, "name": name, "uid": uid, "controller": True,
-              "blockOwnerDeletion": True}
+    api_version = "scheduling.volcano.sh/v1beta1" if target_kind == "Queue" else "batch.volcano.sh/v1alpha1"
+    target = {
+        "apiVersion": api_version,
+        "kind": target_kind,
+        "name": name,
+        "uid": uid,
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
     meta: dict = {"generateName": f"{name}-{action.lower()}-", "namespace": namespace}
     if target_kind == "Job":
         meta["ownerReferences"] = [dict(target)]
-    return {"apiVersion": "bus.volcano.sh/v1alpha1", "kind": "Command", "metadata": meta,
-            "action": action, "target": target}
+    return {
+        "apiVersion": "bus.volcano.sh/v1alpha1",
+        "kind": "Command",
+        "metadata": meta,
+        "action": action,
+        "target": target,
+    }
 
 
 COMMANDS = (

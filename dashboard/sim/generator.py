@@ -21,10 +21,12 @@ Returns counts of the objects created per kind.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from datetime import UTC, datetime
 
 from .kinds import kind_by_name
+from .store import ApiError
 
 NAMESPACE = kind_by_name("Namespace", "")
 NODE = kind_by_name("Node", "")
@@ -35,8 +37,13 @@ POD = kind_by_name("Pod", "")
 EVENT = kind_by_name("Event", "")
 
 GPU = "nvidia.com/gpu"
-IMAGES = ("pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime", "volcanosh/example-mpi:0.0.3",
-          "tensorflow/tensorflow:2.18.0-gpu", "busybox:1.36", "python:3.12-slim")
+IMAGES = (
+    "pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+    "volcanosh/example-mpi:0.0.3",
+    "tensorflow/tensorflow:2.18.0-gpu",
+    "busybox:1.36",
+    "python:3.12-slim",
+)
 # (phase, weight) of generated Jobs.
 PHASES = (("Running", 55), ("Completed", 20), ("Pending", 8), ("Inqueue", 5), ("Failed", 7), ("Aborted", 5))
 
@@ -50,8 +57,17 @@ def _uid(rng: random.Random) -> str:
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:32]}"
 
 
-def generate_large(cluster, *, jobs: int = 10000, pods: int = 50000, queues: int = 200, events: int = 100000,
-                   seed: int | None = None, churn: float = 2.0, namespaces: int | None = None) -> dict[str, int]:
+def generate_large(
+    cluster,
+    *,
+    jobs: int = 10000,
+    pods: int = 50000,
+    queues: int = 200,
+    events: int = 100000,
+    seed: int | None = None,
+    churn: float = 2.0,
+    namespaces: int | None = None,
+) -> dict[str, int]:
     store = cluster.store
     controllers = getattr(cluster, "controllers", None)
     rng = random.Random(f"large/{getattr(cluster, 'seed', 0) if seed is None else seed}")
@@ -67,9 +83,15 @@ def generate_large(cluster, *, jobs: int = 10000, pods: int = 50000, queues: int
     n_ns = namespaces or max(1, min(50, jobs // 200 or 1))
     ns_names = [f"team-{i:03d}" for i in range(n_ns)]
     for ns in ns_names:
-        put(NAMESPACE, {"apiVersion": "v1", "kind": "Namespace",
-                        "metadata": {"name": ns, "uid": _uid(rng), "creationTimestamp": _ts(now - 86400 * 30)},
-                        "status": {"phase": "Active"}})
+        put(
+            NAMESPACE,
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": ns, "uid": _uid(rng), "creationTimestamp": _ts(now - 86400 * 30)},
+                "status": {"phase": "Active"},
+            },
+        )
 
     # Queues: root and default exist; dept-NN parents, q-NNN leaves.
     n_leaves = max(1, queues - 2 - max(1, queues // 20))
@@ -131,7 +153,9 @@ def generate_large(cluster, *, jobs: int = 10000, pods: int = 50000, queues: int
         if not size:
             tasks = [("main", min_available)]
         duration = rng.uniform(600, 7200)
-        job = _job(name, ns, uid, queue, tasks, min_available, created, duration, rng, IMAGES[i % len(IMAGES)], gpus)
+        job = _job(
+            name, ns, uid, queue, tasks, min_available, created, duration, rng, IMAGES[i % len(IMAGES)], gpus
+        )
         status, pod_phase = _job_status(phase, tasks, min_available, created, now, rng)
         job["status"] = status
         put(JOB, job, ns)
@@ -160,11 +184,17 @@ def generate_large(cluster, *, jobs: int = 10000, pods: int = 50000, queues: int
     # Events spread over the objects, as the controllers, scheduler and kubelet word them.
     if event_targets and events:
         per_kind = {
-            "pod": (("Normal", "Scheduled", "volcano"), ("Normal", "Pulled", "kubelet"),
-                    ("Normal", "Created", "kubelet"), ("Normal", "Started", "kubelet")),
+            "pod": (
+                ("Normal", "Scheduled", "volcano"),
+                ("Normal", "Pulled", "kubelet"),
+                ("Normal", "Created", "kubelet"),
+                ("Normal", "Started", "kubelet"),
+            ),
             "pg": (("Normal", "Scheduled", "volcano"), ("Warning", "Unschedulable", "volcano")),
-            "job": (("Normal", "ExecuteAction", "vc-controller-manager"),
-                    ("Warning", "PodGroupPending", "vc-controller-manager")),
+            "job": (
+                ("Normal", "ExecuteAction", "vc-controller-manager"),
+                ("Warning", "PodGroupPending", "vc-controller-manager"),
+            ),
         }
         for e in range(events):
             obj, what = event_targets[e % len(event_targets)]
@@ -173,15 +203,28 @@ def generate_large(cluster, *, jobs: int = 10000, pods: int = 50000, queues: int
             md = obj["metadata"]
             t = now - rng.uniform(0, 3000)
             ev = {
-                "apiVersion": "v1", "kind": "Event",
-                "metadata": {"name": f"{md['name']}.{int(t * 1e9) + e:x}", "namespace": md["namespace"],
-                             "uid": _uid(rng), "creationTimestamp": _ts(t)},
-                "involvedObject": {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": md["name"],
-                                   "namespace": md["namespace"], "uid": md["uid"]},
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {
+                    "name": f"{md['name']}.{int(t * 1e9) + e:x}",
+                    "namespace": md["namespace"],
+                    "uid": _uid(rng),
+                    "creationTimestamp": _ts(t),
+                },
+                "involvedObject": {
+                    "apiVersion": obj["apiVersion"],
+                    "kind": obj["kind"],
+                    "name": md["name"],
+                    "namespace": md["namespace"],
+                    "uid": md["uid"],
+                },
                 "reason": reason,
                 "message": _event_message(reason, obj),
                 "source": {"component": component},
-                "firstTimestamp": _ts(t), "lastTimestamp": _ts(t), "count": 1 + (e % 3), "type": type_,
+                "firstTimestamp": _ts(t),
+                "lastTimestamp": _ts(t),
+                "count": 1 + (e % 3),
+                "type": type_,
             }
             put(EVENT, ev, md["namespace"])
             if controllers is not None:
@@ -195,7 +238,8 @@ def generate_large(cluster, *, jobs: int = 10000, pods: int = 50000, queues: int
 def _event_message(reason: str, obj: dict) -> str:
     md = obj["metadata"]
     if reason == "Scheduled" and obj["kind"] == "Pod":
-        return f"Successfully assigned {md['namespace']}/{md['name']} to {(obj.get('spec') or {}).get('nodeName', '')}"
+        node = (obj.get("spec") or {}).get("nodeName", "")
+        return f"Successfully assigned {md['namespace']}/{md['name']} to {node}"
     if reason == "Scheduled":
         return "pod group is ready"
     if reason == "Pulled":
@@ -213,12 +257,17 @@ def _event_message(reason: str, obj: dict) -> str:
 
 def _queue(rng, name, parent, now, *, cpu, gpu) -> dict:
     return {
-        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
         "metadata": {"name": name, "uid": _uid(rng), "creationTimestamp": _ts(now - 86400 * 20)},
-        "spec": {"weight": rng.randint(1, 8), "parent": parent, "reclaimable": True,
-                 "capability": {"cpu": str(cpu), "memory": f"{cpu * 4}Gi", GPU: str(gpu)},
-                 "deserved": {"cpu": str(cpu // 2), "memory": f"{cpu * 2}Gi", GPU: str(gpu // 2)},
-                 "guarantee": {"resource": {"cpu": str(cpu // 10), "memory": f"{cpu // 10 * 4}Gi"}}},
+        "spec": {
+            "weight": rng.randint(1, 8),
+            "parent": parent,
+            "reclaimable": True,
+            "capability": {"cpu": str(cpu), "memory": f"{cpu * 4}Gi", GPU: str(gpu)},
+            "deserved": {"cpu": str(cpu // 2), "memory": f"{cpu * 2}Gi", GPU: str(gpu // 2)},
+            "guarantee": {"resource": {"cpu": str(cpu // 10), "memory": f"{cpu // 10 * 4}Gi"}},
+        },
         "status": {"state": "Open", "reservation": {}},
     }
 
@@ -229,11 +278,22 @@ def _node(rng, name, now, *, gpus) -> dict:
     if gpus:
         cap[GPU] = str(gpus)
         labels["nvidia.com/gpu.product"] = "NVIDIA-H100-80GB-HBM3"
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "uid": _uid(rng), "creationTimestamp": _ts(now - 86400 * 40), "labels": labels},
-            "spec": {},
-            "status": {"capacity": cap, "allocatable": dict(cap),
-                       "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "uid": _uid(rng),
+            "creationTimestamp": _ts(now - 86400 * 40),
+            "labels": labels,
+        },
+        "spec": {},
+        "status": {
+            "capacity": cap,
+            "allocatable": dict(cap),
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}],
+        },
+    }
 
 
 def _job(name, ns, uid, queue, tasks, min_available, created, duration, rng, image, gpus=0) -> dict:
@@ -242,20 +302,45 @@ def _job(name, ns, uid, queue, tasks, min_available, created, duration, rng, ima
         requests[GPU] = str(gpus)
     spec_tasks = []
     for task, replicas in tasks:
-        spec_tasks.append({
-            "name": task, "replicas": replicas,
-            "template": {"metadata": {"annotations": {"sim.volcano-ui/behaviour": "succeed",
-                                                      "sim.volcano-ui/duration": str(int(duration))}},
-                         "spec": {"restartPolicy": "OnFailure",
-                                  "containers": [{"name": "main", "image": image,
-                                                  "resources": {"requests": dict(requests)}}]}},
-        })
+        spec_tasks.append(
+            {
+                "name": task,
+                "replicas": replicas,
+                "template": {
+                    "metadata": {
+                        "annotations": {
+                            "sim.volcano-ui/behaviour": "succeed",
+                            "sim.volcano-ui/duration": str(int(duration)),
+                        }
+                    },
+                    "spec": {
+                        "restartPolicy": "OnFailure",
+                        "containers": [
+                            {"name": "main", "image": image, "resources": {"requests": dict(requests)}}
+                        ],
+                    },
+                },
+            }
+        )
     return {
-        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-        "metadata": {"name": name, "namespace": ns, "uid": uid, "creationTimestamp": _ts(created),
-                     "generation": 1, "labels": {"volcano-ui.bench/generated": "true"}},
-        "spec": {"schedulerName": "volcano", "queue": queue, "minAvailable": min_available, "maxRetry": 3,
-                 "ttlSecondsAfterFinished": 43200, "tasks": spec_tasks},
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "namespace": ns,
+            "uid": uid,
+            "creationTimestamp": _ts(created),
+            "generation": 1,
+            "labels": {"volcano-ui.bench/generated": "true"},
+        },
+        "spec": {
+            "schedulerName": "volcano",
+            "queue": queue,
+            "minAvailable": min_available,
+            "maxRetry": 3,
+            "ttlSecondsAfterFinished": 43200,
+            "tasks": spec_tasks,
+        },
     }
 
 
@@ -263,19 +348,32 @@ def _job_status(phase, tasks, min_available, created, now, rng) -> tuple[dict, s
     """(status, pod phase) for a generated Job in ``phase``."""
     t1 = created + rng.uniform(1, 30)
     t2 = t1 + rng.uniform(5, 300)
-    pod_phase = {"Running": "Running", "Completed": "Succeeded", "Failed": "Failed", "Inqueue": "Pending"}.get(phase, "")
+    pod_phase = {
+        "Running": "Running",
+        "Completed": "Succeeded",
+        "Failed": "Failed",
+        "Inqueue": "Pending",
+    }.get(phase, "")
     job_phase = "Pending" if phase == "Inqueue" else phase
-    history = {"Pending": ["Pending"], "Running": ["Pending", "Running"],
-               "Completed": ["Pending", "Running", "Completed"], "Failed": ["Pending", "Running", "Failed"],
-               "Aborted": ["Pending", "Running", "Aborting", "Aborted"]}[job_phase]
+    history = {
+        "Pending": ["Pending"],
+        "Running": ["Pending", "Running"],
+        "Completed": ["Pending", "Running", "Completed"],
+        "Failed": ["Pending", "Running", "Failed"],
+        "Aborted": ["Pending", "Running", "Aborting", "Aborted"],
+    }[job_phase]
     stamps = [created + 1, t1, t2, t2 + 3][: len(history)]
     status: dict = {
         "state": {"phase": job_phase, "lastTransitionTime": _ts(stamps[-1])},
         "minAvailable": min_available,
-        "conditions": [{"status": p, "lastTransitionTime": _ts(s)} for p, s in zip(history, stamps, strict=True)],
+        "conditions": [
+            {"status": p, "lastTransitionTime": _ts(s)} for p, s in zip(history, stamps, strict=True)
+        ],
     }
     total = sum(r for _, r in tasks)
-    key = {"Running": "running", "Succeeded": "succeeded", "Failed": "failed", "Pending": "pending"}.get(pod_phase)
+    key = {"Running": "running", "Succeeded": "succeeded", "Failed": "failed", "Pending": "pending"}.get(
+        pod_phase
+    )
     if key and pod_phase:
         status[key] = total
         status["taskStatusCount"] = {task: {"phase": {pod_phase: replicas}} for task, replicas in tasks}
@@ -287,33 +385,75 @@ def _job_status(phase, tasks, min_available, created, now, rng) -> tuple[dict, s
 
 def _podgroup(job, name, phase, tasks, min_available, created, now, rng, size) -> dict:
     md = job["metadata"]
-    gpus = int(job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"]["requests"].get(GPU, 0))
+    gpus = int(
+        job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]["resources"]["requests"].get(GPU, 0)
+    )
     pg_phase = {"Running": "Running", "Pending": "Pending", "Inqueue": "Inqueue"}[phase]
     stamp = _ts(created + 2)
     status: dict = {"phase": pg_phase}
     if phase == "Running":
         status["running"] = size
-        status["conditions"] = [{"type": "Scheduled", "status": "True", "transitionID": _uid(rng),
-                                 "lastTransitionTime": stamp, "reason": "tasks in gang are ready to be scheduled",
-                                 "message": ""}]
+        status["conditions"] = [
+            {
+                "type": "Scheduled",
+                "status": "True",
+                "transitionID": _uid(rng),
+                "lastTransitionTime": stamp,
+                "reason": "tasks in gang are ready to be scheduled",
+                "message": "",
+            }
+        ]
     else:
-        status["conditions"] = [{"type": "Unschedulable", "status": "True", "transitionID": _uid(rng),
-                                 "lastTransitionTime": stamp, "reason": "NotEnoughResources",
-                                 "message": f"{min_available}/{size} tasks in gang unschedulable: pod group is not "
-                                            f"ready, {min_available} minAvailable"}]
+        status["conditions"] = [
+            {
+                "type": "Unschedulable",
+                "status": "True",
+                "transitionID": _uid(rng),
+                "lastTransitionTime": stamp,
+                "reason": "NotEnoughResources",
+                "message": f"{min_available}/{size} tasks in gang unschedulable: pod group is not "
+                f"ready, {min_available} minAvailable",
+            }
+        ]
     return {
-        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-        "metadata": {"name": name, "namespace": md["namespace"], "uid": _uid(rng), "creationTimestamp": stamp,
-                     "generation": 1, "labels": dict(md.get("labels") or {}),
-                     "ownerReferences": [{"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-                                          "name": md["name"], "uid": md["uid"], "controller": True,
-                                          "blockOwnerDeletion": True}]},
-        "spec": {"minMember": min_available, "minTaskMember": {t: r for t, r in tasks}, "queue": job["spec"]["queue"],
-                 "minResources": {"count/pods": str(min_available), "pods": str(min_available),
-                                  "cpu": str(min_available), "requests.cpu": str(min_available),
-                                  "memory": f"{2 * min_available}Gi", "requests.memory": f"{2 * min_available}Gi",
-                                  **({GPU: str(gpus * min_available), f"requests.{GPU}": str(gpus * min_available)}
-                                     if gpus else {})}},
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": name,
+            "namespace": md["namespace"],
+            "uid": _uid(rng),
+            "creationTimestamp": stamp,
+            "generation": 1,
+            "labels": dict(md.get("labels") or {}),
+            "ownerReferences": [
+                {
+                    "apiVersion": "batch.volcano.sh/v1alpha1",
+                    "kind": "Job",
+                    "name": md["name"],
+                    "uid": md["uid"],
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "minMember": min_available,
+            "minTaskMember": dict(tasks),
+            "queue": job["spec"]["queue"],
+            "minResources": {
+                "count/pods": str(min_available),
+                "pods": str(min_available),
+                "cpu": str(min_available),
+                "requests.cpu": str(min_available),
+                "memory": f"{2 * min_available}Gi",
+                "requests.memory": f"{2 * min_available}Gi",
+                **(
+                    {GPU: str(gpus * min_available), f"requests.{GPU}": str(gpus * min_available)}
+                    if gpus
+                    else {}
+                ),
+            },
+        },
         "status": status,
     }
 
@@ -325,50 +465,113 @@ def _pod(job, task, idx, phase, node, created, now, rng, duration) -> dict:
     container = job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]
     status: dict = {"phase": phase, "qosClass": "Burstable"}
     if phase == "Running":
-        status.update({
-            "hostIP": "10.0.0.1", "podIP": f"10.244.{idx % 250}.{(idx * 7) % 250 + 2}", "startTime": _ts(started),
-            "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": _ts(started)},
-                           {"type": "PodScheduled", "status": "True", "lastTransitionTime": _ts(started - 5)}],
-            "containerStatuses": [{"name": "main", "image": container["image"], "ready": True, "restartCount": 0,
-                                   "started": True, "state": {"running": {"startedAt": _ts(started)}}}],
-        })
+        status.update(
+            {
+                "hostIP": "10.0.0.1",
+                "podIP": f"10.244.{idx % 250}.{(idx * 7) % 250 + 2}",
+                "startTime": _ts(started),
+                "conditions": [
+                    {"type": "Ready", "status": "True", "lastTransitionTime": _ts(started)},
+                    {"type": "PodScheduled", "status": "True", "lastTransitionTime": _ts(started - 5)},
+                ],
+                "containerStatuses": [
+                    {
+                        "name": "main",
+                        "image": container["image"],
+                        "ready": True,
+                        "restartCount": 0,
+                        "started": True,
+                        "state": {"running": {"startedAt": _ts(started)}},
+                    }
+                ],
+            }
+        )
     elif phase in ("Succeeded", "Failed"):
         code = 0 if phase == "Succeeded" else 1
-        status.update({
-            "startTime": _ts(started),
-            "conditions": [{"type": "Ready", "status": "False", "reason": "PodCompleted" if code == 0 else "PodFailed",
-                            "lastTransitionTime": _ts(started + 60)}],
-            "containerStatuses": [{"name": "main", "image": container["image"], "ready": False, "restartCount": 0,
-                                   "started": False,
-                                   "state": {"terminated": {"exitCode": code,
-                                                            "reason": "Completed" if code == 0 else "Error",
-                                                            "startedAt": _ts(started),
-                                                            "finishedAt": _ts(started + 60)}}}],
-        })
+        status.update(
+            {
+                "startTime": _ts(started),
+                "conditions": [
+                    {
+                        "type": "Ready",
+                        "status": "False",
+                        "reason": "PodCompleted" if code == 0 else "PodFailed",
+                        "lastTransitionTime": _ts(started + 60),
+                    }
+                ],
+                "containerStatuses": [
+                    {
+                        "name": "main",
+                        "image": container["image"],
+                        "ready": False,
+                        "restartCount": 0,
+                        "started": False,
+                        "state": {
+                            "terminated": {
+                                "exitCode": code,
+                                "reason": "Completed" if code == 0 else "Error",
+                                "startedAt": _ts(started),
+                                "finishedAt": _ts(started + 60),
+                            }
+                        },
+                    }
+                ],
+            }
+        )
     else:
-        status["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
-                                 "message": "0/1 nodes are unavailable: 1 Insufficient cpu.",
-                                 "lastTransitionTime": _ts(created + 3)}]
+        status["conditions"] = [
+            {
+                "type": "PodScheduled",
+                "status": "False",
+                "reason": "Unschedulable",
+                "message": "0/1 nodes are unavailable: 1 Insufficient cpu.",
+                "lastTransitionTime": _ts(created + 3),
+            }
+        ]
     tmpl_ann = job["spec"]["tasks"][0]["template"]["metadata"]["annotations"]
-    spec: dict = {"schedulerName": "volcano", "restartPolicy": "OnFailure",
-                  "containers": [{"name": "main", "image": container["image"],
-                                  "resources": container["resources"]}]}
+    spec: dict = {
+        "schedulerName": "volcano",
+        "restartPolicy": "OnFailure",
+        "containers": [{"name": "main", "image": container["image"], "resources": container["resources"]}],
+    }
     if node:
         spec["nodeName"] = node
     return {
-        "apiVersion": "v1", "kind": "Pod",
+        "apiVersion": "v1",
+        "kind": "Pod",
         "metadata": {
-            "name": name, "namespace": md["namespace"], "uid": _uid(rng), "creationTimestamp": _ts(created + 3),
-            "labels": {"volcano.sh/job-name": md["name"], "volcano.sh/job-namespace": md["namespace"],
-                       "volcano.sh/task-spec": task, "volcano.sh/task-index": str(idx),
-                       "volcano.sh/queue-name": job["spec"]["queue"]},
-            "annotations": {"scheduling.k8s.io/group-name": f"{md['name']}-{md['uid']}",
-                            "volcano.sh/job-name": md["name"], "volcano.sh/task-spec": task,
-                            "volcano.sh/task-index": str(idx), "volcano.sh/queue-name": job["spec"]["queue"],
-                            "volcano.sh/job-version": "0", "volcano.sh/job-retry-count": "0",
-                            "volcano.sh/template-uid": f"{md['name']}-{task}", **tmpl_ann},
-            "ownerReferences": [{"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": md["name"],
-                                 "uid": md["uid"], "controller": True, "blockOwnerDeletion": True}],
+            "name": name,
+            "namespace": md["namespace"],
+            "uid": _uid(rng),
+            "creationTimestamp": _ts(created + 3),
+            "labels": {
+                "volcano.sh/job-name": md["name"],
+                "volcano.sh/job-namespace": md["namespace"],
+                "volcano.sh/task-spec": task,
+                "volcano.sh/task-index": str(idx),
+                "volcano.sh/queue-name": job["spec"]["queue"],
+            },
+            "annotations": {
+                "scheduling.k8s.io/group-name": f"{md['name']}-{md['uid']}",
+                "volcano.sh/job-name": md["name"],
+                "volcano.sh/task-spec": task,
+                "volcano.sh/task-index": str(idx),
+                "volcano.sh/queue-name": job["spec"]["queue"],
+                "volcano.sh/job-version": "0",
+                "volcano.sh/job-retry-count": "0",
+                "volcano.sh/template-uid": f"{md['name']}-{task}",
+                **tmpl_ann,
+            },
+            "ownerReferences": [
+                {
+                    "apiVersion": "batch.volcano.sh/v1alpha1",
+                    "kind": "Job",
+                    "name": md["name"],
+                    "uid": md["uid"],
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
         },
         "spec": spec,
         "status": status,
@@ -389,20 +592,44 @@ def _start_churn(cluster, rng: random.Random, ns_names: list[str], leaves: list[
             ns = ns_names[n % len(ns_names)]
             replicas = rng.randint(1, 8)
             job = {
-                "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-                "metadata": {"name": f"churn-{n:06d}", "namespace": ns, "labels": {"volcano-ui.bench/churn": "true"}},
-                "spec": {"schedulerName": "volcano", "queue": leaves[rng.randrange(len(leaves))],
-                         "minAvailable": replicas, "ttlSecondsAfterFinished": 120,
-                         "tasks": [{"name": "worker", "replicas": replicas, "template": {
-                             "metadata": {"annotations": {"sim.volcano-ui/duration": str(rng.randint(30, 600))}},
-                             "spec": {"restartPolicy": "OnFailure", "containers": [{
-                                 "name": "main", "image": "busybox:1.36",
-                                 "resources": {"requests": {"cpu": "1", "memory": "2Gi"}}}]}}}]},
+                "apiVersion": "batch.volcano.sh/v1alpha1",
+                "kind": "Job",
+                "metadata": {
+                    "name": f"churn-{n:06d}",
+                    "namespace": ns,
+                    "labels": {"volcano-ui.bench/churn": "true"},
+                },
+                "spec": {
+                    "schedulerName": "volcano",
+                    "queue": leaves[rng.randrange(len(leaves))],
+                    "minAvailable": replicas,
+                    "ttlSecondsAfterFinished": 120,
+                    "tasks": [
+                        {
+                            "name": "worker",
+                            "replicas": replicas,
+                            "template": {
+                                "metadata": {
+                                    "annotations": {"sim.volcano-ui/duration": str(rng.randint(30, 600))}
+                                },
+                                "spec": {
+                                    "restartPolicy": "OnFailure",
+                                    "containers": [
+                                        {
+                                            "name": "main",
+                                            "image": "busybox:1.36",
+                                            "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
+                                        }
+                                    ],
+                                },
+                            },
+                        }
+                    ],
+                },
             }
-            try:
+            # A name clash with a user's object must not stop the churn.
+            with contextlib.suppress(ApiError):
                 cluster.store.create(JOB, job, ns)
-            except Exception:  # noqa: BLE001 - a name clash with a user's object must not stop churn
-                pass
         controllers.after(1.0, arrive)
 
     controllers.after(1.0, arrive)

@@ -108,8 +108,9 @@ def build_podgroup(job: dict) -> dict:
     spec = job.get("spec") or {}
     pg_spec: dict = {
         "minMember": job_min_available(spec),
-        "minTaskMember": {t.get("name", f"default{i}"): task_min_available(t)
-                          for i, t in enumerate(spec.get("tasks") or [])},
+        "minTaskMember": {
+            t.get("name", f"default{i}"): task_min_available(t) for i, t in enumerate(spec.get("tasks") or [])
+        },
         "queue": spec.get("queue") or "default",
         "minResources": min_resources(spec),
     }
@@ -126,7 +127,12 @@ def build_podgroup(job: dict) -> dict:
         meta["labels"] = dict(md["labels"])
     if md.get("annotations"):
         meta["annotations"] = dict(md["annotations"])
-    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": meta, "spec": pg_spec}
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": meta,
+        "spec": pg_spec,
+    }
 
 
 def build_pod(job: dict, task: dict, index: int) -> dict:
@@ -141,28 +147,37 @@ def build_pod(job: dict, task: dict, index: int) -> dict:
     queue = spec.get("queue") or "default"
     name = f"{md['name']}-{task_name}-{index}"
     annotations = dict(tmeta.get("annotations") or {})
-    annotations.update({
-        GROUP_NAME_ANNOTATION: podgroup_name(job),
-        "volcano.sh/job-name": md["name"],
-        "volcano.sh/task-spec": task_name,
-        "volcano.sh/task-index": str(index),
-        "volcano.sh/queue-name": queue,
-        "volcano.sh/job-version": str(status.get("version") or 0),
-        "volcano.sh/job-retry-count": str(status.get("retryCount") or 0),
-        "volcano.sh/template-uid": f"{md['name']}-{task_name}",
-    })
-    for key in ("volcano.sh/preemptable", "volcano.sh/revocable-zone", "volcano.sh/cooldown-time",
-                "volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable"):
+    annotations.update(
+        {
+            GROUP_NAME_ANNOTATION: podgroup_name(job),
+            "volcano.sh/job-name": md["name"],
+            "volcano.sh/task-spec": task_name,
+            "volcano.sh/task-index": str(index),
+            "volcano.sh/queue-name": queue,
+            "volcano.sh/job-version": str(status.get("version") or 0),
+            "volcano.sh/job-retry-count": str(status.get("retryCount") or 0),
+            "volcano.sh/template-uid": f"{md['name']}-{task_name}",
+        }
+    )
+    for key in (
+        "volcano.sh/preemptable",
+        "volcano.sh/revocable-zone",
+        "volcano.sh/cooldown-time",
+        "volcano.sh/jdb-min-available",
+        "volcano.sh/jdb-max-unavailable",
+    ):
         if key in (md.get("annotations") or {}):
             annotations[key] = md["annotations"][key]
     labels = dict(tmeta.get("labels") or {})
-    labels.update({
-        "volcano.sh/job-name": md["name"],
-        "volcano.sh/job-namespace": md["namespace"],
-        "volcano.sh/task-spec": task_name,
-        "volcano.sh/task-index": str(index),
-        "volcano.sh/queue-name": queue,
-    })
+    labels.update(
+        {
+            "volcano.sh/job-name": md["name"],
+            "volcano.sh/job-namespace": md["namespace"],
+            "volcano.sh/task-spec": task_name,
+            "volcano.sh/task-index": str(index),
+            "volcano.sh/queue-name": queue,
+        }
+    )
     partition = task.get("partitionPolicy") or {}
     if partition.get("partitionSize"):
         labels["volcano.sh/partition-id"] = str(index // int(partition["partitionSize"]))
@@ -176,10 +191,12 @@ def build_pod(job: dict, task: dict, index: int) -> dict:
         pod_spec.setdefault("subdomain", md["name"])
     for container in pod_spec.get("containers") or []:
         env = container.setdefault("env", [])
-        env.extend([
-            {"name": "VK_TASK_INDEX", "value": str(index)},
-            {"name": "VC_TASK_INDEX", "value": str(index)},
-        ])
+        env.extend(
+            [
+                {"name": "VK_TASK_INDEX", "value": str(index)},
+                {"name": "VC_TASK_INDEX", "value": str(index)},
+            ]
+        )
     return {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -242,7 +259,9 @@ class JobController:
         except ApiError:
             return
         self.c.events.record(
-            job, "Normal", "CommandIssued",
+            job,
+            "Normal",
+            "CommandIssued",
             f"Start to execute command {action}, and clean it up to make sure executed not more than once.",
             COMPONENT,
         )
@@ -280,8 +299,9 @@ class JobController:
             phase = self._apply_action(job, status, phase, action, target, stamp)
         if phase in ("Pending", "Running"):
             for action, target in self._policy_actions(job, status):
-                self.c.events.record(job, "Normal", "ExecuteAction", f"Start to execute action {action} ",
-                                     COMPONENT)
+                self.c.events.record(
+                    job, "Normal", "ExecuteAction", f"Start to execute action {action} ", COMPONENT
+                )
                 phase = self._apply_action(job, status, phase, action, target, stamp)
                 if phase not in ("Pending", "Running"):
                     break
@@ -294,9 +314,8 @@ class JobController:
                 pods = c.owned_pods(uid)
             counts = _count(pods)
             running_like = counts["running"] + counts["succeeded"] + counts["failed"]
-            if phase == "Pending":
-                if min_available <= running_like and running_like > 0:
-                    phase = self._enter(status, "Running", stamp)
+            if phase == "Pending" and min_available <= running_like and running_like > 0:
+                phase = self._enter(status, "Running", stamp)
             if phase == "Running":
                 next_phase = _running_next(spec, counts, total, min_available, pods)
                 if next_phase:
@@ -322,11 +341,19 @@ class JobController:
             elif phase == "Restarting":
                 max_retry = int(spec.get("maxRetry") if spec.get("maxRetry") is not None else 3)
                 if int(status.get("retryCount") or 0) >= max_retry:
-                    self.c.events.record(job, "Normal", "ExecuteAction",
-                                         "Job failed on action RestartJob for retry limit reached", COMPONENT)
+                    self.c.events.record(
+                        job,
+                        "Normal",
+                        "ExecuteAction",
+                        "Job failed on action RestartJob for retry limit reached",
+                        COMPONENT,
+                    )
                     phase = self._enter(status, "Failed", stamp)
                     self._kill(job, status, "soft", stamp, bump=False)
-                elif total - counts["terminating"] >= min_available and counts["pending"] + counts["running"] == 0:
+                elif (
+                    total - counts["terminating"] >= min_available
+                    and counts["pending"] + counts["running"] == 0
+                ):
                     phase = self._enter(status, "Pending", stamp)
 
         if phase in TERMINAL:
@@ -337,7 +364,12 @@ class JobController:
         if status.get("minAvailable") != min_available and min_available:
             status["minAvailable"] = min_available
         if status != old_status:
-            c.write("Job", md["namespace"], md["name"], lambda obj: obj.__setitem__("status", copy.deepcopy(status)))
+            c.write(
+                "Job",
+                md["namespace"],
+                md["name"],
+                lambda obj: obj.__setitem__("status", copy.deepcopy(status)),
+            )
         if phase in ("Pending", "Running") and (md["namespace"], podgroup_name(job)) not in c.podgroups:
             # Entered Pending in this sync (after a restart): create the PodGroup next tick.
             c.dirty_jobs[(md["namespace"], md["name"])] = None
@@ -364,7 +396,9 @@ class JobController:
             # Partial restarts keep the PodGroup: delete the pods and let them be recreated.
             status["retryCount"] = int(status.get("retryCount") or 0) + 1
             for pod in self.c.owned_pods(job["metadata"]["uid"]):
-                if (action == "RestartTask" and pod.task == target) or (action == "RestartPod" and pod.name == target):
+                if (action == "RestartTask" and pod.task == target) or (
+                    action == "RestartPod" and pod.name == target
+                ):
                     self.c.kubelet.terminate(pod)
             return phase
         return phase
@@ -411,8 +445,9 @@ class JobController:
             if pod.phase != "Failed" or pod.uid in self._handled_failures or pod.deleting:
                 continue
             self._handled_failures.add(pod.uid)
-            action = _match_policy(tasks.get(pod.task, {}).get("policies"), "PodFailed", pod.exit_code) or \
-                _match_policy(spec.get("policies"), "PodFailed", pod.exit_code)
+            action = _match_policy(
+                tasks.get(pod.task, {}).get("policies"), "PodFailed", pod.exit_code
+            ) or _match_policy(spec.get("policies"), "PodFailed", pod.exit_code)
             if action:
                 out.append((action, pod.task if action == "RestartTask" else pod.name))
         by_task: dict[str, list[PodInfo]] = {}
@@ -426,8 +461,9 @@ class JobController:
                 if key in self._task_done:
                     continue
                 self._task_done.add(key)
-                action = _match_policy(task.get("policies"), "TaskCompleted", None) or \
-                    _match_policy(spec.get("policies"), "TaskCompleted", None)
+                action = _match_policy(task.get("policies"), "TaskCompleted", None) or _match_policy(
+                    spec.get("policies"), "TaskCompleted", None
+                )
                 if action:
                     out.append((action, name))
         return out
@@ -467,7 +503,9 @@ class JobController:
             c.events.record(job, "Warning", "FailedCreate", f"Error creating pods: {errors}", COMPONENT)
 
     def _podgroup_pending_event(self, job: dict, pg) -> None:
-        conditions = [c for c in (pg.obj.get("status") or {}).get("conditions") or [] if c.get("status") == "True"]
+        conditions = [
+            c for c in (pg.obj.get("status") or {}).get("conditions") or [] if c.get("status") == "True"
+        ]
         if not conditions:
             return
         newest = max(conditions, key=lambda c: c.get("lastTransitionTime") or "")
@@ -475,7 +513,9 @@ class JobController:
             return
         md = job["metadata"]
         self.c.events.record(
-            job, "Warning", "PodGroupPending",
+            job,
+            "Warning",
+            "PodGroupPending",
             f"PodGroup {md['namespace']}:{md['name']} unschedulable, reason: {newest.get('message', '')}",
             COMPONENT,
         )
@@ -537,8 +577,9 @@ def _count(pods: list[PodInfo]) -> dict[str, int]:
     return counts
 
 
-def _running_next(spec: dict, counts: dict, total: int, min_available: int,
-                  pods: list[PodInfo]) -> str | None:
+def _running_next(
+    spec: dict, counts: dict, total: int, min_available: int, pods: list[PodInfo]
+) -> str | None:
     """Running -> Completed/Failed/Pending rules (Volcano ``state/running.go``, REFERENCE.md §1)."""
     min_success = spec.get("minSuccess")
     if min_success is not None and counts["succeeded"] >= int(min_success):
@@ -551,8 +592,11 @@ def _running_next(spec: dict, counts: dict, total: int, min_available: int,
             for task in tasks:
                 if task.get("minAvailable") is None:
                     continue
-                done = sum(1 for p in pods if p.task == task.get("name") and p.phase == "Succeeded"
-                           and not p.deleting)
+                done = sum(
+                    1
+                    for p in pods
+                    if p.task == task.get("name") and p.phase == "Succeeded" and not p.deleting
+                )
                 if done < int(task["minAvailable"]):
                     return "Failed"
         if min_success is not None and counts["succeeded"] < int(min_success):
@@ -570,6 +614,10 @@ def _match_policy(policies: list | None, event: str, exit_code: int | None) -> s
         events = policy.get("events") or ([policy["event"]] if policy.get("event") else [])
         if event in events or "*" in events:
             return policy.get("action")
-        if event == "PodFailed" and policy.get("exitCode") is not None and exit_code == policy.get("exitCode"):
+        if (
+            event == "PodFailed"
+            and policy.get("exitCode") is not None
+            and exit_code == policy.get("exitCode")
+        ):
             return policy.get("action")
     return None

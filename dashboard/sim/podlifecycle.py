@@ -32,8 +32,14 @@ DURATION = "sim.volcano-ui/duration"
 EXIT_CODE = "sim.volcano-ui/exit-code"
 PULL_SECONDS = "sim.volcano-ui/pull-seconds"
 BEHAVIOURS = ("succeed", "fail", "crashloop", "imagepullbackoff", "run")
-_ALIASES = {"imagepull": "imagepullbackoff", "errimagepull": "imagepullbackoff", "forever": "run",
-            "crash": "crashloop", "crashloopbackoff": "crashloop", "success": "succeed"}
+_ALIASES = {
+    "imagepull": "imagepullbackoff",
+    "errimagepull": "imagepullbackoff",
+    "forever": "run",
+    "crash": "crashloop",
+    "crashloopbackoff": "crashloop",
+    "success": "succeed",
+}
 COMPONENT = "kubelet"
 # Keeps a deleted pod visible (Terminating) until its containers have stopped; see terminate().
 FINALIZER = "sim.volcano-ui/kubelet-termination"
@@ -59,14 +65,23 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def set_condition(conditions: list[dict], type_: str, status: str, stamp: str,
-                  reason: str | None = None, message: str | None = None) -> list[dict]:
+def set_condition(
+    conditions: list[dict],
+    type_: str,
+    status: str,
+    stamp: str,
+    reason: str | None = None,
+    message: str | None = None,
+) -> list[dict]:
     """Set one pod condition, keeping lastTransitionTime when the status does not change."""
     by_type = {c.get("type"): c for c in conditions}
     old = by_type.get(type_)
-    cond = {"type": type_, "status": status,
-            "lastProbeTime": None,
-            "lastTransitionTime": old.get("lastTransitionTime") if old and old.get("status") == status else stamp}
+    cond = {
+        "type": type_,
+        "status": status,
+        "lastProbeTime": None,
+        "lastTransitionTime": old.get("lastTransitionTime") if old and old.get("status") == status else stamp,
+    }
     if reason:
         cond["reason"] = reason
     if message:
@@ -100,10 +115,14 @@ class Kubelet:
             elapsed = max(0.0, self.c.now() - started) if started is not None else 0.0
             if run.behaviour != "run":
                 self.c.after(max(1.0, run.duration - elapsed), self._exit, pod.uid)
-        elif statuses and any((cs.get("state") or {}).get("waiting", {}).get("reason") in
-                              ("ImagePullBackOff", "ErrImagePull", "CrashLoopBackOff") for cs in statuses):
-            self.c.after(1.0, self._creating, pod.uid) if run.behaviour != "imagepullbackoff" else \
-                self.c.after(10.0, self._pull_retry, pod.uid)
+        elif statuses and any(
+            (cs.get("state") or {}).get("waiting", {}).get("reason")
+            in ("ImagePullBackOff", "ErrImagePull", "CrashLoopBackOff")
+            for cs in statuses
+        ):
+            self.c.after(
+                1.0, self._creating, pod.uid
+            ) if run.behaviour != "imagepullbackoff" else self.c.after(10.0, self._pull_retry, pod.uid)
         else:
             self.c.after(1.0, self._creating, pod.uid)
 
@@ -140,8 +159,13 @@ class Kubelet:
         c.observe("Pod", "MODIFIED", obj, own=True)
         self.runs.pop(pod.uid, None)
         for container in (obj.get("spec") or {}).get("containers") or []:
-            self._event(obj, "Normal", "Killing", f"Stopping container {container.get('name', '')}",
-                        container.get("name"))
+            self._event(
+                obj,
+                "Normal",
+                "Killing",
+                f"Stopping container {container.get('name', '')}",
+                container.get("name"),
+            )
         stop = 1.0 + c.pod_rng(pod.namespace, pod.name, "stop").random() * 2.0
         c.after(stop, self._remove, pod.uid, pod.namespace, pod.name)
 
@@ -185,8 +209,9 @@ class Kubelet:
         exit_code = int(_float(annotations.get(EXIT_CODE), 1)) or 1
         pull = _float(annotations.get(PULL_SECONDS), rng.uniform(2, 6))
         policy = (obj.get("spec") or {}).get("restartPolicy") or "Always"
-        return Run(pod.uid, pod.namespace, pod.name, behaviour, max(1.0, duration), exit_code, max(0.5, pull),
-                   policy)
+        return Run(
+            pod.uid, pod.namespace, pod.name, behaviour, max(1.0, duration), exit_code, max(0.5, pull), policy
+        )
 
     def _live(self, uid: str) -> tuple[Run, dict] | None:
         run = self.runs.get(uid)
@@ -205,8 +230,15 @@ class Kubelet:
 
     def _event(self, obj: dict, type_: str, reason: str, message: str, container: str | None = None) -> None:
         node = (obj.get("spec") or {}).get("nodeName") or ""
-        self.c.events.record(obj, type_, reason, message, COMPONENT, host=node,
-                             field_path=f"spec.containers{{{container}}}" if container else None)
+        self.c.events.record(
+            obj,
+            type_,
+            reason,
+            message,
+            COMPONENT,
+            host=node,
+            field_path=f"spec.containers{{{container}}}" if container else None,
+        )
 
     def _write_status(self, run: Run, fn) -> dict | None:
         try:
@@ -215,8 +247,17 @@ class Kubelet:
             self.runs.pop(run.uid, None)
             return None
 
-    def _container_status(self, container: dict, run: Run, state: dict, *, ready: bool, started: bool,
-                          last_state: dict | None = None, pulled: bool = True) -> dict:
+    def _container_status(
+        self,
+        container: dict,
+        run: Run,
+        state: dict,
+        *,
+        ready: bool,
+        started: bool,
+        last_state: dict | None = None,
+        pulled: bool = True,
+    ) -> dict:
         image = container.get("image", "")
         status = {
             "name": container.get("name", ""),
@@ -229,7 +270,9 @@ class Kubelet:
             "lastState": last_state or {},
         }
         if pulled and (started or "terminated" in state or "running" in state):
-            status["containerID"] = f"containerd://{_digest(run.uid + container.get('name', '') + str(run.restarts))}"
+            status["containerID"] = (
+                f"containerd://{_digest(run.uid + container.get('name', '') + str(run.restarts))}"
+            )
         return status
 
     # ------------------------------------------------------------------ steps
@@ -252,15 +295,33 @@ class Kubelet:
             conds = st.get("conditions") or []
             conds = set_condition(conds, "PodReadyToStartContainers", "True", stamp)
             conds = set_condition(conds, "Initialized", "True", stamp)
-            conds = set_condition(conds, "Ready", "False", stamp, "ContainersNotReady",
-                                  f"containers with unready status: [{names}]")
-            conds = set_condition(conds, "ContainersReady", "False", stamp, "ContainersNotReady",
-                                  f"containers with unready status: [{names}]")
+            conds = set_condition(
+                conds,
+                "Ready",
+                "False",
+                stamp,
+                "ContainersNotReady",
+                f"containers with unready status: [{names}]",
+            )
+            conds = set_condition(
+                conds,
+                "ContainersReady",
+                "False",
+                stamp,
+                "ContainersNotReady",
+                f"containers with unready status: [{names}]",
+            )
             conds = set_condition(conds, "PodScheduled", "True", stamp)
             st["conditions"] = conds
             st["containerStatuses"] = [
-                self._container_status(c, run, {"waiting": {"reason": "ContainerCreating"}}, ready=False,
-                                       started=False, pulled=False)
+                self._container_status(
+                    c,
+                    run,
+                    {"waiting": {"reason": "ContainerCreating"}},
+                    ready=False,
+                    started=False,
+                    pulled=False,
+                )
                 for c in containers
             ]
 
@@ -284,9 +345,14 @@ class Kubelet:
         def fn(o: dict) -> None:
             st = o.setdefault("status", {})
             st["containerStatuses"] = [
-                self._container_status(c, run, {"waiting": {"reason": "ErrImagePull",
-                                                             "message": _pull_error(c.get("image", ""))}},
-                                       ready=False, started=False, pulled=False)
+                self._container_status(
+                    c,
+                    run,
+                    {"waiting": {"reason": "ErrImagePull", "message": _pull_error(c.get("image", ""))}},
+                    ready=False,
+                    started=False,
+                    pulled=False,
+                )
                 for c in containers
             ]
 
@@ -294,8 +360,13 @@ class Kubelet:
             return
         for c in containers:
             image = c.get("image", "")
-            self._event(obj, "Warning", "Failed", f'Failed to pull image "{image}": {_pull_error(image)}',
-                        c.get("name"))
+            self._event(
+                obj,
+                "Warning",
+                "Failed",
+                f'Failed to pull image "{image}": {_pull_error(image)}',
+                c.get("name"),
+            )
             self._event(obj, "Warning", "Failed", "Error: ErrImagePull", c.get("name"))
         self.c.after(1.0, self._pull_backoff, uid)
 
@@ -310,18 +381,28 @@ class Kubelet:
             st = o.setdefault("status", {})
             st["containerStatuses"] = [
                 self._container_status(
-                    c, run,
-                    {"waiting": {"reason": "ImagePullBackOff",
-                                 "message": f'Back-off pulling image "{c.get("image", "")}": ErrImagePull: '
-                                            f'{_pull_error(c.get("image", ""))}'}},
-                    ready=False, started=False, pulled=False)
+                    c,
+                    run,
+                    {
+                        "waiting": {
+                            "reason": "ImagePullBackOff",
+                            "message": f'Back-off pulling image "{c.get("image", "")}": ErrImagePull: '
+                            f"{_pull_error(c.get('image', ''))}",
+                        }
+                    },
+                    ready=False,
+                    started=False,
+                    pulled=False,
+                )
                 for c in containers
             ]
 
         if self._write_status(run, fn) is None:
             return
         for c in containers:
-            self._event(obj, "Normal", "BackOff", f'Back-off pulling image "{c.get("image", "")}"', c.get("name"))
+            self._event(
+                obj, "Normal", "BackOff", f'Back-off pulling image "{c.get("image", "")}"', c.get("name")
+            )
             self._event(obj, "Warning", "Failed", "Error: ImagePullBackOff", c.get("name"))
         self.c.after(_backoff(run.pull_attempts), self._pull_retry, uid)
 
@@ -357,8 +438,14 @@ class Kubelet:
             conds = set_condition(conds, "ContainersReady", "True", stamp)
             st["conditions"] = conds
             st["containerStatuses"] = [
-                self._container_status(c, run, {"running": {"startedAt": stamp}}, ready=True, started=True,
-                                       last_state=(old.get(c.get("name")) or {}).get("lastState"))
+                self._container_status(
+                    c,
+                    run,
+                    {"running": {"startedAt": stamp}},
+                    ready=True,
+                    started=True,
+                    last_state=(old.get(c.get("name")) or {}).get("lastState"),
+                )
                 for c in containers
             ]
 
@@ -369,11 +456,18 @@ class Kubelet:
             if first:
                 secs = run.pull_seconds
                 size = 50_000_000 + int(_digest(image)[:6], 16) * 20
-                self._event(obj, "Normal", "Pulled",
-                            f'Successfully pulled image "{image}" in {secs:.3f}s ({secs:.3f}s including waiting). '
-                            f"Image size: {size} bytes.", name)
+                self._event(
+                    obj,
+                    "Normal",
+                    "Pulled",
+                    f'Successfully pulled image "{image}" in {secs:.3f}s ({secs:.3f}s including waiting). '
+                    f"Image size: {size} bytes.",
+                    name,
+                )
             else:
-                self._event(obj, "Normal", "Pulled", f'Container image "{image}" already present on machine', name)
+                self._event(
+                    obj, "Normal", "Pulled", f'Container image "{image}" already present on machine', name
+                )
             self._event(obj, "Normal", "Created", f"Created container: {name}", name)
             self._event(obj, "Normal", "Started", f"Started container {name}", name)
         if run.behaviour != "run":
@@ -389,7 +483,9 @@ class Kubelet:
         code = 0 if run.behaviour == "succeed" else run.exit_code
         reason = "Completed" if code == 0 else ("OOMKilled" if code == 137 else "Error")
         started = run.started_at or (obj.get("status") or {}).get("startTime") or stamp
-        terminated = {"terminated": {"exitCode": code, "reason": reason, "startedAt": started, "finishedAt": stamp}}
+        terminated = {
+            "terminated": {"exitCode": code, "reason": reason, "startedAt": started, "finishedAt": stamp}
+        }
         restart = run.restart_policy == "Always" or (run.restart_policy == "OnFailure" and code != 0)
         meta = obj["metadata"]
 
@@ -405,7 +501,8 @@ class Kubelet:
                 conds = set_condition(conds, "ContainersReady", "False", stamp, why)
                 st["conditions"] = conds
                 st["containerStatuses"] = [
-                    self._container_status(c, run, dict(terminated), ready=False, started=False) for c in containers
+                    self._container_status(c, run, dict(terminated), ready=False, started=False)
+                    for c in containers
                 ]
 
             self._write_status(run, fn)
@@ -419,27 +516,53 @@ class Kubelet:
             st = o.setdefault("status", {})
             conds = st.get("conditions") or []
             names = ", ".join(c.get("name", "") for c in containers)
-            conds = set_condition(conds, "Ready", "False", stamp, "ContainersNotReady",
-                                  f"containers with unready status: [{names}]")
-            conds = set_condition(conds, "ContainersReady", "False", stamp, "ContainersNotReady",
-                                  f"containers with unready status: [{names}]")
+            conds = set_condition(
+                conds,
+                "Ready",
+                "False",
+                stamp,
+                "ContainersNotReady",
+                f"containers with unready status: [{names}]",
+            )
+            conds = set_condition(
+                conds,
+                "ContainersReady",
+                "False",
+                stamp,
+                "ContainersNotReady",
+                f"containers with unready status: [{names}]",
+            )
             st["conditions"] = conds
             st["containerStatuses"] = [
                 self._container_status(
-                    c, run,
-                    {"waiting": {"reason": "CrashLoopBackOff",
-                                 "message": f"back-off {int(delay)}s restarting failed container={c.get('name', '')} "
-                                            f"pod={meta['name']}_{meta.get('namespace', '')}({run.uid})"}},
-                    ready=False, started=False, last_state=dict(terminated))
+                    c,
+                    run,
+                    {
+                        "waiting": {
+                            "reason": "CrashLoopBackOff",
+                            "message": f"back-off {int(delay)}s restarting failed "
+                            f"container={c.get('name', '')} "
+                            f"pod={meta['name']}_{meta.get('namespace', '')}({run.uid})",
+                        }
+                    },
+                    ready=False,
+                    started=False,
+                    last_state=dict(terminated),
+                )
                 for c in containers
             ]
 
         if self._write_status(run, crashed) is None:
             return
         for c in containers:
-            self._event(obj, "Warning", "BackOff",
-                        f"Back-off restarting failed container {c.get('name', '')} in pod "
-                        f"{meta['name']}_{meta.get('namespace', '')}({run.uid})", c.get("name"))
+            self._event(
+                obj,
+                "Warning",
+                "BackOff",
+                f"Back-off restarting failed container {c.get('name', '')} in pod "
+                f"{meta['name']}_{meta.get('namespace', '')}({run.uid})",
+                c.get("name"),
+            )
         self.c.after(delay, self._start, uid, False)
 
 
@@ -466,8 +589,10 @@ def _float(value, default: float) -> float:
 
 def _pull_error(image: str) -> str:
     ref = image if "/" in image.split(":")[0] else f"docker.io/library/{image}"
-    return (f'rpc error: code = NotFound desc = failed to pull and unpack image "{ref}": '
-            f'failed to resolve reference "{ref}": {ref}: not found')
+    return (
+        f'rpc error: code = NotFound desc = failed to pull and unpack image "{ref}": '
+        f'failed to resolve reference "{ref}": {ref}: not found'
+    )
 
 
 def _node_ip(node: str) -> str:

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from .store import ApiError
 
 COMPONENT = "vc-controller-manager"
@@ -55,8 +57,12 @@ class QueueController:
             return  # closed on its own: opening the parent must not reopen it
         self._set_state(name, "Closing" if queue.podgroups else "Closed")
         if by_parent:
-            self._write(name, lambda obj: obj["metadata"].setdefault("annotations", {})
-                        .__setitem__(CLOSED_BY_PARENT, "true"))
+            self._write(
+                name,
+                lambda obj: (
+                    obj["metadata"].setdefault("annotations", {}).__setitem__(CLOSED_BY_PARENT, "true")
+                ),
+            )
         for child in self.c.queue_children(name):
             self._close(child.name, by_parent=True)
 
@@ -82,7 +88,5 @@ class QueueController:
             self.c.capacity_epoch += 1  # waiting PodGroups may enqueue now
 
     def _write(self, name: str, fn) -> None:
-        try:
+        with contextlib.suppress(ApiError):
             self.c.write("Queue", None, name, fn)
-        except ApiError:
-            pass

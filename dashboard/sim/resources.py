@@ -63,10 +63,7 @@ def insufficient(request: Mapping[str, int], free: Mapping[str, int]) -> list[st
 
 
 def fits(request: Mapping[str, int], free: Mapping[str, int]) -> bool:
-    for name, value in request.items():
-        if value > 0 and value > free.get(name, 0):
-            return False
-    return True
+    return all(not (value > 0 and value > free.get(name, 0)) for name, value in request.items())
 
 
 def pod_requests(spec: Mapping | None) -> Res:
@@ -122,9 +119,7 @@ def quota_usage(requests: Mapping[str, int], limits: Mapping[str, int] | None = 
 def strip_quota(res: Mapping[str, int]) -> Res:
     """The plain resource names of a quota-style list (drops ``requests.``/``limits.``/``count/``)."""
     return {
-        name: value
-        for name, value in res.items()
-        if not name.startswith(("requests.", "limits.", "count/"))
+        name: value for name, value in res.items() if not name.startswith(("requests.", "limits.", "count/"))
     }
 
 

@@ -55,7 +55,9 @@ def load_scenario(cluster, name_or_path: str | Path, **options: Any) -> dict[str
         return generate_large(cluster, **options)
     path = Path(name)
     if not path.is_file():
-        raise ScenarioError(f"unknown scenario {name!r}: use one of {', '.join(SCENARIOS)} or a YAML/JSON file")
+        raise ScenarioError(
+            f"unknown scenario {name!r}: use one of {', '.join(SCENARIOS)} or a YAML/JSON file"
+        )
     return replay_file(cluster.store, path)
 
 
@@ -64,13 +66,11 @@ def read_objects(path: Path) -> list[dict]:
     """Every Kubernetes object in a YAML (multi-document) or JSON file, ``*List``s flattened."""
     text = path.read_text(encoding="utf-8")
     try:
-        if path.suffix.lower() == ".json":
-            docs = [json.loads(text)]
-        else:
-            docs = list(yaml.safe_load_all(text))
+        docs = [json.loads(text)] if path.suffix.lower() == ".json" else list(yaml.safe_load_all(text))
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ScenarioError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'}: {exc}") \
-            from None
+        raise ScenarioError(
+            f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'}: {exc}"
+        ) from None
     out: list[dict] = []
 
     def add(doc: Any, where: str) -> None:
@@ -100,15 +100,18 @@ def replay_file(store, path: Path) -> dict[str, int]:
     for i, obj in enumerate(objects):
         kind = kind_for_api_version(obj["apiVersion"], obj["kind"])
         if kind is None:
-            raise ScenarioError(f"{path} object {i + 1}: the simulated cluster does not serve "
-                                f"{obj['apiVersion']} {obj['kind']}")
+            raise ScenarioError(
+                f"{path} object {i + 1}: the simulated cluster does not serve "
+                f"{obj['apiVersion']} {obj['kind']}"
+            )
         if not (obj.get("metadata") or {}).get("name"):
             raise ScenarioError(f"{path} object {i + 1} ({obj['kind']}): metadata.name is required")
         resolved.append((kind, obj))
     # Namespaces first, then cluster-scoped kinds, then the rest in file order.
     resolved.sort(key=lambda pair: (pair[0] is not NAMESPACE, pair[0].namespaced))
-    wanted_ns = {(obj.get("metadata") or {}).get("namespace") or "default"
-                 for kind, obj in resolved if kind.namespaced}
+    wanted_ns = {
+        (obj.get("metadata") or {}).get("namespace") or "default" for kind, obj in resolved if kind.namespaced
+    }
     counts: dict[str, int] = {}
     for kind, obj in resolved:
         md = obj.get("metadata") or {}
@@ -126,8 +129,9 @@ def replay_file(store, path: Path) -> dict[str, int]:
         try:
             store.create(kind, obj, namespace, replay=True)
         except ApiError as exc:
-            raise ScenarioError(f"{path}: {obj['kind']} {namespace + '/' if namespace else ''}{md['name']}: "
-                                f"{exc.message}") from None
+            raise ScenarioError(
+                f"{path}: {obj['kind']} {namespace + '/' if namespace else ''}{md['name']}: {exc.message}"
+            ) from None
         counts[kind.kind] = counts.get(kind.kind, 0) + 1
     return counts
 
@@ -168,7 +172,9 @@ def load_demo(cluster, seed: int | None = None) -> dict[str, int]:
     for queue in demo.queues():
         create(QUEUE, queue)
     # ``archive`` is Closed from the start (as if closed long ago); the others open on first sync.
-    store.mutate(QUEUE, None, "archive", lambda o: o.__setitem__("status", {"state": "Closed", "reservation": {}}))
+    store.mutate(
+        QUEUE, None, "archive", lambda o: o.__setitem__("status", {"state": "Closed", "reservation": {}})
+    )
     for job in demo.initial_jobs():
         create(JOB, job)
     if DEPLOYMENT is not None:
@@ -189,7 +195,9 @@ def load_demo(cluster, seed: int | None = None) -> dict[str, int]:
             target = _try_get(store, JOB, namespace, name)
         if target is None:
             return
-        create(COMMAND, demo.command(namespace, action, target_kind, name, target["metadata"]["uid"]), namespace)
+        create(
+            COMMAND, demo.command(namespace, action, target_kind, name, target["metadata"]["uid"]), namespace
+        )
 
     for offset, namespace, action, target_kind, name in demo.COMMANDS:
         controllers.at(start + offset, issue, namespace, action, target_kind, name)

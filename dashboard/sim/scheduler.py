@@ -37,8 +37,11 @@ def _set_pg_condition(conditions: list[dict], cond: dict) -> tuple[list[dict], b
     newest = max((c.get("lastTransitionTime") or "" for c in out), default="")
     for i, old in enumerate(out):
         if old.get("type") == cond["type"]:
-            same = (old.get("status") == cond["status"] and old.get("reason") == cond.get("reason")
-                    and (old.get("message") or "") == (cond.get("message") or ""))
+            same = (
+                old.get("status") == cond["status"]
+                and old.get("reason") == cond.get("reason")
+                and (old.get("message") or "") == (cond.get("message") or "")
+            )
             if same and (old.get("lastTransitionTime") or "") >= newest:
                 return out, False
             out[i] = cond
@@ -150,8 +153,14 @@ class Scheduler:
         became_ready = False
         if not ready:
             msg = self._gang_message(pg, pods, allocated, fit_errors, schedulable, enqueue_msg)
-            cond = {"type": "Unschedulable", "status": "True", "transitionID": self.session_uid,
-                    "lastTransitionTime": stamp, "reason": "NotEnoughResources", "message": msg}
+            cond = {
+                "type": "Unschedulable",
+                "status": "True",
+                "transitionID": self.session_uid,
+                "lastTransitionTime": stamp,
+                "reason": "NotEnoughResources",
+                "message": msg,
+            }
             conditions, _ = _set_pg_condition(conditions, cond)
             c.events.record(pg.obj, "Warning", "Unschedulable", msg, self.name_for(None))
             for pod in pods:
@@ -159,12 +168,22 @@ class Scheduler:
                     continue
                 pod_msg = fit_errors.get(pod.name) or (
                     f"Pod {pod.namespace}/{pod.name} can possibly be assigned to {schedulable[pod.name]}, "
-                    "once minAvailable is satisfied" if pod.name in schedulable else msg)
-                self._pod_unschedulable(pod, pod_msg, "Unschedulable" if pod.name not in schedulable
-                                        else "Schedulable")
+                    "once minAvailable is satisfied"
+                    if pod.name in schedulable
+                    else msg
+                )
+                self._pod_unschedulable(
+                    pod, pod_msg, "Unschedulable" if pod.name not in schedulable else "Schedulable"
+                )
         else:
-            cond = {"type": "Scheduled", "status": "True", "transitionID": self.session_uid,
-                    "lastTransitionTime": stamp, "reason": READY_REASON, "message": ""}
+            cond = {
+                "type": "Scheduled",
+                "status": "True",
+                "transitionID": self.session_uid,
+                "lastTransitionTime": stamp,
+                "reason": READY_REASON,
+                "message": "",
+            }
             conditions, became_ready = _set_pg_condition(conditions, cond)
             if became_ready:
                 c.events.record(pg.obj, "Normal", "Scheduled", "pod group is ready", self.name_for(None))
@@ -189,16 +208,20 @@ class Scheduler:
         else:
             self.waiting.pop(key, None)
 
-    def _gang_message(self, pg: PodGroupInfo, pods: list[PodInfo], allocated: int,
-                      fit_errors: dict[str, str], schedulable: dict[str, str], enqueue_msg: str) -> str:
+    def _gang_message(
+        self,
+        pg: PodGroupInfo,
+        pods: list[PodInfo],
+        allocated: int,
+        fit_errors: dict[str, str],
+        schedulable: dict[str, str],
+        enqueue_msg: str,
+    ) -> str:
         """Volcano's gang message: ``<unready>/<tasks> tasks in gang unschedulable: pod group is not ready,
         <histogram>; Pending: <reasons>. Origin reason is …`` (gang.go / job_info.go FitError)."""
         hist: dict[str, int] = {}
         for pod in pods:
-            if pod.phase == "Pending":
-                name = "Bound" if pod.node else "Pending"
-            else:
-                name = pod.phase
+            name = ("Bound" if pod.node else "Pending") if pod.phase == "Pending" else pod.phase
             hist[name] = hist.get(name, 0) + 1
         parts = sorted([f"{n} {k}" for k, n in hist.items()] + [f"{pg.min_member} minAvailable"])
         unready = max(0, pg.min_member - allocated)
@@ -221,7 +244,13 @@ class Scheduler:
 
     def _pod_unschedulable(self, pod: PodInfo, message: str, reason: str) -> None:
         c = self.c
-        ref = {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "namespace": pod.namespace, "uid": pod.uid}
+        ref = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "name": pod.name,
+            "namespace": pod.namespace,
+            "uid": pod.uid,
+        }
         c.events.record(ref, "Warning", "FailedScheduling", message, self.name_for(pod))
         stamp = c.stamp()
 
@@ -229,18 +258,33 @@ class Scheduler:
             st = obj.setdefault("status", {})
             conds = [x for x in st.get("conditions") or [] if x.get("type") != "PodScheduled"]
             old = next((x for x in st.get("conditions") or [] if x.get("type") == "PodScheduled"), None)
-            conds.append({"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
-                          "lastTransitionTime": old.get("lastTransitionTime") if old and old.get("status") == "False"
-                          else stamp})
+            conds.append(
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": reason,
+                    "message": message,
+                    "lastTransitionTime": old.get("lastTransitionTime")
+                    if old and old.get("status") == "False"
+                    else stamp,
+                }
+            )
             st["conditions"] = conds
 
         try:
             obj = c.store.get(POD, pod.namespace, pod.name)
         except ApiError:
             return
-        old = next((x for x in (obj.get("status") or {}).get("conditions") or [] if x.get("type") == "PodScheduled"),
-                   None)
-        if old and old.get("status") == "False" and old.get("message") == message and old.get("reason") == reason:
+        old = next(
+            (x for x in (obj.get("status") or {}).get("conditions") or [] if x.get("type") == "PodScheduled"),
+            None,
+        )
+        if (
+            old
+            and old.get("status") == "False"
+            and old.get("message") == message
+            and old.get("reason") == reason
+        ):
             return
         try:
             c.write("Pod", pod.namespace, pod.name, fn)
@@ -283,7 +327,9 @@ class Scheduler:
         if headroom is not None:
             short = R.insufficient({k: v for k, v in request.items() if k in headroom}, headroom)
             if short:
-                return False, "queue resource quota insufficient: " + ", ".join(f"insufficient {n}" for n in short)
+                return False, "queue resource quota insufficient: " + ", ".join(
+                    f"insufficient {n}" for n in short
+                )
         total: R.Res = {}
         for node in c.nodes.values():
             if node.schedulable:
@@ -331,10 +377,12 @@ class Scheduler:
         detail = ", ".join(sorted(f"{n} {r}" for r, n in reasons.items()))
         return None, f"0/{len(nodes)} nodes are unavailable: {detail}."
 
-    def _allocate(self, pg: PodGroupInfo, pods: list[PodInfo], unbound: list[PodInfo]
-                  ) -> tuple[dict[str, str], dict[str, str]]:
-        c = self.c
-        ready = sum(1 for p in pods if (p.node and p.phase in ("Pending", "Running")) or p.phase == "Succeeded")
+    def _allocate(
+        self, pg: PodGroupInfo, pods: list[PodInfo], unbound: list[PodInfo]
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        ready = sum(
+            1 for p in pods if (p.node and p.phase in ("Pending", "Running")) or p.phase == "Succeeded"
+        )
         credit = pg.min_resources if pg.reserving else None
         headroom, _ = self._queue_free(pg.queue, credit)
         tentative: dict[str, R.Res] = {}
@@ -351,7 +399,8 @@ class Scheduler:
                 short = R.insufficient({k: v for k, v in want.items() if k in headroom}, headroom)
                 if short:
                     fit_errors[pod.name] = "queue resource quota insufficient: " + ", ".join(
-                        f"insufficient {n}" for n in short)
+                        f"insufficient {n}" for n in short
+                    )
                     continue
             obj_selector = self._selector(pod)
             node, err = self._fit(pod, obj_selector, tentative)
@@ -397,8 +446,13 @@ class Scheduler:
             obj = c.write("Pod", pod.namespace, pod.name, fn)
         except ApiError:
             return
-        c.events.record(obj, "Normal", "Scheduled",
-                        f"Successfully assigned {pod.namespace}/{pod.name} to {node}", self.name_for(pod))
+        c.events.record(
+            obj,
+            "Normal",
+            "Scheduled",
+            f"Successfully assigned {pod.namespace}/{pod.name} to {node}",
+            self.name_for(pod),
+        )
 
     def _bind_ungrouped(self) -> None:
         """Pods outside any PodGroup (default-scheduler ones) are bound one by one."""
@@ -412,10 +466,20 @@ class Scheduler:
                 continue  # waits for its PodGroup (workloads controller)
             node, err = self._fit(pod, self._selector(pod), {})
             if node is None:
-                ref = {"apiVersion": "v1", "kind": "Pod", "name": pod.name, "namespace": pod.namespace,
-                       "uid": pod.uid}
-                c.events.record(ref, "Warning", "FailedScheduling", err.replace("unavailable", "available", 1),
-                                pod.scheduler)
+                ref = {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "name": pod.name,
+                    "namespace": pod.namespace,
+                    "uid": pod.uid,
+                }
+                c.events.record(
+                    ref,
+                    "Warning",
+                    "FailedScheduling",
+                    err.replace("unavailable", "available", 1),
+                    pod.scheduler,
+                )
                 self._ungrouped[key] = None
                 continue
             self._bind(pod, node)
@@ -446,4 +510,3 @@ class Scheduler:
                 c.write("Queue", None, name, fn)
             except ApiError:
                 continue
-

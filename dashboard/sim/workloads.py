@@ -70,18 +70,33 @@ class WorkloadControllers:
             selector = json.loads(json.dumps(spec.get("selector") or {}))
             selector.setdefault("matchLabels", {})["pod-template-hash"] = pth
             rs_meta = {
-                "name": rs_name, "namespace": namespace,
+                "name": rs_name,
+                "namespace": namespace,
                 "labels": dict(tmpl["metadata"]["labels"]),
-                "annotations": {k: v for k, v in (dep["metadata"].get("annotations") or {}).items()
-                                if k.startswith(("volcano.sh/", "scheduling.volcano.sh/"))},
+                "annotations": {
+                    k: v
+                    for k, v in (dep["metadata"].get("annotations") or {}).items()
+                    if k.startswith(("volcano.sh/", "scheduling.volcano.sh/"))
+                },
                 "ownerReferences": [owner_reference(dep)],
             }
-            rs = c.create("ReplicaSet", {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": rs_meta,
-                                         "spec": {"replicas": replicas, "selector": selector, "template": tmpl}},
-                          namespace)
+            rs = c.create(
+                "ReplicaSet",
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "ReplicaSet",
+                    "metadata": rs_meta,
+                    "spec": {"replicas": replicas, "selector": selector, "template": tmpl},
+                },
+                namespace,
+            )
         if (rs.get("spec") or {}).get("replicas") != replicas:
-            rs = c.write("ReplicaSet", namespace, rs_name,
-                         lambda obj: obj.setdefault("spec", {}).__setitem__("replicas", replicas))
+            rs = c.write(
+                "ReplicaSet",
+                namespace,
+                rs_name,
+                lambda obj: obj.setdefault("spec", {}).__setitem__("replicas", replicas),
+            )
             c.dirty_workloads[("ReplicaSet", namespace, rs_name)] = None
         rs_status = rs.get("status") or {}
         ready = int(rs_status.get("readyReplicas") or 0)
@@ -100,20 +115,35 @@ class WorkloadControllers:
         conds = {cond.get("type"): cond for cond in old.get("conditions") or []}
         available = "True" if ready >= replicas else "False"
         for type_, value, reason, message in (
-            ("Available", available,
-             "MinimumReplicasAvailable" if available == "True" else "MinimumReplicasUnavailable",
-             "Deployment has minimum availability." if available == "True"
-             else "Deployment does not have minimum availability."),
-            ("Progressing", "True",
-             "NewReplicaSetAvailable" if available == "True" else "ReplicaSetUpdated",
-             f'ReplicaSet "{rs_name}" has successfully progressed.' if available == "True"
-             else f'ReplicaSet "{rs_name}" is progressing.'),
+            (
+                "Available",
+                available,
+                "MinimumReplicasAvailable" if available == "True" else "MinimumReplicasUnavailable",
+                "Deployment has minimum availability."
+                if available == "True"
+                else "Deployment does not have minimum availability.",
+            ),
+            (
+                "Progressing",
+                "True",
+                "NewReplicaSetAvailable" if available == "True" else "ReplicaSetUpdated",
+                f'ReplicaSet "{rs_name}" has successfully progressed.'
+                if available == "True"
+                else f'ReplicaSet "{rs_name}" is progressing.',
+            ),
         ):
             prev = conds.get(type_) or {}
             conds[type_] = {
-                "type": type_, "status": value, "reason": reason, "message": message,
-                "lastUpdateTime": stamp if prev.get("reason") != reason else prev.get("lastUpdateTime", stamp),
-                "lastTransitionTime": stamp if prev.get("status") != value else prev.get("lastTransitionTime", stamp),
+                "type": type_,
+                "status": value,
+                "reason": reason,
+                "message": message,
+                "lastUpdateTime": stamp
+                if prev.get("reason") != reason
+                else prev.get("lastUpdateTime", stamp),
+                "lastTransitionTime": stamp
+                if prev.get("status") != value
+                else prev.get("lastTransitionTime", stamp),
             }
         status["conditions"] = [conds["Available"], conds["Progressing"]]
         if status != old:
@@ -130,21 +160,33 @@ class WorkloadControllers:
             return
         spec = rs.get("spec") or {}
         replicas = int(spec.get("replicas") if spec.get("replicas") is not None else 1)
-        pods = [p for p in c.owned_pods(rs["metadata"]["uid"]) if not p.deleting and p.phase not in ("Failed",)]
+        pods = [
+            p for p in c.owned_pods(rs["metadata"]["uid"]) if not p.deleting and p.phase not in ("Failed",)
+        ]
         rng = c.pod_rng(namespace, name, f"pods-{len(c.owned_pods(rs['metadata']['uid']))}-{c.ticks}")
         template = spec.get("template") or {}
         for _ in range(replicas - len(pods)):
             suffix = "".join(rng.choice(_ALNUM) for _ in range(5))
             meta = json.loads(json.dumps(template.get("metadata") or {}))
             meta.pop("name", None)
-            meta.update({"name": f"{name}-{suffix}", "namespace": namespace,
-                         "ownerReferences": [owner_reference(rs)]})
+            meta.update(
+                {"name": f"{name}-{suffix}", "namespace": namespace, "ownerReferences": [owner_reference(rs)]}
+            )
             pod_spec = json.loads(json.dumps(template.get("spec") or {}))
             pod_spec.setdefault("restartPolicy", "Always")
             pod_spec.setdefault("schedulerName", "default-scheduler")
             try:
-                c.create("Pod", {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod_spec,
-                                 "status": {"phase": "Pending"}}, namespace)
+                c.create(
+                    "Pod",
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Pod",
+                        "metadata": meta,
+                        "spec": pod_spec,
+                        "status": {"phase": "Pending"},
+                    },
+                    namespace,
+                )
             except ApiError:
                 continue
         for pod in pods[replicas:] if len(pods) > replicas else []:
@@ -154,8 +196,11 @@ class WorkloadControllers:
         for pod in pods:
             if pod.phase == "Running" and pod.ready:
                 ready += 1
-        status = {"replicas": len(pods), "observedGeneration": rs["metadata"].get("generation", 1),
-                  "fullyLabeledReplicas": len(pods)}
+        status = {
+            "replicas": len(pods),
+            "observedGeneration": rs["metadata"].get("generation", 1),
+            "fullyLabeledReplicas": len(pods),
+        }
         if ready:
             status["readyReplicas"] = ready
             status["availableReplicas"] = ready
@@ -177,7 +222,11 @@ class WorkloadControllers:
         if annotations.get(GROUP_NAME_ANNOTATION) or md.get("deletionTimestamp"):
             return
         ref = controller_ref(pod)
-        if ref is not None and ref.get("kind") == "Job" and ref.get("apiVersion", "").startswith("batch.volcano.sh"):
+        if (
+            ref is not None
+            and ref.get("kind") == "Job"
+            and ref.get("apiVersion", "").startswith("batch.volcano.sh")
+        ):
             return
         owner_uid = ref.get("uid") if ref else md["uid"]
         pg_name = f"podgroup-{owner_uid}"
@@ -200,25 +249,50 @@ class WorkloadControllers:
             for key in list(usage):
                 usage[key] = usage[key] * min_member
             pg_meta = {
-                "name": pg_name, "namespace": namespace,
-                "ownerReferences": [dict(r) for r in md.get("ownerReferences") or []] or [{
-                    "apiVersion": "v1", "kind": "Pod", "name": name, "uid": md["uid"],
-                    "controller": True, "blockOwnerDeletion": True}],
+                "name": pg_name,
+                "namespace": namespace,
+                "ownerReferences": [dict(r) for r in md.get("ownerReferences") or []]
+                or [
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Pod",
+                        "name": name,
+                        "uid": md["uid"],
+                        "controller": True,
+                        "blockOwnerDeletion": True,
+                    }
+                ],
             }
             inherited = {k: v for k, v in owner_annotations.items() if k.startswith("volcano.sh/")}
             if inherited:
                 pg_meta["annotations"] = inherited
-            pg_spec = {"minMember": min_member,
-                       "queue": annotations.get("scheduling.volcano.sh/queue-name") or "default",
-                       "minResources": R.format_list(usage)}
+            pg_spec = {
+                "minMember": min_member,
+                "queue": annotations.get("scheduling.volcano.sh/queue-name") or "default",
+                "minResources": R.format_list(usage),
+            }
             if spec.get("priorityClassName"):
                 pg_spec["priorityClassName"] = spec["priorityClassName"]
             try:
-                c.create("PodGroup", {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-                                      "metadata": pg_meta, "spec": pg_spec, "status": {"phase": "Pending"}},
-                         namespace)
+                c.create(
+                    "PodGroup",
+                    {
+                        "apiVersion": "scheduling.volcano.sh/v1beta1",
+                        "kind": "PodGroup",
+                        "metadata": pg_meta,
+                        "spec": pg_spec,
+                        "status": {"phase": "Pending"},
+                    },
+                    namespace,
+                )
             except ApiError as exc:
                 if exc.code != 409:
                     return
-        c.write("Pod", namespace, name,
-                lambda obj: obj["metadata"].setdefault("annotations", {}).__setitem__(GROUP_NAME_ANNOTATION, pg_name))
+        c.write(
+            "Pod",
+            namespace,
+            name,
+            lambda obj: (
+                obj["metadata"].setdefault("annotations", {}).__setitem__(GROUP_NAME_ANNOTATION, pg_name)
+            ),
+        )

@@ -24,33 +24,51 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--port", type=int, default=8000, help="dashboard port (default 8000)")
         parser.add_argument("--host", default="127.0.0.1", help="dashboard address (default 127.0.0.1)")
-        parser.add_argument("--sim-port", type=int, default=0, help="simulated API server port (default: ephemeral)")
-        parser.add_argument("--speed", type=positive_float, default=1.0,
-                            help="simulated seconds per wall-clock second (default 1)")
+        parser.add_argument(
+            "--sim-port", type=int, default=0, help="simulated API server port (default: ephemeral)"
+        )
+        parser.add_argument(
+            "--speed",
+            type=positive_float,
+            default=1.0,
+            help="simulated seconds per wall-clock second (default 1)",
+        )
         parser.add_argument("--seed", type=int, default=0, help="seed for the simulation (default 0)")
         parser.add_argument("--scenario", default="demo", help="scenario for the cluster (default demo)")
 
     def handle(self, *args, **opts) -> None:
-        cluster, _ = build_cluster(scenario=opts["scenario"], seed=opts["seed"], speed=opts["speed"],
-                                   controllers=True, history=10000)
+        cluster, _ = build_cluster(
+            scenario=opts["scenario"], seed=opts["seed"], speed=opts["speed"], controllers=True, history=10000
+        )
         try:
             sim_url = cluster.start("127.0.0.1", opts["sim_port"])
         except OSError as exc:
-            raise CommandError(f"cannot start the simulated cluster on port {opts['sim_port']}: {exc}") from None
+            raise CommandError(
+                f"cannot start the simulated cluster on port {opts['sim_port']}: {exc}"
+            ) from None
         workdir = Path(tempfile.mkdtemp(prefix="volcano-ui-demo-"))
         kubeconfig = cluster.write_kubeconfig(workdir / "kubeconfig")
         os.environ["KUBECONFIG"] = str(kubeconfig)
         os.environ["VOLCANO_UI_KUBECONFIG"] = str(kubeconfig)
         settings.VOLCANO_UI_KUBECONFIG = str(kubeconfig)
         cluster.start_realtime()
-        url = f"http://{opts['host'] if ':' not in opts['host'] else '[' + opts['host'] + ']'}:{opts['port']}/"
-        self.stdout.write(f"Simulated Volcano cluster: {sim_url} (kubeconfig {kubeconfig}, "
-                          f"speed {opts['speed']:g}x, seed {opts['seed']})")
+        url = (
+            f"http://{opts['host'] if ':' not in opts['host'] else '[' + opts['host'] + ']'}:{opts['port']}/"
+        )
+        self.stdout.write(
+            f"Simulated Volcano cluster: {sim_url} (kubeconfig {kubeconfig}, "
+            f"speed {opts['speed']:g}x, seed {opts['seed']})"
+        )
         self.stdout.write(f"volcano-ui dashboard: {url}")
         self.stdout.flush()
         try:
-            call_command("runserver", f"{opts['host']}:{opts['port']}", use_reloader=False, use_threading=True,
-                         insecure_serving=True)
+            call_command(
+                "runserver",
+                f"{opts['host']}:{opts['port']}",
+                use_reloader=False,
+                use_threading=True,
+                insecure_serving=True,
+            )
         finally:
             cluster.stop()
             try:

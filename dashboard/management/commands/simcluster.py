@@ -24,9 +24,18 @@ def positive_float(text: str) -> float:
     return value
 
 
-def build_cluster(*, scenario: str, seed: int, speed: float, controllers: bool, history: int,
-                  jobs: int | None = None, pods: int | None = None, queues: int | None = None,
-                  events: int | None = None):
+def build_cluster(
+    *,
+    scenario: str,
+    seed: int,
+    speed: float,
+    controllers: bool,
+    history: int,
+    jobs: int | None = None,
+    pods: int | None = None,
+    queues: int | None = None,
+    events: int | None = None,
+):
     """A SimulatedCluster with ``scenario`` loaded; ``jobs``/``pods``/``queues``/``events`` size the
     ``large`` scenario. Raises CommandError for a scenario that cannot be loaded."""
     from dashboard.sim.cluster import SimulatedCluster
@@ -34,12 +43,16 @@ def build_cluster(*, scenario: str, seed: int, speed: float, controllers: bool, 
 
     if scenario not in ("empty", "demo", "large") and not Path(scenario).is_file():
         raise CommandError(f"--scenario {scenario!r}: not empty, demo, large, or an existing YAML/JSON file")
-    cluster = SimulatedCluster(seed=seed, scenario="empty", controllers=controllers, speed=speed,
-                               history_size=history)
+    cluster = SimulatedCluster(
+        seed=seed, scenario="empty", controllers=controllers, speed=speed, history_size=history
+    )
     options = {}
     if scenario == "large":
-        options = {k: v for k, v in (("jobs", jobs), ("pods", pods), ("queues", queues), ("events", events))
-                   if v is not None}
+        options = {
+            k: v
+            for k, v in (("jobs", jobs), ("pods", pods), ("queues", queues), ("events", events))
+            if v is not None
+        }
     try:
         counts = load_scenario(cluster, scenario, **options)
     except ScenarioError as exc:
@@ -55,19 +68,32 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=0, help="plain-HTTP port (default: ephemeral)")
         parser.add_argument("--tls-port", type=int, default=0, help="HTTPS port (default: ephemeral)")
         parser.add_argument("--kubeconfig", required=True, help="path to write the admin kubeconfig to")
-        parser.add_argument("--scenario", default="demo",
-                            help="empty, demo (default), large, or a YAML/JSON file replayed verbatim")
-        parser.add_argument("--seed", type=int, default=0, help="seed for all simulated randomness (default 0)")
-        parser.add_argument("--speed", type=positive_float, default=1.0,
-                            help="simulated seconds per wall-clock second (default 1)")
-        parser.add_argument("--no-controllers", action="store_true",
-                            help="no simulated behaviour: objects keep exactly the status they were given")
+        parser.add_argument(
+            "--scenario",
+            default="demo",
+            help="empty, demo (default), large, or a YAML/JSON file replayed verbatim",
+        )
+        parser.add_argument(
+            "--seed", type=int, default=0, help="seed for all simulated randomness (default 0)"
+        )
+        parser.add_argument(
+            "--speed",
+            type=positive_float,
+            default=1.0,
+            help="simulated seconds per wall-clock second (default 1)",
+        )
+        parser.add_argument(
+            "--no-controllers",
+            action="store_true",
+            help="no simulated behaviour: objects keep exactly the status they were given",
+        )
         parser.add_argument("--jobs", type=int, help="large scenario: number of Jobs (default 10000)")
         parser.add_argument("--pods", type=int, help="large scenario: number of pods (default 50000)")
         parser.add_argument("--queues", type=int, help="large scenario: number of queues (default 200)")
         parser.add_argument("--events", type=int, help="large scenario: number of Events (default 100000)")
-        parser.add_argument("--history", type=int, default=10000,
-                            help="watch events retained per kind (default 10000)")
+        parser.add_argument(
+            "--history", type=int, default=10000, help="watch events retained per kind (default 10000)"
+        )
 
     def handle(self, *args, **opts) -> None:
         if opts["history"] < 1:
@@ -77,9 +103,16 @@ class Command(BaseCommand):
                 raise CommandError(f"--{name} must not be negative")
         started = time.monotonic()
         cluster, counts = build_cluster(
-            scenario=opts["scenario"], seed=opts["seed"], speed=opts["speed"],
-            controllers=not opts["no_controllers"], history=opts["history"], jobs=opts["jobs"],
-            pods=opts["pods"], queues=opts["queues"], events=opts["events"])
+            scenario=opts["scenario"],
+            seed=opts["seed"],
+            speed=opts["speed"],
+            controllers=not opts["no_controllers"],
+            history=opts["history"],
+            jobs=opts["jobs"],
+            pods=opts["pods"],
+            queues=opts["queues"],
+            events=opts["events"],
+        )
         loaded = time.monotonic() - started
         try:
             url = cluster.start(opts["host"], opts["port"], tls_port=opts["tls_port"])
@@ -89,8 +122,10 @@ class Command(BaseCommand):
         if cluster.controllers is not None:
             cluster.start_realtime()
         summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "nothing"
-        self.stdout.write(f"Simulated Volcano cluster ({opts['scenario']}, seed {opts['seed']}, "
-                          f"speed {opts['speed']:g}x, controllers {'off' if cluster.controllers is None else 'on'})")
+        self.stdout.write(
+            f"Simulated Volcano cluster ({opts['scenario']}, seed {opts['seed']}, "
+            f"speed {opts['speed']:g}x, controllers {'off' if cluster.controllers is None else 'on'})"
+        )
         self.stdout.write(f"Loaded {summary} in {loaded:.1f}s")
         self.stdout.write(f"URL: {url}")
         if getattr(cluster, "https_url", ""):
