@@ -10,13 +10,17 @@ Timeline (simulated seconds after load; default speed is realtime):
 - t=25: AbortJob on research/sweep-abort (Aborting -> Aborted);
 - t=30: TerminateJob on platform/backfill-terminate (Terminating -> Terminated);
 - t=35: AbortJob, and t=50 ResumeJob, on team-vision/detr-resume (Aborted -> Restarting -> Pending
-  -> Running).
+  -> Running);
+- t=15..18: RestartJob, TerminateJob, AbortJob and CompleteJob on four Jobs with one pod that hangs in
+  Terminating (``sim.volcano-ui/stuck-terminating``), so Restarting, Terminating, Aborting and
+  Completing persist for the rest of the demo.
 
-What can be seen by t≈60 s: Job phases Pending (gang cannot fit; queue quota; closed queue),
-Running, Restarting, Aborted, Completing, Completed, Terminated, Failed; PodGroup phases Pending,
-Inqueue (fits the queue but no node has room for its pod), Running, Unknown; pods Pending
-(unschedulable), ContainerCreating, Running, Succeeded, Failed, CrashLoopBackOff,
-ImagePullBackOff/ErrImagePull, Terminating; queues Open, Closing, Closed.
+What exists at once from t≈60 s on (``DEMO_SETTLE_SECONDS`` in scenarios.py): Job phases Pending
+(gang cannot fit; queue quota; closed queue), Running, Restarting, Aborting, Aborted, Completing,
+Completed, Terminating, Terminated, Failed; PodGroup phases Pending, Inqueue (fits the queue but no
+node has room for its pod), Running, Completed (a bare pod's); pods Pending (unschedulable),
+ContainerCreating, Running, Succeeded, Failed, CrashLoopBackOff, ImagePullBackOff/ErrImagePull,
+Terminating; queues Open, Closing, Closed.
 
 Pod behaviour is set with the ``sim.volcano-ui/*`` annotations documented in podlifecycle.py.
 """
@@ -376,6 +380,43 @@ def batch(
     return _job(namespace, name, queue, [task], min_available=min_available, **kw)
 
 
+def stuck(namespace: str, name: str, queue: str) -> dict:
+    """A running Job whose ``agent`` pod never finishes terminating (a stuck finalizer)."""
+    main = _task("main", 2, _container("main", "python:3.12-slim", cpu=1, memory="2Gi"))
+    agent = _task(
+        "agent",
+        1,
+        _container("agent", "registry.internal/infra/log-agent:1.4", cpu="250m", memory="256Mi"),
+        annotations={"sim.volcano-ui/stuck-terminating": "true"},
+    )
+    return _job(namespace, name, queue, [main, agent], behaviour="run")
+
+
+def bare_pod() -> dict:
+    """A bare pod scheduled by Volcano: its PodGroup is ``podgroup-<pod uid>`` and ends Completed."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "schema-migration",
+            "namespace": "platform",
+            "annotations": {
+                "scheduling.volcano.sh/queue-name": "prod-training",
+                "sim.volcano-ui/duration": "12",
+            },
+        },
+        "spec": {
+            "schedulerName": "volcano",
+            "restartPolicy": "Never",
+            "containers": [
+                _container(
+                    "migrate", "registry.internal/platform/migrate:2026.11", cpu="500m", memory="512Mi"
+                )
+            ],
+        },
+    }
+
+
 def deployment() -> dict:
     return {
         "apiVersion": "apps/v1",
@@ -503,6 +544,11 @@ def initial_jobs() -> list[dict]:
         batch("platform", "legacy-report", "legacy", replicas=1, cpu=2, behaviour="run"),
         # Aborted at t=35 then resumed at t=50.
         pytorch("team-vision", "detr-resume", "research-vision", workers=1, gpus=1, behaviour="run"),
+        # One pod of each of these hangs in Terminating once deleted, so the killing phases persist.
+        stuck("research", "sweep-restart", "research-vision"),
+        stuck("platform", "cleanup-terminate", "prod-training"),
+        stuck("team-nlp", "eval-abort", "research-nlp"),
+        stuck("team-vision", "export-complete", "research-vision"),
         # A gang bigger than minAvailable: 2 of 4 must run; extra replicas wait.
         batch(
             "team-nlp", "elastic-embed", "research-nlp", replicas=4, cpu=8, min_available=2, behaviour="run"
@@ -585,6 +631,10 @@ def command(namespace: str, action: str, target_kind: str, name: str, uid: str) 
 
 
 COMMANDS = (
+    (15.0, "research", "RestartJob", "Job", "sweep-restart"),
+    (16.0, "platform", "TerminateJob", "Job", "cleanup-terminate"),
+    (17.0, "team-nlp", "AbortJob", "Job", "eval-abort"),
+    (18.0, "team-vision", "CompleteJob", "Job", "export-complete"),
     (20.0, "default", "CloseQueue", "Queue", "legacy"),
     (25.0, "research", "AbortJob", "Job", "sweep-abort"),
     (30.0, "platform", "TerminateJob", "Job", "backfill-terminate"),

@@ -13,7 +13,9 @@ Volcano Job (values are case-insensitive):
 - ``sim.volcano-ui/duration``: seconds a container runs before it exits (default: drawn from the
   seeded generator, 60-180 s; 4-8 s for ``crashloop``);
 - ``sim.volcano-ui/exit-code``: exit code for ``fail``/``crashloop`` (default 1);
-- ``sim.volcano-ui/pull-seconds``: image pull time (default 2-6 s).
+- ``sim.volcano-ui/pull-seconds``: image pull time (default 2-6 s);
+- ``sim.volcano-ui/stuck-terminating: "true"``: once deleted, the pod stays Terminating forever (its
+  containers never stop), which keeps its Job in Aborting/Restarting/Completing/Terminating.
 
 Container restarts follow ``restartPolicy`` with the kubelet's back-off (10 s doubling, 300 s cap);
 ``Never`` turns a non-zero exit into a Failed pod, ``Always`` restarts even after exit 0.
@@ -31,6 +33,7 @@ BEHAVIOUR = "sim.volcano-ui/behaviour"
 DURATION = "sim.volcano-ui/duration"
 EXIT_CODE = "sim.volcano-ui/exit-code"
 PULL_SECONDS = "sim.volcano-ui/pull-seconds"
+STUCK = "sim.volcano-ui/stuck-terminating"
 BEHAVIOURS = ("succeed", "fail", "crashloop", "imagepullbackoff", "run")
 _ALIASES = {
     "imagepull": "imagepullbackoff",
@@ -166,6 +169,8 @@ class Kubelet:
                 f"Stopping container {container.get('name', '')}",
                 container.get("name"),
             )
+        if str(((obj.get("metadata") or {}).get("annotations") or {}).get(STUCK, "")).lower() == "true":
+            return  # the containers never stop: Terminating until someone removes the finalizer
         stop = 1.0 + c.pod_rng(pod.namespace, pod.name, "stop").random() * 2.0
         c.after(stop, self._remove, pod.uid, pod.namespace, pod.name)
 

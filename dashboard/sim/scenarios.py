@@ -34,8 +34,12 @@ NODE = kind_by_name("Node", "")
 COMMAND = kind_by_name("Command", "bus.volcano.sh")
 DEPLOYMENT = kind_by_name("Deployment", "apps")
 EVENT = kind_by_name("Event", "")
+POD = kind_by_name("Pod", "")
 
 SCENARIOS = ("empty", "demo", "large")
+# Simulated seconds after which the demo shows every state it promises at once (see demo_scenario.py);
+# tests/conftest.py's demo_cluster fixture reads it.
+DEMO_SETTLE_SECONDS = 60.0
 
 
 class ScenarioError(ValueError):
@@ -179,6 +183,7 @@ def load_demo(cluster, seed: int | None = None) -> dict[str, int]:
         create(JOB, job)
     if DEPLOYMENT is not None:
         create(DEPLOYMENT, demo.deployment())
+    create(POD, demo.bare_pod())
     if controllers is None:
         for _, job in demo.arrivals(rng):
             create(JOB, job)
