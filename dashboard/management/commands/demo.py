@@ -8,6 +8,7 @@ by Django's development server without the autoreloader, so the cluster starts e
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from pathlib import Path
 
@@ -61,6 +62,11 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"volcano-ui dashboard: {url}")
         self.stdout.flush()
+
+        def on_sigterm(signum, frame) -> None:
+            raise KeyboardInterrupt  # stop like Ctrl-C, so the cleanup below runs
+
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
         try:
             call_command(
                 "runserver",
@@ -69,7 +75,10 @@ class Command(BaseCommand):
                 use_threading=True,
                 insecure_serving=True,
             )
+        except KeyboardInterrupt:
+            pass
         finally:
+            signal.signal(signal.SIGTERM, previous)
             cluster.stop()
             try:
                 kubeconfig.unlink()
