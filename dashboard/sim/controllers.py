@@ -308,6 +308,7 @@ class Controllers:
         self._timers: list[tuple[float, int, Callable, tuple]] = []
         self._seq = itertools.count()
         self.ticks = 0
+        self.errors = 0
 
         # Indexes.
         self.pods: dict[tuple[str, str], PodInfo] = {}
@@ -386,10 +387,7 @@ class Controllers:
             now = self.now()
             while self._timers and self._timers[0][0] <= now:
                 _, _, fn, args = heapq.heappop(self._timers)
-                try:
-                    fn(*args)
-                except ApiError as exc:
-                    log.debug("timer %s: %s", getattr(fn, "__name__", fn), exc.message)
+                self.guard(getattr(fn, "__name__", "timer"), fn, *args)
             self.drain()
             self._run_commands()
             self.workloads.sync()
@@ -401,13 +399,24 @@ class Controllers:
             self.drain()
             self.events.expire()
 
+    def guard(self, what: str, fn: Callable, *args, **kwargs):
+        """Run one controller step for one object. An API error (a conflict, an object deleted
+        meanwhile) skips it; any other error (an object no controller expected) is logged and
+        counted, and never stops the tick for the other objects."""
+        try:
+            return fn(*args, **kwargs)
+        except ApiError as exc:
+            log.debug("%s: %s", what, exc.message)
+        except Exception:  # noqa: BLE001 - one malformed object must not stop the simulation
+            self.errors += 1
+            if self.errors <= 20:
+                log.warning("simulated controllers: %s failed", what, exc_info=True)
+        return None
+
     def _sync_jobs(self) -> None:
         dirty, self.dirty_jobs = self.dirty_jobs, {}
         for key in dirty:
-            try:
-                self.jobs.sync(key)
-            except ApiError as exc:
-                log.debug("job %s/%s: %s", key[0], key[1], exc.message)
+            self.guard(f"job {key[0]}/{key[1]}", self.jobs.sync, key)
 
     def _run_commands(self) -> None:
         dirty, self.dirty_commands = self.dirty_commands, {}
@@ -416,7 +425,7 @@ class Controllers:
                 command = self.store.get(COMMAND, namespace, name)
             except ApiError:
                 continue
-            self.handle_command(command)
+            self.guard(f"command {namespace}/{name}", self.handle_command, command)
 
     def handle_command(self, command: dict) -> None:
         """bus.volcano.sh Command: delete it first, record CommandIssued, then act (REFERENCE.md §6)."""
@@ -454,7 +463,7 @@ class Controllers:
                     seen = self._seen_rv.get((key, namespace, name))
                     if seen is not None and rv is not None and rv <= seen:
                         continue
-                self.observe(key, event_type, obj, own=False)
+                self.guard(f"{key} {namespace}/{name}", self.observe, key, event_type, obj, own=False)
 
     def observe(self, key: str, event_type: str, obj: dict, *, own: bool) -> None:
         md = obj.get("metadata") or {}
@@ -811,6 +820,7 @@ class Controllers:
             "timers": len(self._timers),
             "events_written": self.events.written,
             "events_dropped": self.events.dropped,
+            "errors": self.errors,
         }
 
 

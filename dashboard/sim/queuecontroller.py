@@ -27,16 +27,19 @@ class QueueController:
         c = self.c
         dirty, c.dirty_queues = c.dirty_queues, {}
         for name in dirty:
-            queue = c.queues.get(name)
-            if queue is None:
-                continue
-            spec = queue.obj.get("spec") or {}
-            if name != "root" and not spec.get("parent"):
-                self._write(name, lambda obj: obj.setdefault("spec", {}).__setitem__("parent", "root"))
-            if not queue.state:
-                self._set_state(name, "Open")
-            elif queue.state == "Closing" and not queue.podgroups:
-                self._set_state(name, "Closed")
+            c.guard(f"queue {name}", self._sync_one, name)
+
+    def _sync_one(self, name: str) -> None:
+        queue = self.c.queues.get(name)
+        if queue is None:
+            return
+        spec = queue.obj.get("spec") or {}
+        if name != "root" and not spec.get("parent"):
+            self._write(name, lambda obj: obj.setdefault("spec", {}).__setitem__("parent", "root"))
+        if not queue.state:
+            self._set_state(name, "Open")
+        elif queue.state == "Closing" and not queue.podgroups:
+            self._set_state(name, "Closed")
 
     def command(self, name: str, action: str) -> None:
         queue = self.c.queues.get(name)

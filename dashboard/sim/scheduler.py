@@ -105,9 +105,9 @@ class Scheduler:
                 self.waiting.pop(key, None)
                 self._attempt.pop(key, None)
         for pg in order:
-            self._schedule(pg)
-        self._bind_ungrouped()
-        self._write_queue_allocated()
+            c.guard(f"podgroup {pg.namespace}/{pg.name}", self._schedule, pg)
+        c.guard("bind pods", self._bind_ungrouped)
+        c.guard("queue allocated", self._write_queue_allocated)
 
     # ------------------------------------------------------------------ one PodGroup
     def _schedule(self, pg: PodGroupInfo) -> None:

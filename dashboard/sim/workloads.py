@@ -37,16 +37,15 @@ class WorkloadControllers:
     def sync(self) -> None:
         c = self.c
         dirty, c.dirty_workloads = c.dirty_workloads, {}
+        handlers = {
+            "Deployment": self._deployment,
+            "ReplicaSet": self._replicaset,
+            "Pod": self._podgroup_for_pod,
+        }
         for kind, namespace, name in dirty:
-            try:
-                if kind == "Deployment" and DEPLOYMENT is not None:
-                    self._deployment(namespace, name)
-                elif kind == "ReplicaSet" and REPLICASET is not None:
-                    self._replicaset(namespace, name)
-                elif kind == "Pod":
-                    self._podgroup_for_pod(namespace, name)
-            except ApiError:
+            if (kind == "Deployment" and DEPLOYMENT is None) or (kind == "ReplicaSet" and REPLICASET is None):
                 continue
+            c.guard(f"{kind} {namespace}/{name}", handlers[kind], namespace, name)
 
     # ------------------------------------------------------------------ Deployment
     def _deployment(self, namespace: str, name: str) -> None:
