@@ -554,6 +554,8 @@ class Controllers:
                         del self.pods_by_owner[old.owner_uid]
                 self._unindex_group(old)
                 self.kubelet.forget(old)
+                self.jobs.forget_pod(old.uid)
+                self.scheduler.forget_pod(old)
         if new is not None:
             self.pods[key] = new
             if old is None or old.owner_uid != new.owner_uid:
@@ -643,6 +645,7 @@ class Controllers:
                 q.podgroups.pop(key, None)
         if event_type == "DELETED":
             self.podgroups.pop(key, None)
+            self.scheduler.forget_podgroup(key)
             if old is not None:
                 self.dirty_queues[old.queue] = None
                 if old.reserving:

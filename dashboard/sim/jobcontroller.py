@@ -189,14 +189,15 @@ def build_pod(job: dict, task: dict, index: int) -> dict:
     if "svc" in (spec.get("plugins") or {}):
         pod_spec.setdefault("hostname", name)
         pod_spec.setdefault("subdomain", md["name"])
-    for container in pod_spec.get("containers") or []:
-        env = container.setdefault("env", [])
-        env.extend(
-            [
-                {"name": "VK_TASK_INDEX", "value": str(index)},
-                {"name": "VC_TASK_INDEX", "value": str(index)},
-            ]
-        )
+    if "env" in (spec.get("plugins") or {}):
+        # The env plugin exposes the task index (REFERENCE.md §4 plugins).
+        for container in pod_spec.get("containers") or []:
+            container.setdefault("env", []).extend(
+                [
+                    {"name": "VK_TASK_INDEX", "value": str(index)},
+                    {"name": "VC_TASK_INDEX", "value": str(index)},
+                ]
+            )
     return {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -245,13 +246,17 @@ class JobController:
         self.c = controllers
         self._actions: dict[str, list[tuple[str, str]]] = {}  # job uid -> [(action, target)]
         self._handled_failures: set[str] = set()  # pod uids whose PodFailed was handled
-        self._task_done: set[tuple[str, int, str]] = set()  # (job uid, version, task) TaskCompleted fired
+        self._task_done: dict[str, set[tuple[int, str]]] = {}  # job uid -> {(version, task)} fired
         self._ttl_scheduled: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------------ entry points
     def forget(self, key: tuple[str, str], uid: str) -> None:
         self._actions.pop(uid, None)
+        self._task_done.pop(uid, None)
         self._ttl_scheduled.discard(key)
+
+    def forget_pod(self, uid: str) -> None:
+        self._handled_failures.discard(uid)
 
     def command(self, namespace: str, name: str, action: str) -> None:
         try:
@@ -457,10 +462,10 @@ class JobController:
             members = by_task.get(name, [])
             replicas = int(task.get("replicas") or 0)
             if replicas and len(members) == replicas and all(p.phase == "Succeeded" for p in members):
-                key = (uid, version, name)
-                if key in self._task_done:
+                fired = self._task_done.setdefault(uid, set())
+                if (version, name) in fired:
                     continue
-                self._task_done.add(key)
+                fired.add((version, name))
                 action = _match_policy(task.get("policies"), "TaskCompleted", None) or _match_policy(
                     spec.get("policies"), "TaskCompleted", None
                 )

@@ -67,6 +67,14 @@ class Scheduler:
     def nodes_changed(self) -> None:
         self._node_order = None
 
+    def forget_pod(self, pod: PodInfo) -> None:
+        self._selectors.pop(pod.uid, None)
+        self._ungrouped.pop(pod.key, None)
+
+    def forget_podgroup(self, key: tuple[str, str]) -> None:
+        self.waiting.pop(key, None)
+        self._attempt.pop(key, None)
+
     def note_ungrouped(self, pod: PodInfo) -> None:
         if not pod.node and not pod.deleting and pod.phase == "Pending":
             self._ungrouped[pod.key] = None
