@@ -608,6 +608,49 @@ def arrivals(rng: random.Random) -> list[tuple[float, dict]]:
     return out
 
 
+# After the first minute a Job arrives every PERIODIC_SECONDS (short-lived, garbage-collected
+# ttlSecondsAfterFinished later), so a long-running demo keeps moving.
+PERIODIC_START = 75.0
+PERIODIC_SECONDS = 20.0
+
+
+PERIODIC_MAX_LIVE = 4
+
+
+def periodic_job(rng: random.Random, n: int) -> dict:
+    """A short CPU Job (batch or TensorFlow) for the steady trickle after the first minute."""
+    teams = [
+        ("team-vision", "research-vision"),
+        ("team-nlp", "research-nlp"),
+        ("research", "research-nlp"),
+        ("platform", "prod-training"),
+    ]
+    namespace, queue = teams[n % len(teams)]
+    duration = rng.choice((20, 40, 60, 90))
+    behaviour = rng.choice(("succeed",) * 8 + ("fail",))
+    if n % 3 == 0:
+        return tensorflow(
+            namespace,
+            f"periodic-tf-{n:04d}",
+            queue,
+            workers=rng.randint(1, 2),
+            duration=duration,
+            behaviour=behaviour,
+            ttl=300,
+        )
+    return batch(
+        namespace,
+        f"periodic-batch-{n:04d}",
+        queue,
+        replicas=rng.randint(1, 4),
+        cpu=1,
+        duration=duration,
+        behaviour=behaviour,
+        restart="Never",
+        ttl=300,
+    )
+
+
 def command(namespace: str, action: str, target_kind: str, name: str, uid: str) -> dict:
     api_version = "scheduling.volcano.sh/v1beta1" if target_kind == "Queue" else "batch.volcano.sh/v1alpha1"
     target = {

@@ -206,4 +206,24 @@ def load_demo(cluster, seed: int | None = None) -> dict[str, int]:
 
     for offset, namespace, action, target_kind, name in demo.COMMANDS:
         controllers.at(start + offset, issue, namespace, action, target_kind, name)
+
+    periodic: dict = {"n": 0, "live": []}
+
+    def trickle() -> None:
+        # At most PERIODIC_MAX_LIVE unfinished ones, so a saturated cluster does not pile them up.
+        live = []
+        for namespace, name in periodic["live"]:
+            obj = _try_get(store, JOB, namespace, name)
+            state = ((obj or {}).get("status") or {}).get("state") or {}
+            if obj is not None and state.get("phase") not in ("Completed", "Failed", "Terminated"):
+                live.append((namespace, name))
+        periodic["live"] = live
+        if len(live) < demo.PERIODIC_MAX_LIVE:
+            periodic["n"] += 1
+            job = demo.periodic_job(rng, periodic["n"])
+            if create(JOB, job) is not None:
+                live.append((job["metadata"]["namespace"], job["metadata"]["name"]))
+        controllers.after(demo.PERIODIC_SECONDS, trickle)
+
+    controllers.at(start + demo.PERIODIC_START, trickle)
     return counts
