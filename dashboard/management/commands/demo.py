@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from .simcluster import build_cluster, positive_float
+from .simcluster import build_cluster, positive_float, wall_now
 
 
 class Command(BaseCommand):
@@ -39,7 +39,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts) -> None:
         cluster, _ = build_cluster(
-            scenario=opts["scenario"], seed=opts["seed"], speed=opts["speed"], controllers=True, history=10000
+            scenario=opts["scenario"],
+            seed=opts["seed"],
+            speed=opts["speed"],
+            controllers=True,
+            history=10000,
+            start_time=wall_now(),
         )
         try:
             sim_url = cluster.start("127.0.0.1", opts["sim_port"])

@@ -12,9 +12,26 @@ import signal
 import sys
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+
+
+def start_time_arg(text: str) -> datetime:
+    """An RFC 3339 / ISO 8601 instant; "now" is the wall clock (the default)."""
+    if text == "now":
+        return wall_now()
+    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        raise ValueError("give a time zone, e.g. 2026-11-29T10:00:00Z")
+    return value
+
+
+def wall_now() -> datetime:
+    # Ages shown by kubectl and the dashboard are computed from wall time, so a cluster served in
+    # real time starts its simulated clock now.
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 def positive_float(text: str) -> float:
@@ -35,6 +52,7 @@ def build_cluster(
     pods: int | None = None,
     queues: int | None = None,
     events: int | None = None,
+    start_time: datetime | None = None,
 ):
     """A SimulatedCluster with ``scenario`` loaded; ``jobs``/``pods``/``queues``/``events`` size the
     ``large`` scenario. Raises CommandError for a scenario that cannot be loaded."""
@@ -44,7 +62,12 @@ def build_cluster(
     if scenario not in ("empty", "demo", "large") and not Path(scenario).is_file():
         raise CommandError(f"--scenario {scenario!r}: not empty, demo, large, or an existing YAML/JSON file")
     cluster = SimulatedCluster(
-        seed=seed, scenario="empty", controllers=controllers, speed=speed, history_size=history
+        seed=seed,
+        scenario="empty",
+        controllers=controllers,
+        speed=speed,
+        history_size=history,
+        start_time=start_time,
     )
     options = {}
     if scenario == "large":
@@ -112,6 +135,7 @@ class Command(BaseCommand):
             pods=opts["pods"],
             queues=opts["queues"],
             events=opts["events"],
+            start_time=opts["start_time"],
         )
         loaded = time.monotonic() - started
         try:
