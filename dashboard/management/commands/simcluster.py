@@ -115,6 +115,12 @@ class Command(BaseCommand):
         parser.add_argument("--queues", type=int, help="large scenario: number of queues (default 200)")
         parser.add_argument("--events", type=int, help="large scenario: number of Events (default 100000)")
         parser.add_argument(
+            "--start-time",
+            type=start_time_arg,
+            default="now",
+            help="the simulated clock's start, RFC 3339 (default: now, the wall clock)",
+        )
+        parser.add_argument(
             "--history", type=int, default=10000, help="watch events retained per kind (default 10000)"
         )
 
