@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: demo test setup browser lint bench
+.PHONY: demo test setup browser lint bench soak faults bench-setup
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,3 +29,20 @@ browser:
 # The whole test suite.
 test: setup browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Benchmarks (README "Benchmarks"): scripts that print numbers, not part of `make test`.
+# Pass options through BENCH_ARGS, e.g. `make soak BENCH_ARGS="--minutes 5"`.
+$(BIN)/.bench-installed: $(BIN)/.installed
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	touch $@
+
+bench-setup: $(BIN)/.bench-installed
+
+bench: bench-setup
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+soak: bench-setup
+	$(BIN)/python -m bench.soak $(BENCH_ARGS)
+
+faults: bench-setup
+	$(BIN)/python -m bench.faults $(BENCH_ARGS)

@@ -8,6 +8,7 @@ whose content (stripped of surrounding whitespace) is the value.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 
@@ -108,3 +109,23 @@ def env_choice(name: str, default: str, choices: tuple[str, ...], env: Mapping[s
     if value not in choices:
         raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}.")
     return value
+
+
+def env_networks(
+    name: str, default: list[str], env: Mapping[str, str] | None = None
+) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """Parse a comma-separated list of IP addresses or CIDR blocks ("10.0.0.0/8, ::1").
+
+    A bare address means that one host (/32 or /128). Host bits set in a block ("10.0.0.1/8") are an
+    error rather than silently masked: a typo in a trust boundary must not widen it unnoticed.
+    """
+    items = env_list(name, default, env)
+    networks = []
+    for item in items:
+        try:
+            networks.append(ipaddress.ip_network(item, strict=True))
+        except ValueError as exc:
+            raise ImproperlyConfigured(
+                f"{name}: {item!r} is not an IP address or CIDR block ({exc})."
+            ) from None
+    return networks

@@ -10,12 +10,16 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from volcano_ui.env import env_bool, env_choice, env_int, env_list, env_str
+from volcano_ui.env import env_bool, env_choice, env_int, env_list, env_networks, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# templates/, static/ and locale/ sit at the top of a checkout; an installed wheel carries them
+# inside the volcano_ui package instead (setup.py).
+ASSET_DIR = BASE_DIR if (BASE_DIR / "templates").is_dir() else Path(__file__).resolve().parent
 
 DEBUG = env_bool("VOLCANO_UI_DEBUG", False)
 SECRET_KEY = env_str("VOLCANO_UI_SECRET_KEY", "")
+_SECRET_KEY_FROM_ENV = bool(SECRET_KEY)
 if not SECRET_KEY:
     if not DEBUG and env_bool("VOLCANO_UI_REQUIRE_SECRET_KEY", False):
         raise ImproperlyConfigured("VOLCANO_UI_SECRET_KEY (or VOLCANO_UI_SECRET_KEY_FILE) must be set.")
@@ -36,13 +40,26 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Server-Timing: app;dur=<ms> on every response (the benchmark reports it next to client latency).
+    "dashboard.middleware.server_timing_middleware",
+    # /healthz, /readyz and /metrics are answered here, before host validation and the TLS redirect:
+    # kubelet probes and Prometheus address the pod IP over plain HTTP (dashboard/health.py).
+    "dashboard.middleware.HealthEndpointsMiddleware",
+    # Request id, JSON log context, one log line and one latency observation per request.
+    "dashboard.middleware.RequestContextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Content-Security-Policy; listed after XFrameOptionsMiddleware so that it runs first on the
+    # response and can exempt kiosk framing (VOLCANO_UI_FRAME_ANCESTORS).
+    "dashboard.middleware.SecurityHeadersMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Who is asking (VOLCANO_UI_ACCESS_MODE); requests without an identity never reach a view.
+    "dashboard.middleware.IdentityMiddleware",
 ]
 
 ROOT_URLCONF = "volcano_ui.urls"
@@ -51,13 +68,15 @@ WSGI_APPLICATION = "volcano_ui.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [ASSET_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
                 "django.template.context_processors.tz",
+                "django.template.context_processors.csrf",
+                "dashboard.access.context",
             ],
         },
     }
@@ -68,14 +87,28 @@ DATABASES: dict = {}
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+LOCALE_PATHS = [ASSET_DIR / "locale"]
 USE_I18N = True
 USE_TZ = True
 TIME_ZONE = env_str("VOLCANO_UI_TIME_ZONE", "UTC")
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [path for path in [ASSET_DIR / "static"] if path.is_dir()]
+STATIC_ROOT = Path(env_str("VOLCANO_UI_STATIC_ROOT", "")) if env_str("VOLCANO_UI_STATIC_ROOT", "") else (
+    BASE_DIR / "staticfiles"
+)
+# Hashed, pre-compressed files served by WhiteNoise with far-future cache headers; the manifest is
+# written by `collectstatic` (the image runs it at build time). DEBUG serves from the finders instead.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
 
 # --- Cluster access (dashboard/kube) --------------------------------------------------------
 # "auto": in-cluster service account when running in a pod, else the kubeconfig.
@@ -86,10 +119,110 @@ VOLCANO_UI_SCHEDULER_NAMES = env_list("VOLCANO_UI_SCHEDULER_NAMES", ["volcano"])
 VOLCANO_UI_LIST_PAGE_SIZE = env_int("VOLCANO_UI_LIST_PAGE_SIZE", 500, minimum=1, maximum=10000)
 VOLCANO_UI_WATCH_TIMEOUT = env_int("VOLCANO_UI_WATCH_TIMEOUT", 300, minimum=10, maximum=3600)
 VOLCANO_UI_POLL_SECONDS = env_int("VOLCANO_UI_POLL_SECONDS", 2, minimum=1, maximum=3600)
+# Pods: "all" = one unfiltered watch filtered here (also catches pods of other schedulers that join
+# a PodGroup by annotation); "selector" = one spec.schedulerName watch per scheduler name.
+VOLCANO_UI_POD_WATCH = env_choice("VOLCANO_UI_POD_WATCH", "all", ("all", "selector"))
+# Seconds without any byte on a watch (bookmarks included) before it is reconnected.
+VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT = env_int("VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT", 70, minimum=5, maximum=3600)
+# Ceiling of the informers' exponential reconnect backoff, in seconds.
+VOLCANO_UI_BACKOFF_MAX = env_int("VOLCANO_UI_BACKOFF_MAX", 30, minimum=1, maximum=600)
+# Events kept in memory: per involved object and in total (oldest dropped first).
+VOLCANO_UI_EVENTS_PER_OBJECT = env_int("VOLCANO_UI_EVENTS_PER_OBJECT", 50, minimum=1, maximum=10000)
+VOLCANO_UI_EVENTS_TOTAL = env_int("VOLCANO_UI_EVENTS_TOTAL", 20000, minimum=10, maximum=1000000)
+# GET /_bench/cache (dashboard/bench_views.py) for the fault benchmark; never on in a deployment.
+VOLCANO_UI_BENCH_ENDPOINTS = env_bool("VOLCANO_UI_BENCH_ENDPOINTS", False)
 
+# "text" for a terminal, "json" for a log pipeline: one JSON object per line, each carrying the
+# request id of the request it was logged in (dashboard/middleware.py).
+VOLCANO_UI_LOG_FORMAT = env_choice("VOLCANO_UI_LOG_FORMAT", "text", ("text", "json"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("VOLCANO_UI_LOG_LEVEL", "INFO").upper()},
+    "filters": {"request_id": {"()": "dashboard.logs.RequestIdFilter"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "dashboard.logs.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": VOLCANO_UI_LOG_FORMAT,
+        }
+    },
+    "root": {
+        "handlers": ["console"],
+        "level": env_choice(
+            "VOLCANO_UI_LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+        ),
+    },
 }
+
+# --- Serving and security (deploy/, dashboard/middleware.py) -------------------------------
+# Served to browsers over https, directly or behind a TLS-terminating proxy/Ingress: secure
+# cookies, HSTS and a redirect from http (the health endpoints are answered before that redirect).
+VOLCANO_UI_TLS = env_bool("VOLCANO_UI_TLS", False)
+# The header a TLS-terminating proxy sets to "https", e.g. X-Forwarded-Proto. Only set this when
+# every request passes through such a proxy: a client could otherwise claim https itself.
+_proxy_ssl_header = env_str("VOLCANO_UI_PROXY_SSL_HEADER", "").strip()
+if _proxy_ssl_header:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https")
+SECURE_SSL_REDIRECT = VOLCANO_UI_TLS
+SECURE_HSTS_SECONDS = (
+    env_int("VOLCANO_UI_HSTS_SECONDS", 31536000, minimum=0, maximum=63072000) if VOLCANO_UI_TLS else 0
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("VOLCANO_UI_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("VOLCANO_UI_HSTS_PRELOAD", False)
+if not SECURE_HSTS_PRELOAD:
+    # Preloading is a one-way commitment that only the owner of the domain can make; it stays an
+    # explicit opt-in instead of a warning in every `check --deploy`.
+    SILENCED_SYSTEM_CHECKS = ["security.W021"]
+SESSION_COOKIE_SECURE = VOLCANO_UI_TLS
+CSRF_COOKIE_SECURE = VOLCANO_UI_TLS
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+CSRF_TRUSTED_ORIGINS = env_list("VOLCANO_UI_CSRF_TRUSTED_ORIGINS", [])
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Who may embed the dashboard in a frame (CSP frame-ancestors): empty means nobody. A kiosk wall
+# display may allow its own origin, e.g. "https://wall.example.com".
+VOLCANO_UI_FRAME_ANCESTORS = env_list("VOLCANO_UI_FRAME_ANCESTORS", [])
+
+# --- Access control (dashboard/access.py, README "Access control") -------------------------
+# none: open and read-only (kiosk on a trusted network); proxy: identity from an authenticating
+# reverse proxy's headers; token: sign in with a Kubernetes bearer token (TokenReview).
+VOLCANO_UI_ACCESS_MODE = env_choice("VOLCANO_UI_ACCESS_MODE", "none", ("none", "proxy", "token"))
+# Identity headers are believed only from these peers (REMOTE_ADDR), e.g. "127.0.0.1" for a
+# sidecar proxy in the same pod.
+VOLCANO_UI_TRUSTED_PROXIES = env_networks("VOLCANO_UI_TRUSTED_PROXIES", [])
+VOLCANO_UI_PROXY_USER_HEADER = env_str("VOLCANO_UI_PROXY_USER_HEADER", "X-Forwarded-User")
+VOLCANO_UI_PROXY_GROUPS_HEADER = env_str("VOLCANO_UI_PROXY_GROUPS_HEADER", "X-Forwarded-Groups")
+# How long a SubjectAccessReview answer is reused, in seconds.
+VOLCANO_UI_ACCESS_CACHE_SECONDS = env_int("VOLCANO_UI_ACCESS_CACHE_SECONDS", 30, minimum=0, maximum=3600)
+# Write actions (suspend/resume/restart/terminate/delete a Job, open/close a Queue): off unless
+# asked for, and only ever with an authenticated access mode.
+VOLCANO_UI_ENABLE_ACTIONS = env_bool("VOLCANO_UI_ENABLE_ACTIONS", False)
+if VOLCANO_UI_ENABLE_ACTIONS and VOLCANO_UI_ACCESS_MODE == "none":
+    raise ImproperlyConfigured(
+        "VOLCANO_UI_ENABLE_ACTIONS=true needs VOLCANO_UI_ACCESS_MODE=proxy or token: "
+        "write actions are never offered to anonymous users."
+    )
+if VOLCANO_UI_ACCESS_MODE == "proxy" and not VOLCANO_UI_TRUSTED_PROXIES:
+    raise ImproperlyConfigured(
+        "VOLCANO_UI_ACCESS_MODE=proxy needs VOLCANO_UI_TRUSTED_PROXIES (the proxy's addresses or CIDRs): "
+        "identity headers from anyone else are ignored."
+    )
+if VOLCANO_UI_ACCESS_MODE == "token" and not _SECRET_KEY_FROM_ENV and not DEBUG:
+    raise ImproperlyConfigured(
+        "VOLCANO_UI_ACCESS_MODE=token needs VOLCANO_UI_SECRET_KEY (or VOLCANO_UI_SECRET_KEY_FILE): "
+        "it signs the session cookie, which must stay valid across restarts and workers."
+    )
+# Sessions live in a signed cookie (nothing on disk); it holds the identity TokenReview returned,
+# never the token itself (dashboard/auth_views.py).
+SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+SESSION_COOKIE_NAME = "volcano_ui_session"
+SESSION_COOKIE_AGE = env_int("VOLCANO_UI_SESSION_SECONDS", 8 * 3600, minimum=60, maximum=30 * 86400)
+SESSION_SERIALIZER = "django.contrib.sessions.serializers.JSONSerializer"

@@ -1,0 +1,185 @@
+"""Cluster access for volcano-ui: the only code that talks to Kubernetes.
+
+Design
+------
+* **Connection** (client.py): the kubernetes client's own loaders build a ``Configuration``
+  (kubeconfig + context, in-cluster service account, or the simulated cluster's kubeconfig), so
+  exec/OIDC auth plugins and client certificates work. Requests reuse the client's transport and
+  auth (``ApiClient.param_serialize`` + ``call_api``) but decode raw JSON: no generated model
+  classes on the hot path.
+* **Discovery** (discovery.py): which version of each Volcano group/kind is served; an absent CRD
+  makes that kind "not_installed" while the others work.
+* **Informers** (informer.py): one thread per kind (pods: one, or one per scheduler name) doing a
+  paginated list, then a watch from the list's resourceVersion with bookmarks; 410 -> re-list with
+  a diff; exponential backoff with jitter honouring Retry-After; an inactivity timeout. Each kind
+  has a state: syncing, synced, stale (since T), forbidden, not_installed, unreachable.
+* **Store** (store.py): per-kind, thread-safe, copy-on-write publication so a snapshot is O(1)
+  even at 50,000 pods; incremental indexes (namespace, queue, owner uid, group-name annotation,
+  job-name label, parent queue, involved object); change counters per object and per kind.
+  Objects are plain dicts trimmed to what the pages show (trim.py). Events are capped per object
+  and in total (oldest dropped).
+* **Reads** (snapshot.py): ``Snapshot`` with one ``KindView`` per kind and the cross-link helpers
+  (Job <-> PodGroup <-> Pods <-> Queue, events). Views never call the API.
+* **Derived values** (derive.py): small pure functions (gang progress, kubectl-style pod status,
+  queue usage, PodGroup counts per queue, "why is it pending").
+
+Process model
+-------------
+Informers start only in a serving process, lazily on the first ``get_cluster_cache()`` call (so
+the runserver autoreloader's parent process and management commands that do not serve never
+start them), or from gunicorn's ``post_fork`` hook via ``start()``. Never at import. One set per
+process: the cache remembers the pid that built it, and a forked child builds its own (threads do
+not survive fork). ``stop()`` stops the informers cleanly (gunicorn ``worker_exit``, atexit).
+
+Public API
+----------
+``get_cluster_cache() -> ClusterCache``; ``cache.snapshot(namespaces=None) -> Snapshot``;
+``Snapshot.jobs/.podgroups/.queues/.pods/.events`` (``KindView``); ``cache.wait_for(pred, timeout)``;
+``start()``, ``stop()``, ``set_cluster_cache(cache)`` / ``override_cluster_cache(cache)`` for tests.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from dashboard.kube.cache import CacheOptions, ClusterCache
+from dashboard.kube.informer import InformerOptions
+from dashboard.kube.snapshot import KindView, Snapshot
+from dashboard.kube.store import KindState
+
+__all__ = [
+    "CacheOptions",
+    "ClusterCache",
+    "InformerOptions",
+    "KindState",
+    "KindView",
+    "Snapshot",
+    "build_cluster_cache",
+    "get_cluster_cache",
+    "override_cluster_cache",
+    "set_cluster_cache",
+    "start",
+    "stop",
+]
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_cache: ClusterCache | None = None
+_pid: int | None = None
+_atexit_registered = False
+
+
+def options_from_settings() -> CacheOptions:
+    """CacheOptions from volcano_ui/settings.py (README "Configuration")."""
+    from django.conf import settings
+
+    informer = InformerOptions(
+        page_size=settings.VOLCANO_UI_LIST_PAGE_SIZE,
+        watch_timeout=settings.VOLCANO_UI_WATCH_TIMEOUT,
+        inactivity_timeout=float(settings.VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT),
+        backoff_max=float(settings.VOLCANO_UI_BACKOFF_MAX),
+    )
+    return CacheOptions(
+        scheduler_names=tuple(settings.VOLCANO_UI_SCHEDULER_NAMES),
+        pod_watch=settings.VOLCANO_UI_POD_WATCH,
+        events_per_object=settings.VOLCANO_UI_EVENTS_PER_OBJECT,
+        events_total=settings.VOLCANO_UI_EVENTS_TOTAL,
+        informer=informer,
+    )
+
+
+def build_cluster_cache(
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    mode: str | None = None,
+    options: CacheOptions | None = None,
+) -> ClusterCache:
+    """A new, not yet started ClusterCache for the configured cluster (settings by default).
+
+    When the connection cannot be configured (no kubeconfig, bad context) the cache is returned
+    anyway with every kind "unreachable" and the loader's message as last_error, so pages can say
+    what is wrong instead of failing.
+    """
+    from django.conf import settings
+
+    from dashboard.kube.client import KubeClient, Timeouts, load_configuration
+    from django.core.exceptions import ImproperlyConfigured
+
+    options = options or options_from_settings()
+    try:
+        configuration = load_configuration(
+            mode or settings.VOLCANO_UI_CLUSTER,
+            settings.VOLCANO_UI_KUBECONFIG if kubeconfig is None else kubeconfig,
+            settings.VOLCANO_UI_KUBE_CONTEXT if context is None else context,
+        )
+    except ImproperlyConfigured as exc:
+        log.error("%s", exc)
+        cache = ClusterCache(None, options)
+        for name in ("jobs", "podgroups", "queues", "pods", "events"):
+            cache.store(name).set_state("unreachable", error=str(exc))
+        return cache
+    timeouts = Timeouts(connect=options.informer.connect_timeout, read=options.informer.request_timeout)
+    return ClusterCache(KubeClient(configuration, timeouts), options)
+
+
+def get_cluster_cache() -> ClusterCache:
+    """The process-wide ClusterCache, built and started on first use in this process."""
+    global _cache, _pid
+    cache = _cache
+    if cache is not None and _pid == os.getpid():
+        return cache
+    with _lock:
+        if _cache is None or _pid != os.getpid():
+            # After fork the parent's informer threads do not exist here: build a fresh set.
+            _cache, _pid = build_cluster_cache(), os.getpid()
+            if _cache.client is not None:
+                _cache.start()
+                _register_atexit()
+        return _cache
+
+
+def start() -> ClusterCache:
+    """Start the informers now (gunicorn ``post_fork``); same as the first get_cluster_cache()."""
+    return get_cluster_cache()
+
+
+def stop() -> None:
+    """Stop this process's informers (gunicorn ``worker_exit``, SIGTERM/atexit). Idempotent."""
+    global _cache, _pid
+    with _lock:
+        cache, owner = _cache, _pid
+        _cache, _pid = None, None
+    if cache is not None and owner == os.getpid():
+        cache.stop()
+
+
+def set_cluster_cache(cache: ClusterCache | None) -> ClusterCache | None:
+    """Install ``cache`` as this process's cache (tests); returns the previous one (not stopped)."""
+    global _cache, _pid
+    with _lock:
+        previous = _cache
+        _cache, _pid = cache, (os.getpid() if cache is not None else None)
+    return previous
+
+
+@contextmanager
+def override_cluster_cache(cache: ClusterCache) -> Iterator[ClusterCache]:
+    """``with override_cluster_cache(c):`` views calling get_cluster_cache() get ``c``."""
+    previous = set_cluster_cache(cache)
+    try:
+        yield cache
+    finally:
+        set_cluster_cache(previous)
+
+
+def _register_atexit() -> None:
+    global _atexit_registered
+    if not _atexit_registered:
+        atexit.register(stop)
+        _atexit_registered = True

@@ -1,0 +1,358 @@
+"""Cluster cache benchmark: initial sync and memory at scale, event throughput, snapshot cost,
+and the measurements behind the cache's design choices. Prints numbers; not a test.
+
+    .venv/bin/python -m bench.bench_sync                    # 10,000 Jobs/PodGroups, 50,000 pods
+    .venv/bin/python -m bench.bench_sync --jobs 1000 --pods 5000 --events 10000   # quicker
+
+The simulated cluster runs in its own process (bench/simproc.py, churn off) so this process's RSS
+is the cache's alone. Sections:
+
+1. initial sync: wall time until every kind is synced, list pages, objects held, RSS growth;
+2. snapshot cost at this size: an unchanged snapshot, the first write after a snapshot (the
+   copy-on-write copy), a full page-like read;
+3. events applied per second: (a) the informer pipeline alone (decode + trim + index + publish) on
+   real watch lines, (b) end to end over HTTP from a second, in-process simulated cluster;
+4. raw JSON vs the client's generated models for the same list pages;
+5. pod watch modes: one unfiltered watch ("all") vs a spec.schedulerName field selector.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def machine() -> str:
+    cpus = os.cpu_count()
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), "")
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as fh:
+            mem = f"{int(fh.readline().split()[1]) / 1024 / 1024:.0f} GiB"
+    except OSError:
+        pass
+    return f"{cpus} CPUs ({model}), {mem} RAM, Python {platform.python_version()}, {platform.system()}"
+
+
+def options(**kw):
+    from dashboard.kube import CacheOptions, InformerOptions
+
+    informer_keys = set(InformerOptions.__dataclass_fields__)
+    informer = InformerOptions(**{k: v for k, v in kw.items() if k in informer_keys})
+    return CacheOptions(informer=informer, **{k: v for k, v in kw.items() if k not in informer_keys})
+
+
+def sync_section(kubeconfig: str, page_size: int, pod_watch: str = "all") -> tuple[object, dict]:
+    from dashboard.kube import build_cluster_cache
+
+    gc.collect()
+    before = rss_mb()
+    cache = build_cluster_cache(
+        kubeconfig=kubeconfig, context="", mode="kubeconfig", options=options(page_size=page_size, pod_watch=pod_watch)
+    )
+    t0 = time.perf_counter()
+    cache.start()
+    cache.wait_synced(timeout=1800)
+    elapsed = time.perf_counter() - t0
+    gc.collect()
+    after = rss_mb()
+    snap = cache.snapshot()
+    counts = {name: len(view) for name, view in snap.views().items()}
+    pages = {i.label: i.counters["list_pages"] for i in cache.informers}
+    return cache, {
+        "seconds": elapsed,
+        "rss_before_mb": before,
+        "rss_after_mb": after,
+        "rss_growth_mb": after - before,
+        "counts": counts,
+        "pages": pages,
+    }
+
+
+def snapshot_section(cache) -> dict:
+    store = cache.store("pods")
+    snap = cache.snapshot()
+    n = 2000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        cache.snapshot()
+    unchanged_us = (time.perf_counter() - t0) / n * 1e6
+    # First write after a snapshot pays the copy-on-write copy of the kind's mappings.
+    pod = dict(snap.pods.all()[0])
+    samples = []
+    for i in range(20):
+        cache.snapshot()
+        meta = dict(pod["metadata"])
+        meta["resourceVersion"] = f"bench-{i}"
+        pod = {**pod, "metadata": meta}
+        t0 = time.perf_counter()
+        store.upsert(pod)
+        samples.append(time.perf_counter() - t0)
+    samples.sort()
+    first_write_ms = samples[len(samples) // 2] * 1000
+    t0 = time.perf_counter()
+    for _ in range(20):
+        store.upsert({**pod, "metadata": {**pod["metadata"], "resourceVersion": str(time.perf_counter())}})
+    later_write_us = (time.perf_counter() - t0) / 20 * 1e6
+    # A page-like read: every Job's PodGroup, pods and gang progress (the Jobs list page at scale).
+    from dashboard.kube import derive
+
+    snap = cache.snapshot()
+    t0 = time.perf_counter()
+    for job in snap.jobs.all():
+        snap.podgroup_for_job(job)
+        derive.job_gang_progress(job)
+    jobs_page_ms = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
+    snap.pods.all()
+    all_pods_ms = (time.perf_counter() - t0) * 1000
+    return {
+        "snapshot_unchanged_us": unchanged_us,
+        "first_write_after_snapshot_ms": first_write_ms,
+        "write_without_snapshot_us": later_write_us,
+        "all_jobs_links_and_progress_ms": jobs_page_ms,
+        "pods_all_sorted_ms": all_pods_ms,
+    }
+
+
+def pipeline_section(kubeconfig: str, events: int) -> dict:
+    """Decode + trim + index + publish of real pod watch lines, without HTTP."""
+    from dashboard.kube import build_cluster_cache
+    from dashboard.kube.informer import Informer
+    from dashboard.kube.kinds import PODS
+
+    cache = build_cluster_cache(kubeconfig=kubeconfig, context="", mode="kubeconfig", options=options())
+    body = cache.client.get_json("/api/v1/pods", [("limit", 500)])
+    raw_pods = body["items"]
+    lines = []
+    for i in range(events):
+        pod = raw_pods[i % len(raw_pods)]
+        meta = {**pod["metadata"], "resourceVersion": str(10_000_000 + i)}
+        etype = "ADDED" if i < len(raw_pods) else "MODIFIED"
+        lines.append(json.dumps({"type": etype, "object": {**pod, "metadata": meta}}).encode())
+    informer = Informer(PODS, cache.client, cache.store("pods"), cache.discovery, cache.options.informer,
+                        accept=cache._accept_pod)
+    stop = threading.Event()
+    reads = [0]
+
+    def reader():  # a page poller taking snapshots meanwhile, so copy-on-write costs are included
+        while not stop.is_set():
+            cache.snapshot().pods.get("x", "y")
+            reads[0] += 1
+            time.sleep(0.01)
+
+    t = threading.Thread(target=reader)
+    t.start()
+    t0 = time.perf_counter()
+    for line in lines:
+        event = json.loads(line)
+        informer._apply(event["type"], event["object"])
+    elapsed = time.perf_counter() - t0
+    stop.set()
+    t.join()
+    cache.client.close()
+    return {"events": events, "seconds": elapsed, "per_second": events / elapsed, "snapshots_meanwhile": reads[0]}
+
+
+def end_to_end_section(events: int) -> dict:
+    """Mutations in an in-process simulated cluster's store -> watch over HTTP -> cache."""
+    from dashboard.kube import build_cluster_cache
+    from dashboard.sim.cluster import SimulatedCluster
+
+    cluster = SimulatedCluster(seed=1, controllers=False, history_size=max(10000, events * 2))
+    cluster.start("127.0.0.1", 0)
+    n_pods = 500
+    for i in range(n_pods):
+        cluster.store.create(
+            "pods",
+            {"metadata": {"name": f"e2e-{i}"}, "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "x"}]}},
+            "default",
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        kc = cluster.write_kubeconfig(Path(tmp) / "kc")
+        cache = build_cluster_cache(kubeconfig=str(kc), context="", mode="kubeconfig", options=options())
+        cache.start()
+        cache.wait_synced(timeout=60)
+    (informer,) = [i for i in cache.informers if i.spec.name == "pods"]
+    base = informer.counters["events"]
+
+    def bump(i):
+        def fn(obj):
+            obj["metadata"].setdefault("labels", {})["n"] = str(i)
+
+        return fn
+
+    t0 = time.perf_counter()
+    for i in range(events):
+        cluster.store.mutate("pods", "default", f"e2e-{i % n_pods}", bump(i))
+    written = time.perf_counter() - t0
+    cache.wait_for(lambda s: informer.counters["events"] - base >= events, timeout=600)
+    elapsed = time.perf_counter() - t0
+    cache.stop()
+    cluster.stop()
+    return {"events": events, "sim_write_seconds": written, "seconds": elapsed, "per_second": events / elapsed}
+
+
+def models_section(kubeconfig: str, pages: int) -> dict:
+    """The same pod list pages decoded as raw JSON vs the client's generated models."""
+    from kubernetes import client as k8s
+
+    from dashboard.kube.client import KubeClient, load_configuration
+
+    cfg = load_configuration("kubeconfig", kubeconfig, "")
+    raw = KubeClient(cfg)
+    api = k8s.CoreV1Api(k8s.ApiClient(cfg))
+
+    def run_raw():
+        cont, n = "", 0
+        for _ in range(pages):
+            q = [("limit", 500)] + ([("continue", cont)] if cont else [])
+            body = raw.get_json("/api/v1/pods", q)
+            n += len(body["items"])
+            cont = body["metadata"].get("continue")
+            if not cont:
+                break
+        return n
+
+    def run_models():
+        cont, n = None, 0
+        for _ in range(pages):
+            kwargs = {"limit": 500}
+            if cont:
+                kwargs["_continue"] = cont
+            result = api.list_pod_for_all_namespaces(**kwargs)
+            n += len(result.items)
+            cont = result.metadata._continue
+            if not cont:
+                break
+        return n
+
+    t0 = time.perf_counter()
+    n_raw = run_raw()
+    raw_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    n_models = run_models()
+    models_s = time.perf_counter() - t0
+    raw.close()
+    return {"pods": n_raw, "raw_seconds": raw_s, "models_pods": n_models, "models_seconds": models_s}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jobs", type=int, default=10_000)
+    parser.add_argument("--pods", type=int, default=50_000)
+    parser.add_argument("--queues", type=int, default=200)
+    parser.add_argument("--events", type=int, default=100_000, help="events in the cluster (cache keeps 20,000)")
+    parser.add_argument("--port", type=int, default=18310)
+    parser.add_argument("--page-size", type=int, default=500)
+    parser.add_argument("--pipeline-events", type=int, default=50_000)
+    parser.add_argument("--e2e-events", type=int, default=20_000)
+    parser.add_argument("--model-pages", type=int, default=10)
+    parser.add_argument("--skip-modes", action="store_true", help="skip the pod watch mode comparison")
+    args = parser.parse_args(argv)
+
+    import django
+
+    django.setup()
+    from bench.common import start_sim
+
+    print(f"machine: {machine()}")
+    print(f"command: python -m bench.bench_sync {' '.join(argv if argv is not None else sys.argv[1:])}")
+    with tempfile.TemporaryDirectory(prefix="bench-sync-") as tmp:
+        t0 = time.perf_counter()
+        sim = start_sim(
+            Path(tmp),
+            port=args.port,
+            scenario="large",
+            extra=[
+                "--jobs", str(args.jobs), "--pods", str(args.pods), "--queues", str(args.queues),
+                "--events", str(args.events), "--churn", "off",
+            ],
+        )
+        print(f"simulated cluster loaded in {time.perf_counter() - t0:.1f}s: {sim.info.get('counts')} "
+              f"({sim.info.get('generator')})")
+        try:
+            kubeconfig = str(sim.kubeconfig)
+            cache, sync = sync_section(kubeconfig, args.page_size)
+            print("\n1. initial sync (pod_watch=all)")
+            print(f"   wall time until every kind synced: {sync['seconds']:.1f} s")
+            print(f"   objects held: {sync['counts']}")
+            print(f"   list pages: {sync['pages']}")
+            print(f"   RSS {sync['rss_before_mb']:.0f} MB -> {sync['rss_after_mb']:.0f} MB "
+                  f"(growth {sync['rss_growth_mb']:.0f} MB)")
+            per_pod = sync["rss_growth_mb"] * 1024 / max(1, sum(sync["counts"].values()))
+            print(f"   ~{per_pod:.2f} KiB per cached object on average")
+
+            snap = snapshot_section(cache)
+            print("\n2. snapshot cost at this size")
+            print(f"   snapshot() with nothing changed: {snap['snapshot_unchanged_us']:.1f} us")
+            print(f"   first pod write after a snapshot (copy-on-write copy): {snap['first_write_after_snapshot_ms']:.2f} ms")
+            print(f"   pod write with no snapshot in between: {snap['write_without_snapshot_us']:.1f} us")
+            print(f"   every Job -> PodGroup link + gang progress: {snap['all_jobs_links_and_progress_ms']:.0f} ms")
+            print(f"   pods.all() (sorted once per version): {snap['pods_all_sorted_ms']:.0f} ms")
+            cache.stop()
+            del cache
+            gc.collect()
+
+            pipe = pipeline_section(kubeconfig, args.pipeline_events)
+            print("\n3a. informer pipeline alone (decode + trim + index + publish, a poller snapshotting every 10 ms)")
+            print(f"   {pipe['events']} pod events in {pipe['seconds']:.2f} s = {pipe['per_second']:,.0f} events/s")
+            e2e = end_to_end_section(args.e2e_events)
+            print("3b. end to end over HTTP (in-process simulated cluster: store.mutate -> watch -> cache)")
+            print(f"   {e2e['events']} MODIFIED events in {e2e['seconds']:.2f} s = {e2e['per_second']:,.0f} events/s "
+                  f"(the simulated cluster's writes took {e2e['sim_write_seconds']:.2f} s of that)")
+
+            models = models_section(kubeconfig, args.model_pages)
+            print("\n4. raw JSON vs generated models (same pod list pages over HTTP)")
+            print(f"   raw JSON: {models['pods']} pods in {models['raw_seconds']:.2f} s "
+                  f"({models['pods'] / models['raw_seconds']:,.0f} pods/s)")
+            print(f"   models:   {models['models_pods']} pods in {models['models_seconds']:.2f} s "
+                  f"({models['models_pods'] / models['models_seconds']:,.0f} pods/s)")
+
+            if not args.skip_modes:
+                results = {}
+                for mode in ("selector", "all"):
+                    mode_cache, results[mode] = sync_section(kubeconfig, args.page_size, pod_watch=mode)
+                    mode_cache.stop()
+                    del mode_cache
+                    gc.collect()
+                print("\n5. pod watch modes (fresh full syncs, back to back; every generated pod is Volcano's)")
+                for mode, label in (("all", "all (one watch, client-side filter)"),
+                                    ("selector", "selector (spec.schedulerName=volcano)")):
+                    print(f"   {label}: {results[mode]['seconds']:.1f} s")
+            stats = sim.stats()["requests"]
+            print("\nrequests seen by the simulated cluster:",
+                  {k: v for k, v in stats.items() if k.startswith(("list", "watch"))})
+        finally:
+            sim.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

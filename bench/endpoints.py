@@ -1,0 +1,240 @@
+"""Which dashboard URLs the benchmark measures, resolved against the live cluster.
+
+URL shapes come from ``dashboard/urls.py`` (reversed by name inside a Django setup, so a renamed
+route shows up here as "not measured" rather than as a fast 404). Objects (the Jobs for the detail
+page, the queue and page number of the filtered deep page) are picked from the simulated
+cluster's own list so they exist, among the newest Jobs so that churn (which retires the oldest)
+does not delete them mid-run.
+
+Live fragments (dashboard/templatetags/volcano.py ``poll``): an element polls
+``<page>?f=<fragment>&v=<version>`` with ``HX-Request: true``; the view answers 204 when ``v`` is
+still the fragment's version, else renders the fragment, whose own ``hx-get`` carries the new
+version. Pollers here do exactly what htmx does: keep the version from the last 200.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from bench.common import http_get
+from bench.loadgen import PollState, Target
+
+HX = {"HX-Request": "true"}
+FRAGMENT = "status"  # the job detail page's status fragment (phase, gang progress, why pending)
+_V_RE = re.compile(r'hx-get="[^"]*?[?&](?:amp;)?v=([^"&]*)')
+
+
+@dataclass
+class Endpoints:
+    overview: str
+    jobs_page1: str
+    jobs_deep: str
+    job_details: list[str]
+    queues: str
+    notes: list[str] = field(default_factory=list)
+    missing: set[str] = field(default_factory=set)  # paths that did not answer 200 (not measured)
+
+    @property
+    def job_detail(self) -> str:
+        return self.job_details[0]
+
+    def fragment(self, i: int = 0) -> str:
+        """The status fragment URL (without ``v``) of the ``i``-th sampled Job."""
+        return f"{self.job_details[i % len(self.job_details)]}?{urlencode({'f': FRAGMENT})}"
+
+
+def _reverse(route: str, **kwargs: str) -> str | None:
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        return reverse(route, kwargs=kwargs or None)
+    except NoReverseMatch:
+        return None
+
+
+def _django() -> None:
+    import os
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+    django.setup()
+
+
+def pick_objects(kubeconfig: str) -> dict:
+    """Running Jobs among the newest half, the leaf queue with most Running Jobs, and that count."""
+    from kubernetes import client, config
+
+    api = config.new_client_from_config(config_file=kubeconfig)
+    try:
+        raw = client.CustomObjectsApi(api).list_cluster_custom_object(
+            "batch.volcano.sh", "v1alpha1", "jobs", _preload_content=False
+        )
+        jobs = json.loads(raw.data)["items"]
+    finally:
+        api.close()
+    jobs.sort(key=lambda j: j["metadata"]["name"])
+    by_queue: dict[str, int] = {}
+    running = []
+    for job in jobs:
+        phase = ((job.get("status") or {}).get("state") or {}).get("phase")
+        if phase == "Running":
+            running.append(job)
+            queue = (job.get("spec") or {}).get("queue", "default")
+            by_queue[queue] = by_queue.get(queue, 0) + 1
+    leaves = {q: n for q, n in by_queue.items() if q != "default"} or by_queue
+    queue = max(leaves, key=lambda q: leaves[q]) if leaves else "default"
+    newest = running[len(running) // 2 :] or jobs[len(jobs) // 2 :]
+    sample = newest[:: max(1, len(newest) // 100)][:100]
+    return {
+        "jobs": len(jobs),
+        "queue": queue,
+        "queue_running": by_queue.get(queue, 0),
+        "sample": [(j["metadata"]["namespace"], j["metadata"]["name"]) for j in sample],
+    }
+
+
+def resolve(base: str, kubeconfig: str) -> Endpoints:
+    """Resolve every measured URL; the ones that do not answer 200 are noted and not measured."""
+    _django()
+    objs = pick_objects(kubeconfig)
+    try:
+        from dashboard.views import PAGE_SIZE as page_size
+    except ImportError:
+        page_size = 50
+    overview = _reverse("overview") or "/"
+    jobs = _reverse("jobs") or "/jobs/"
+    details = [_reverse("job_detail", namespace=ns, name=n) or f"/jobs/{ns}/{n}/" for ns, n in objs["sample"]]
+    queues = _reverse("queues") or "/queues/"
+    # A deep page of a filtered list: the middle page of one queue's Running Jobs.
+    deep_page = max(1, (objs["queue_running"] // page_size + 1) // 2)
+    deep = f"{jobs}?{urlencode({'queue': objs['queue'], 'phase': 'Running', 'page': deep_page})}"
+    ep = Endpoints(overview, jobs, deep, details, queues)
+    ep.notes.append(
+        f"filtered deep page: queue `{objs['queue']}`, phase Running ({objs['queue_running']} Jobs), "
+        f"page {deep_page} of {max(1, -(-objs['queue_running'] // page_size))}"
+    )
+    for label, path in (
+        ("overview", overview),
+        ("jobs list", jobs),
+        ("deep page", deep),
+        ("job detail", details[0]),
+        ("queue list", queues),
+    ):
+        status, _, _ = http_get(f"{base}{path}", timeout=60)
+        if status != 200:
+            ep.notes.append(f"{label} {path} answered {status}: not measured")
+            ep.missing.add(path)
+    if fragment_version(base, ep.fragment()) is None:
+        ep.notes.append(f"{ep.fragment()} gave no fragment version: fragment rows not measured")
+        ep.missing.add("fragment")
+    return ep
+
+
+def version_in(body: bytes) -> str | None:
+    """The ``v`` of the first ``hx-get`` in a rendered fragment (its own refresh URL)."""
+    match = _V_RE.search(body.decode("utf-8", "replace"))
+    return match.group(1) if match else None
+
+
+def fragment_version(base: str, fragment: str) -> str | None:
+    """The fragment's current version, as the page that rendered it would carry."""
+    status, body, _ = http_get_hx(f"{base}{fragment}")
+    return version_in(body) if status == 200 else None
+
+
+def http_get_hx(url: str, timeout: float = 30.0) -> tuple[int, bytes, dict]:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, headers=HX)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, resp.read(), dict(resp.headers.items())
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), dict(exc.headers.items())
+
+
+def _with_version(fragment: str, version: str) -> str:
+    return f"{fragment}&{urlencode({'v': version})}"
+
+
+def targets(ep: Endpoints, base: str) -> list[Target]:
+    """The measured requests, in table order."""
+    out = []
+    if ep.overview not in ep.missing:
+        out.append(Target.fixed("overview", ep.overview))
+    if ep.jobs_page1 not in ep.missing:
+        out.append(Target.fixed("jobs list, page 1", ep.jobs_page1))
+    if ep.jobs_deep not in ep.missing:
+        out.append(Target.fixed("jobs list, filtered deep page", ep.jobs_deep))
+    if ep.job_detail not in ep.missing:
+        out.append(Target.cycle("job detail", ep.job_details))
+    if ep.queues not in ep.missing:
+        out.append(Target.fixed("queue list", ep.queues))
+    if "fragment" not in ep.missing:
+        out.append(unchanged_fragment_target(ep, base))
+        out.append(Target.fixed("fragment, changed (200)", _with_version(ep.fragment(), "0"), headers=HX))
+    return out
+
+
+def unchanged_fragment_target(ep: Endpoints, base: str) -> Target:
+    """Polls of one fragment with its current version: 204 unless it changed meanwhile.
+
+    A 200 (the Job changed, or the age bucket moved on) hands the new version to the next
+    request, as htmx swapping the fragment in would; the share of 204s is reported.
+    """
+    fragment = ep.fragment()
+    state = {"v": fragment_version(base, fragment) or "0"}
+    lock = threading.Lock()
+
+    def path() -> str:
+        with lock:
+            return _with_version(fragment, state["v"])
+
+    def observe(status: int, body: bytes, headers: object) -> None:
+        if status == 200:
+            new = version_in(body)
+            if new:
+                with lock:
+                    state["v"] = new
+
+    return Target("fragment, unchanged (204)", path, frozenset({200, 204}), dict(HX), observe)
+
+
+def poll_mix(ep: Endpoints, base: str, page_every: int = 0):
+    """(request, observe) for pollers behaving like open dashboard tabs.
+
+    Poller ``i`` watches the status fragment of the ``i``-th sampled Job with the version it last
+    saw (204 while unchanged). With ``page_every`` > 0, every ``page_every``-th request instead
+    loads a full page, rotating over the measured pages, as a user clicking around would. Pages
+    must answer 200, fragments 200 or 204.
+    """
+    pages = [
+        p
+        for p in [ep.overview, ep.jobs_page1, ep.jobs_deep, ep.queues, *ep.job_details[:5]]
+        if p not in ep.missing
+    ] or [ep.overview]
+    fragments_ok = "fragment" not in ep.missing
+
+    def request(state: PollState):  # noqa: ANN202
+        n = state.data.get("n", 0)
+        state.data["n"] = n + 1
+        if not fragments_ok or (page_every and (n + state.index) % page_every == 0):
+            return pages[(n // max(1, page_every) + state.index) % len(pages)], {}, frozenset({200})
+        fragment = ep.fragment(state.index)
+        if "v" not in state.data:
+            state.data["v"] = fragment_version(base, fragment) or "0"
+        return _with_version(fragment, state.data["v"]), HX, frozenset({200, 204})
+
+    def observe(state: PollState, status: int, body: bytes, headers: object) -> None:
+        if status == 200 and body:
+            new = version_in(body)
+            if new:
+                state.data["v"] = new
+
+    return request, observe

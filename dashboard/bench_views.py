@@ -1,0 +1,35 @@
+"""``GET /_bench/cache``: what this worker's cache holds, for the fault run's correctness check.
+
+Off unless the setting VOLCANO_UI_BENCH_ENDPOINTS is true (404 otherwise), so no deployment exposes
+it by accident. The answer lists, per kind, every cached object's ``namespace/name`` and
+``metadata.resourceVersion`` (no other field), the kind's state and collection version, and the
+worker's pid: each gunicorn worker has its own cache, and bench/cachecheck.py compares each one
+with a fresh list from the API server.
+"""
+
+from __future__ import annotations
+
+import os
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, JsonResponse
+
+KINDS = ("jobs", "podgroups", "queues", "pods", "events")
+
+
+def cache_dump(request: HttpRequest) -> JsonResponse:
+    """``{"pid": int, "kinds": {kind: {"state": str, "version": int, "objects": {"ns/name": rv}}}}``."""
+    if not getattr(settings, "VOLCANO_UI_BENCH_ENDPOINTS", False):
+        raise Http404
+    from dashboard.kube import get_cluster_cache
+
+    snapshot = get_cluster_cache().snapshot()
+    kinds = {}
+    for name in KINDS:
+        view = getattr(snapshot, name)
+        objects = {}
+        for obj in view.all():
+            meta = obj.get("metadata") or {}
+            objects[f"{meta.get('namespace') or ''}/{meta.get('name')}"] = meta.get("resourceVersion")
+        kinds[name] = {"state": view.state.name, "version": view.version, "objects": objects}
+    return JsonResponse({"pid": os.getpid(), "kinds": kinds})

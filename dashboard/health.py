@@ -1,0 +1,152 @@
+"""Liveness, readiness and Prometheus metrics: /healthz, /readyz, /metrics.
+
+These are answered by ``dashboard.middleware.HealthEndpointsMiddleware`` before host validation,
+the TLS redirect and access control, because kubelet probes and Prometheus address the pod IP over
+plain HTTP and carry no user identity. None of them shows a Kubernetes object:
+
+- ``/healthz``: 200 "ok" while the process can serve requests; touches no cluster state.
+- ``/readyz``: 200 when every kind the cache watches is synced, or known to be absent
+  (CRD not installed) or forbidden by RBAC; otherwise 503. The JSON body names each kind's state,
+  ``{"ready": false, "kinds": {"jobs": "syncing", ...}, "waiting": ["jobs"]}``.
+- ``/metrics``: Prometheus text format (prometheus-client). Values are per process: under gunicorn
+  each worker has its own cache and its own counters (README "Metrics").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+
+from django.http import HttpRequest, HttpResponse
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+#: Snapshot attributes of the watched kinds (the cache contract in helper-guide "Cluster cache").
+KINDS = ("jobs", "podgroups", "queues", "pods", "events")
+#: Kind states in which the cache will not get any more complete by waiting.
+READY_STATES = frozenset({"synced", "not_installed", "forbidden"})
+ALL_STATES = ("syncing", "synced", "stale", "forbidden", "not_installed", "unreachable")
+
+REQUEST_LATENCY = Histogram(
+    "volcano_ui_request_duration_seconds",
+    "Time from the request reaching Django to the response leaving it, by URL name.",
+    ["view", "method"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+REQUESTS = Counter(
+    "volcano_ui_requests",
+    "Requests answered, by URL name, method and HTTP status code.",
+    ["view", "method", "code"],
+)
+ACCESS_REVIEWS = Counter(
+    "volcano_ui_access_reviews",
+    "SubjectAccessReviews and TokenReviews sent to the API server, by kind and outcome.",
+    ["review", "outcome"],
+)
+ACTIONS = Counter(
+    "volcano_ui_actions",
+    "Write actions requested through the dashboard, by action and outcome.",
+    ["action", "outcome"],
+)
+
+
+def _cache():
+    """The process-wide cluster cache, or None when dashboard.kube cannot provide one."""
+    try:
+        from dashboard.kube import get_cluster_cache
+    except ImportError:  # pragma: no cover - only before the cache package exists
+        return None
+    return get_cluster_cache()
+
+
+def kind_states() -> dict[str, str]:
+    """Map each watched kind to its cache state name (see KINDS); "unavailable" without a cache."""
+    cache = _cache()
+    if cache is None:
+        return dict.fromkeys(KINDS, "unavailable")
+    snap = cache.snapshot()
+    return {kind: getattr(snap, kind).state.name for kind in KINDS}
+
+
+def healthz(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("ok\n", content_type="text/plain; charset=utf-8")
+
+
+def readyz(request: HttpRequest) -> HttpResponse:
+    states = kind_states()
+    waiting = sorted(kind for kind, state in states.items() if state not in READY_STATES)
+    body = {"ready": not waiting, "kinds": states, "waiting": waiting}
+    return HttpResponse(json.dumps(body), status=200 if not waiting else 503, content_type="application/json")
+
+
+def metrics(request: HttpRequest) -> HttpResponse:
+    return HttpResponse(generate_latest(REGISTRY), content_type=CONTENT_TYPE_LATEST)
+
+
+class ClusterCacheCollector(Collector):
+    """Reads the cache's per-kind state at scrape time (nothing is counted twice or kept here).
+
+    Exposes, labelled by kind: objects held, state (one series per state, 1 for the current one),
+    watch restarts and 410 re-lists (counters kept by the informers in dashboard/kube), and the age
+    in seconds of the last watch event received.
+    """
+
+    def describe(self) -> Iterator:
+        """The metric names, for registration. Without describe() prometheus_client calls collect()
+        when registering, which would start the informers at import time (dashboard/kube starts
+        them lazily, in the serving process only)."""
+        yield GaugeMetricFamily("volcano_ui_cache_objects", "", labels=["kind"])
+        yield GaugeMetricFamily("volcano_ui_cache_state", "", labels=["kind", "state"])
+        yield CounterMetricFamily("volcano_ui_watch_restarts", "", labels=["kind"])
+        yield CounterMetricFamily("volcano_ui_watch_relists_410", "", labels=["kind"])
+        yield GaugeMetricFamily("volcano_ui_last_event_age_seconds", "", labels=["kind"])
+
+    def collect(self) -> Iterator:
+        objects = GaugeMetricFamily("volcano_ui_cache_objects", "Objects held by the cache.", labels=["kind"])
+        state = GaugeMetricFamily(
+            "volcano_ui_cache_state", "1 for the cache's current state of the kind.", labels=["kind", "state"]
+        )
+        restarts = CounterMetricFamily(
+            "volcano_ui_watch_restarts", "Watch streams started again after ending.", labels=["kind"]
+        )
+        relists = CounterMetricFamily(
+            "volcano_ui_watch_relists_410",
+            "Full re-lists after 410 Gone (expired resourceVersion).",
+            labels=["kind"],
+        )
+        age = GaugeMetricFamily(
+            "volcano_ui_last_event_age_seconds",
+            "Seconds since the last watch event (incl. bookmarks) of the kind arrived.",
+            labels=["kind"],
+        )
+        cache = None
+        try:
+            cache = _cache()
+            snap = cache.snapshot() if cache is not None else None
+        except Exception:  # a scrape must never fail because the cache is unhappy
+            snap = None
+        if snap is not None:
+            now = time.time()
+            for kind in KINDS:
+                view = getattr(snap, kind)
+                objects.add_metric([kind], len(view))
+                for name in ALL_STATES:
+                    state.add_metric([kind, name], 1.0 if view.state.name == name else 0.0)
+                counters = getattr(cache, "kind_counters", None)
+                if counters is None:
+                    continue
+                counts = counters(kind)
+                restarts.add_metric([kind], counts.watch_restarts)
+                relists.add_metric([kind], counts.relists_410)
+                if counts.last_event_at is not None:
+                    age.add_metric([kind], max(0.0, now - counts.last_event_at.timestamp()))
+        yield from (objects, state, restarts, relists, age)
+
+
+_collector = ClusterCacheCollector()
+# A second import (the autoreloader) must not register the collector twice.
+with contextlib.suppress(ValueError):
+    REGISTRY.register(_collector)

@@ -1,0 +1,837 @@
+"""Derived values the pages show: small pure functions on plain dicts (no I/O, no Django).
+
+Every function accepts any object the CRD schema admits — missing ``status``, unknown phases, null
+timestamps, odd or garbage quantities — and never raises on them: unreadable values are reported
+in the result (e.g. ``ResourceUsage.errors``), not trusted. Facts about fields and their meaning
+cite shared/volcano/REFERENCE.md (§ numbers) and kubectl's printer (``printPod`` in
+k8s.io/kubernetes pkg/printers/internalversion/printers.go) for the pod status column.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from kubernetes.utils import parse_quantity
+
+# -- small readers ---------------------------------------------------------------------------
+
+
+def _d(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _l(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def count(value: Any) -> int:
+    """A status counter: Volcano omits zero counters (REFERENCE.md intro), so missing -> 0.
+    Negative, non-integer or garbage values also read as 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")):
+        return max(int(value), 0)
+    if isinstance(value, str):
+        try:
+            return max(int(value.strip()), 0)
+        except ValueError:
+            return 0
+    return 0
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Parse an RFC 3339 timestamp ("2026-08-20T10:00:05Z", with fraction or offset) to an aware
+    UTC datetime; None for null, empty or unparseable values."""
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def meta(obj: Any) -> dict:
+    return _d(_d(obj).get("metadata"))
+
+
+def phase_of(obj: Any) -> str:
+    """Job: status.state.phase; PodGroup/Pod: status.phase; Queue: status.state. "" when absent."""
+    status = _d(_d(obj).get("status"))
+    state = status.get("state")
+    if isinstance(state, dict):
+        value = state.get("phase")
+    elif isinstance(state, str):
+        value = state
+    else:
+        value = status.get("phase")
+    return value if isinstance(value, str) else ""
+
+
+# -- gang progress ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskProgress:
+    """One task of a gang: ``ready`` = Running + Succeeded pods, ``required`` = its minAvailable
+    (Job task) or minTaskMember (PodGroup), ``replicas`` (None when unknown), ``phases`` = pod
+    counts per pod phase (Job status.taskStatusCount, REFERENCE.md §1)."""
+
+    name: str
+    ready: int
+    required: int
+    replicas: int | None
+    phases: dict[str, int]
+
+    @property
+    def satisfied(self) -> bool:
+        return self.ready >= self.required
+
+
+@dataclass(frozen=True)
+class GangProgress:
+    """Overall gang progress: ``ready`` (running + succeeded) vs ``required`` (minAvailable /
+    minMember). ``percent`` is capped at 100 for bars; ``satisfied`` when ready >= required."""
+
+    ready: int
+    required: int
+    running: int
+    succeeded: int
+    pending: int
+    failed: int
+    tasks: list[TaskProgress] = field(default_factory=list)
+
+    @property
+    def satisfied(self) -> bool:
+        return self.ready >= self.required
+
+    @property
+    def percent(self) -> int:
+        if self.required <= 0:
+            return 100
+        return min(100, int(self.ready * 100 / self.required))
+
+
+def _task_phases(task_status: Any) -> dict[str, int]:
+    phases = _d(_d(task_status).get("phase"))
+    return {str(k): count(v) for k, v in phases.items()}
+
+
+def job_gang_progress(job: Any) -> GangProgress:
+    """Gang progress of a Volcano Job from status.running/succeeded vs minAvailable, per task from
+    status.taskStatusCount[task].phase vs tasks[].minAvailable (default: replicas), REFERENCE.md §1.
+
+    minAvailable: status.minAvailable (copied from spec at init), else spec.minAvailable, else the
+    sum of the tasks' minAvailable."""
+    job = _d(job)
+    spec, status = _d(job.get("spec")), _d(job.get("status"))
+    tasks = []
+    required_sum = 0
+    counts = _d(status.get("taskStatusCount"))
+    seen = set()
+    for task in _l(spec.get("tasks")):
+        task = _d(task)
+        name = str(task.get("name") or "")
+        replicas = count(task.get("replicas")) if "replicas" in task else None
+        min_av = task.get("minAvailable")
+        required = count(min_av) if min_av is not None else (replicas or 0)
+        phases = _task_phases(counts.get(name))
+        seen.add(name)
+        required_sum += required
+        tasks.append(
+            TaskProgress(name, phases.get("Running", 0) + phases.get("Succeeded", 0), required, replicas, phases)
+        )
+    for name, task_status in counts.items():  # tasks in status but not in spec (odd, keep them)
+        if name not in seen:
+            phases = _task_phases(task_status)
+            tasks.append(
+                TaskProgress(str(name), phases.get("Running", 0) + phases.get("Succeeded", 0), 0, None, phases)
+            )
+    if status.get("minAvailable") is not None:
+        required = count(status.get("minAvailable"))
+    elif spec.get("minAvailable") is not None:
+        required = count(spec.get("minAvailable"))
+    else:
+        required = required_sum
+    running, succeeded = count(status.get("running")), count(status.get("succeeded"))
+    return GangProgress(
+        ready=running + succeeded,
+        required=required,
+        running=running,
+        succeeded=succeeded,
+        pending=count(status.get("pending")),
+        failed=count(status.get("failed")),
+        tasks=tasks,
+    )
+
+
+TASK_SPEC_KEY = "volcano.sh/task-spec"
+
+
+def _pod_task(pod: Any) -> str:
+    m = meta(pod)
+    for source in (m.get("annotations"), m.get("labels")):
+        value = _d(source).get(TASK_SPEC_KEY)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def podgroup_gang_progress(pg: Any, pods: Iterable[Any] = ()) -> GangProgress:
+    """Gang progress of a PodGroup: status.running + succeeded vs spec.minMember (REFERENCE.md §2);
+    per task spec.minTaskMember vs the given pods' phases grouped by ``volcano.sh/task-spec``."""
+    pg = _d(pg)
+    spec, status = _d(pg.get("spec")), _d(pg.get("status"))
+    per_task: dict[str, Counter] = {}
+    for pod in pods:
+        task = _pod_task(pod)
+        if task:
+            per_task.setdefault(task, Counter())[phase_of(pod) or "Unknown"] += 1
+    tasks = []
+    names = list(_d(spec.get("minTaskMember"))) + [t for t in sorted(per_task) if t not in _d(spec.get("minTaskMember"))]
+    for name in names:
+        phases = dict(per_task.get(name, Counter()))
+        tasks.append(
+            TaskProgress(
+                str(name),
+                phases.get("Running", 0) + phases.get("Succeeded", 0),
+                count(_d(spec.get("minTaskMember")).get(name)),
+                None,
+                phases,
+            )
+        )
+    running, succeeded = count(status.get("running")), count(status.get("succeeded"))
+    return GangProgress(
+        ready=running + succeeded,
+        required=count(spec.get("minMember")),
+        running=running,
+        succeeded=succeeded,
+        pending=0,
+        failed=count(status.get("failed")),
+        tasks=tasks,
+    )
+
+
+def gang_progress(obj: Any, pods: Iterable[Any] = ()) -> GangProgress:
+    """Dispatch on ``kind``: a Job (batch.volcano.sh) or a PodGroup (anything else with minMember)."""
+    if _d(obj).get("kind") == "Job" or "tasks" in _d(_d(obj).get("spec")):
+        return job_gang_progress(obj)
+    return podgroup_gang_progress(obj, pods)
+
+
+# -- pod display status (kubectl get pods) ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PodDisplay:
+    """What ``kubectl get pods`` shows: ``status`` (STATUS column), ``ready``/``total`` (READY n/m),
+    ``restarts`` (RESTARTS), ``last_restart`` (the "(2m ago)" part; None when unknown)."""
+
+    status: str
+    ready: int
+    total: int
+    restarts: int
+    last_restart: datetime | None = None
+
+    @property
+    def ready_text(self) -> str:
+        return f"{self.ready}/{self.total}"
+
+
+def _condition_true(pod: dict, ctype: str) -> bool:
+    for cond in _l(_d(pod.get("status")).get("conditions")):
+        cond = _d(cond)
+        if cond.get("type") == ctype and cond.get("status") == "True":
+            return True
+    return False
+
+
+def _has_condition(pod: dict, ctype: str) -> bool:
+    return any(_d(c).get("type") == ctype for c in _l(_d(pod.get("status")).get("conditions")))
+
+
+def _terminated_reason(term: dict) -> str:
+    if term.get("reason"):
+        return str(term["reason"])
+    if count(term.get("signal")):
+        return f"Signal:{count(term.get('signal'))}"
+    return f"ExitCode:{term.get('exitCode', 0)}"
+
+
+def _latest(a: datetime | None, b: datetime | None) -> datetime | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
+
+
+def pod_display_status(pod: Any) -> PodDisplay:
+    """The STATUS/READY/RESTARTS columns of ``kubectl get pods`` for ``pod``, following kubectl's
+    ``printPod``: status.reason over phase; ``SchedulingGated``; init containers give
+    ``Init:<reason>``, ``Init:Signal:n``, ``Init:ExitCode:n`` or ``Init:i/n`` (sidecars that started
+    are skipped); container waiting/terminated reasons (CrashLoopBackOff, ImagePullBackOff,
+    Completed, Error, ...) with the *first* container's reason winning; ``Completed`` with a running
+    container shows Running/NotReady; a deletionTimestamp shows ``Terminating`` (``Unknown`` when the
+    node is lost)."""
+    pod = _d(pod)
+    spec, status = _d(pod.get("spec")), _d(pod.get("status"))
+    containers = _l(spec.get("containers"))
+    init_specs = _l(spec.get("initContainers"))
+    total = len(containers)
+    ready = 0
+    restarts = 0
+    last_restart: datetime | None = None
+    reason = status.get("phase") if isinstance(status.get("phase"), str) else ""
+    if isinstance(status.get("reason"), str) and status.get("reason"):
+        reason = status["reason"]
+    reason = reason or "Unknown"
+
+    for cond in _l(status.get("conditions")):
+        cond = _d(cond)
+        if cond.get("type") == "PodScheduled" and cond.get("reason") == "SchedulingGated":
+            reason = "SchedulingGated"
+
+    sidecars = {
+        _d(c).get("name") for c in init_specs if _d(c).get("restartPolicy") == "Always"
+    }
+    # Native sidecars count in READY n/m like regular containers (kubectl >= 1.29).
+    total += len(sidecars)
+
+    initializing = False
+    sidecar_restarts = 0
+    init_statuses = _l(status.get("initContainerStatuses"))
+    for i, cs in enumerate(init_statuses):
+        cs = _d(cs)
+        state, last = _d(cs.get("state")), _d(cs.get("lastState"))
+        restarts += count(cs.get("restartCount"))
+        if _d(last.get("terminated")).get("finishedAt"):
+            last_restart = _latest(last_restart, parse_time(last["terminated"]["finishedAt"]))
+        is_sidecar = cs.get("name") in sidecars
+        if is_sidecar:
+            sidecar_restarts += count(cs.get("restartCount"))
+            if cs.get("started") is True:
+                if cs.get("ready") is True:
+                    ready += 1
+                continue
+        term, waiting = _d(state.get("terminated")), _d(state.get("waiting"))
+        if term and term.get("exitCode", 0) == 0:
+            continue
+        if term:
+            reason = "Init:" + _terminated_reason(term)
+            initializing = True
+        elif waiting.get("reason") and waiting.get("reason") != "PodInitializing":
+            reason = f"Init:{waiting['reason']}"
+            initializing = True
+        else:
+            reason = f"Init:{i}/{len(init_specs) or len(init_statuses)}"
+            initializing = True
+        break
+
+    if not initializing or _condition_true(pod, "Initialized"):
+        restarts = sidecar_restarts
+        has_running = False
+        for cs in reversed(_l(status.get("containerStatuses"))):
+            cs = _d(cs)
+            state, last = _d(cs.get("state")), _d(cs.get("lastState"))
+            restarts += count(cs.get("restartCount"))
+            if _d(last.get("terminated")).get("finishedAt"):
+                last_restart = _latest(last_restart, parse_time(last["terminated"]["finishedAt"]))
+            waiting, term = _d(state.get("waiting")), _d(state.get("terminated"))
+            if waiting.get("reason"):
+                reason = str(waiting["reason"])
+            elif term:
+                reason = _terminated_reason(term)
+            elif cs.get("ready") is True and "running" in state:
+                has_running = True
+                ready += 1
+        if reason == "Completed" and has_running:
+            reason = "NotReady" if _has_condition(pod, "Ready") and not _condition_true(pod, "Ready") else "Running"
+
+    m = meta(pod)
+    if m.get("deletionTimestamp") and status.get("reason") == "NodeLost":
+        reason = "Unknown"
+    elif m.get("deletionTimestamp"):
+        reason = "Terminating"
+    return PodDisplay(status=reason, ready=ready, total=total, restarts=restarts, last_restart=last_restart)
+
+
+# -- quantities and queue usage --------------------------------------------------------------
+
+
+def quantity(value: Any) -> Decimal | None:
+    """``kubernetes.utils.parse_quantity`` that returns None instead of raising on garbage
+    (None, "", "lots", "1.2.3", lists...). ``500M`` -> 500000000, ``16k`` -> 16000,
+    ``1500m`` -> 1.5, ``0`` -> 0, ``4Gi`` -> 4294967296."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return None
+        return Decimal(str(value))
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        parsed = parse_quantity(value.strip())
+    except (ValueError, TypeError, InvalidOperation, ArithmeticError):
+        return None
+    if not parsed.is_finite():
+        return None
+    return parsed
+
+
+@dataclass(frozen=True)
+class ResourceUsage:
+    """One resource of a Queue (Queue spec/status, REFERENCE.md §3). Decimal values in base units
+    (cores for cpu, bytes for memory, counts for pods and extended resources such as
+    ``nvidia.com/gpu``); None when the queue does not set that field. ``raw`` keeps the original
+    strings; ``errors`` names fields whose quantity could not be parsed (shown, never fatal).
+    Percentages are not capped: allocated above capability shows above 100."""
+
+    name: str
+    allocated: Decimal | None
+    capability: Decimal | None
+    deserved: Decimal | None
+    guarantee: Decimal | None
+    raw: dict[str, str]
+    errors: tuple[str, ...] = ()
+
+    def _pct(self, limit: Decimal | None) -> float | None:
+        if limit is None or limit <= 0:
+            return None
+        return float((self.allocated or Decimal(0)) * 100 / limit)
+
+    @property
+    def percent_of_capability(self) -> float | None:
+        return self._pct(self.capability)
+
+    @property
+    def percent_of_deserved(self) -> float | None:
+        return self._pct(self.deserved)
+
+    @property
+    def headroom(self) -> Decimal | None:
+        """capability - allocated (negative when over); None without a capability."""
+        if self.capability is None:
+            return None
+        return self.capability - (self.allocated or Decimal(0))
+
+
+def _resource_list(value: Any) -> dict[str, Any]:
+    return {str(k): v for k, v in _d(value).items()}
+
+
+def queue_usage(queue: Any) -> list[ResourceUsage]:
+    """Per resource: status.allocated vs spec.capability, spec.deserved and
+    spec.guarantee.resource (guarantee is nested under ``resource``, REFERENCE.md §3). Sorted with
+    cpu, memory, pods first, then the rest (extended resources) by name."""
+    queue = _d(queue)
+    spec, status = _d(queue.get("spec")), _d(queue.get("status"))
+    fields = {
+        "allocated": _resource_list(status.get("allocated")),
+        "capability": _resource_list(spec.get("capability")),
+        "deserved": _resource_list(spec.get("deserved")),
+        "guarantee": _resource_list(_d(spec.get("guarantee")).get("resource")),
+    }
+    names = set().union(*fields.values())
+    order = {"cpu": 0, "memory": 1, "pods": 2}
+    result = []
+    for name in sorted(names, key=lambda n: (order.get(n, 3), n)):
+        values: dict[str, Decimal | None] = {}
+        raw: dict[str, str] = {}
+        errors = []
+        for fname, rl in fields.items():
+            if name not in rl:
+                values[fname] = None
+                continue
+            raw[fname] = str(rl[name])
+            parsed = quantity(rl[name])
+            if parsed is None:
+                errors.append(f"{fname}: unreadable quantity {str(rl[name])[:64]!r}")
+            values[fname] = parsed
+        result.append(ResourceUsage(name=name, raw=raw, errors=tuple(errors), **values))
+    return result
+
+
+def format_quantity(resource: str, value: Decimal | None) -> str:
+    """Human form: cpu in cores ("1.5", "250m"), memory-like in binary units ("4Gi"), others plain."""
+    if value is None:
+        return "—"
+    if resource in ("cpu",) or resource.endswith(".cpu"):
+        if value != 0 and abs(value) < 1:
+            return f"{(value * 1000).normalize():f}m"
+        return f"{value.normalize():f}"
+    if "memory" in resource or "storage" in resource:
+        for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+            if abs(value) >= size:
+                scaled = (value / size).quantize(Decimal("0.1"))
+                return f"{scaled.normalize():f}{unit}"
+        return f"{value.normalize():f}"
+    return f"{value.normalize():f}"
+
+
+# -- PodGroup counts per queue ---------------------------------------------------------------
+
+PODGROUP_PHASES = ("Pending", "Inqueue", "Running", "Unknown", "Completed")
+
+
+def podgroup_counts(podgroups: Iterable[Any]) -> dict[str, int]:
+    """Counts by status.phase, computed as vcctl does since Volcano v1.11 stopped writing them
+    (REFERENCE.md §3). A PodGroup without status counts as Pending (the scheduler has not written
+    it yet, §2); unknown phases are counted under their own name. Known phases always present."""
+    counts: dict[str, int] = dict.fromkeys(PODGROUP_PHASES, 0)
+    for pg in podgroups:
+        phase = phase_of(pg) or "Pending"
+        counts[phase] = counts.get(phase, 0) + 1
+    return counts
+
+
+def podgroup_counts_per_queue(podgroups: Iterable[Any]) -> dict[str, dict[str, int]]:
+    """{queue name: podgroup_counts} using spec.queue (default "default")."""
+    grouped: dict[str, list] = {}
+    for pg in podgroups:
+        q = _d(_d(pg).get("spec")).get("queue")
+        grouped.setdefault(q if isinstance(q, str) and q else "default", []).append(pg)
+    return {name: podgroup_counts(pgs) for name, pgs in grouped.items()}
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EventSummary:
+    """Repeated events folded into one line: total ``count``, ``first_seen``/``last_seen``."""
+
+    type: str
+    reason: str
+    message: str
+    count: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+    object_kind: str = ""
+    object_name: str = ""
+
+
+def _event_times(ev: dict) -> tuple[datetime | None, datetime | None]:
+    series = _d(ev.get("series"))
+    first = parse_time(ev.get("firstTimestamp")) or parse_time(ev.get("eventTime")) or parse_time(
+        meta(ev).get("creationTimestamp")
+    )
+    last = (
+        parse_time(series.get("lastObservedTime"))
+        or parse_time(ev.get("lastTimestamp"))
+        or parse_time(ev.get("eventTime"))
+        or first
+    )
+    return first, last
+
+
+def summarize_events(events: Iterable[Any], type_: str | None = "Warning") -> list[EventSummary]:
+    """Deduplicate events by (involved object, reason, message), summing ``count`` (or
+    ``series.count``; at least 1 each), newest last-seen first. ``type_`` None keeps every type."""
+    folded: dict[tuple, dict] = {}
+    for ev in events:
+        ev = _d(ev)
+        etype = str(ev.get("type") or "Normal")
+        if type_ is not None and etype != type_:
+            continue
+        involved = _d(ev.get("involvedObject"))
+        key = (str(involved.get("kind") or ""), str(involved.get("name") or ""), ev.get("reason"), ev.get("message"))
+        n = max(count(ev.get("count")), count(_d(ev.get("series")).get("count")), 1)
+        first, last = _event_times(ev)
+        entry = folded.get(key)
+        if entry is None:
+            folded[key] = {"type": etype, "count": n, "first": first, "last": last}
+        else:
+            entry["count"] += n
+            entry["first"] = min((t for t in (entry["first"], first) if t), default=None)
+            entry["last"] = _latest(entry["last"], last)
+    out = [
+        EventSummary(
+            type=v["type"],
+            reason=str(k[2] or ""),
+            message=str(k[3] or ""),
+            count=v["count"],
+            first_seen=v["first"],
+            last_seen=v["last"],
+            object_kind=k[0],
+            object_name=k[1],
+        )
+        for k, v in folded.items()
+    ]
+    epoch = datetime.min.replace(tzinfo=UTC)
+    out.sort(key=lambda e: e.last_seen or epoch, reverse=True)
+    return out
+
+
+# -- why is it pending -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One line of "why is it pending". ``kind`` is a stable identifier the pages can style
+    (see PENDING_REASON_KINDS); ``summary`` plain words; ``detail`` verbatim text from the cluster
+    (condition message, event message) or numbers; ``severity`` "info" | "warning" | "blocker";
+    ``objects`` names of the pods/objects concerned; ``count``/``first_seen``/``last_seen`` for
+    folded events."""
+
+    kind: str
+    summary: str
+    detail: str = ""
+    severity: str = "warning"
+    objects: tuple[str, ...] = ()
+    count: int = 0
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+
+
+PENDING_REASON_KINDS = (
+    "job_phase",
+    "podgroup_missing",
+    "podgroup_phase",
+    "unschedulable",
+    "queue_missing",
+    "queue_state",
+    "queue_headroom",
+    "event",
+    "pod_unschedulable",
+    "pod_image",
+    "pod_crashloop",
+    "pod_waiting",
+)
+
+# Container waiting reasons that block a pod from running, mapped to a reason kind and words.
+_POD_BLOCKERS = {
+    "ImagePullBackOff": ("pod_image", "cannot pull the container image"),
+    "ErrImagePull": ("pod_image", "cannot pull the container image"),
+    "InvalidImageName": ("pod_image", "the container image name is invalid"),
+    "CrashLoopBackOff": ("pod_crashloop", "a container keeps crashing (CrashLoopBackOff)"),
+    "CreateContainerConfigError": ("pod_waiting", "the container configuration is invalid"),
+    "CreateContainerError": ("pod_waiting", "the container cannot be created"),
+    "RunContainerError": ("pod_waiting", "the container cannot be started"),
+}
+
+_QUEUE_RESOURCE_SKIP_PREFIXES = ("limits.", "count/")
+
+
+def _queue_key(min_resource: str) -> str | None:
+    """Map a PodGroup minResources key (quota style, REFERENCE.md §4) to a Queue resource name."""
+    if min_resource.startswith(_QUEUE_RESOURCE_SKIP_PREFIXES):
+        return None
+    if min_resource.startswith("requests."):
+        return min_resource[len("requests.") :]
+    return min_resource
+
+
+def _conditions(obj: dict) -> list[dict]:
+    return [_d(c) for c in _l(_d(obj.get("status")).get("conditions"))]
+
+
+def _unschedulable_condition(pg: dict) -> dict | None:
+    """The PodGroup's Unschedulable condition when it is the newest True condition (a Scheduled
+    condition written later means the gang was placed since), REFERENCE.md §2."""
+    true_conds = [c for c in _conditions(pg) if c.get("status") == "True"]
+    if not true_conds:
+        return None
+    epoch = datetime.min.replace(tzinfo=UTC)
+    newest = max(true_conds, key=lambda c: parse_time(c.get("lastTransitionTime")) or epoch)
+    if newest.get("type") == "Unschedulable":
+        return newest
+    unsched = [c for c in true_conds if c.get("type") == "Unschedulable"]
+    if unsched and all(parse_time(c.get("lastTransitionTime")) is None for c in true_conds):
+        return unsched[-1]
+    return None
+
+
+def explain_pending(
+    *,
+    job: Any = None,
+    podgroup: Any = None,
+    queue: Any = None,
+    queue_name: str | None = None,
+    pods: Iterable[Any] = (),
+    events: Iterable[Any] = (),
+    max_events: int = 5,
+) -> list[Reason]:
+    """Why a Job / PodGroup is not running, as a list of Reasons (most decisive first).
+
+    Inputs are cache objects: the Job (optional), its PodGroup (None when missing), its Queue (None
+    when missing; ``queue_name`` names it then), its pods, and the events of the Job, PodGroup and
+    pods. Reads: PodGroup phase and its Unschedulable condition message verbatim (§2); queue state
+    (§3); queue headroom (capability - allocated) vs the PodGroup's minResources (§4 keys:
+    ``requests.cpu``/``cpu``...); Warning events deduplicated with counts and first/last seen (§5);
+    pod blockers: PodScheduled=False Unschedulable, ImagePullBackOff/ErrImagePull, CrashLoopBackOff.
+    Returns [] when nothing indicates a problem."""
+    job, podgroup, queue = _d(job) if job else None, _d(podgroup) if podgroup else None, _d(queue) if queue else None
+    reasons: list[Reason] = []
+    pods = [p for p in pods if isinstance(p, dict)]
+
+    job_phase = phase_of(job) if job else ""
+    if job is not None and job_phase and job_phase not in ("Pending", "Running", "Restarting", ""):
+        reasons.append(Reason("job_phase", f"The Job is {job_phase}.", severity="info"))
+
+    if podgroup is None:
+        if job is not None and job_phase in ("", "Pending"):
+            reasons.append(
+                Reason(
+                    "podgroup_missing",
+                    "The Job has no PodGroup yet, so the scheduler cannot consider it.",
+                    "The job controller creates the PodGroup <job>-<uid> when it first syncs the Job.",
+                    severity="blocker",
+                )
+            )
+    else:
+        pg_phase = phase_of(podgroup)
+        words = {
+            "": "The scheduler has not looked at the PodGroup yet (no status).",
+            "Pending": "The PodGroup is Pending: the scheduler has not admitted it to its queue.",
+            "Inqueue": "The PodGroup is Inqueue: admitted, waiting for enough pods to be placed together.",
+            "Unknown": "The PodGroup is Unknown: some pods run but the gang became unschedulable.",
+        }
+        if pg_phase in words:
+            reasons.append(
+                Reason("podgroup_phase", words[pg_phase], f"phase: {pg_phase or '(none)'}",
+                       severity="blocker" if pg_phase in ("", "Pending") else "warning")
+            )
+        elif pg_phase not in ("Running", "Completed"):
+            reasons.append(Reason("podgroup_phase", f"The PodGroup is in an unknown phase {pg_phase!r}.",
+                                  f"phase: {pg_phase}", severity="warning"))
+        cond = _unschedulable_condition(podgroup)
+        if cond is not None:
+            reasons.append(
+                Reason(
+                    "unschedulable",
+                    "The scheduler cannot place the gang.",
+                    str(cond.get("message") or cond.get("reason") or ""),
+                    severity="blocker",
+                    last_seen=parse_time(cond.get("lastTransitionTime")),
+                )
+            )
+
+    qname = queue_name
+    if qname is None:
+        source = podgroup or job or {}
+        q = _d(source.get("spec")).get("queue")
+        qname = q if isinstance(q, str) and q else "default"
+    if queue is None:
+        reasons.append(Reason("queue_missing", f"Queue {qname!r} does not exist.", severity="blocker"))
+    else:
+        state = phase_of(queue)
+        if state and state != "Open":
+            reasons.append(
+                Reason("queue_state", f"Queue {qname!r} is {state}: it admits no new work.",
+                       f"status.state: {state}", severity="blocker")
+            )
+        if podgroup is not None and phase_of(podgroup) in ("", "Pending"):
+            reasons.extend(_headroom_reasons(podgroup, queue, qname))
+
+    for summary in summarize_events(events)[:max_events]:
+        reasons.append(
+            Reason(
+                "event",
+                f"{summary.reason or 'Warning'} on {summary.object_kind} {summary.object_name}".strip(),
+                summary.message,
+                severity="warning",
+                count=summary.count,
+                first_seen=summary.first_seen,
+                last_seen=summary.last_seen,
+            )
+        )
+
+    reasons.extend(_pod_blockers(pods))
+    return reasons
+
+
+def _headroom_reasons(pg: dict, queue: dict, qname: str) -> list[Reason]:
+    needs = _d(_d(pg.get("spec")).get("minResources"))
+    usage = {u.name: u for u in queue_usage(queue)}
+    out = []
+    for key, raw_need in needs.items():
+        rname = _queue_key(str(key))
+        if rname is None or rname not in usage:
+            continue
+        need = quantity(raw_need)
+        u = usage[rname]
+        if need is None:
+            out.append(Reason("queue_headroom", f"The PodGroup's minResources {key} is unreadable.",
+                              f"{key}: {str(raw_need)[:64]!r}", severity="info"))
+            continue
+        if u.capability is not None and u.headroom is not None and need > u.headroom:
+            out.append(
+                Reason(
+                    "queue_headroom",
+                    f"Queue {qname!r} has not enough {rname} left for the gang.",
+                    f"needs {format_quantity(rname, need)}; capability {format_quantity(rname, u.capability)}, "
+                    f"allocated {format_quantity(rname, u.allocated or Decimal(0))}, "
+                    f"free {format_quantity(rname, u.headroom)}",
+                    severity="blocker",
+                )
+            )
+        elif u.deserved is not None and (u.allocated or Decimal(0)) + need > u.deserved:
+            out.append(
+                Reason(
+                    "queue_headroom",
+                    f"The gang would take queue {qname!r} above its deserved {rname}.",
+                    f"needs {format_quantity(rname, need)}; deserved {format_quantity(rname, u.deserved)}, "
+                    f"allocated {format_quantity(rname, u.allocated or Decimal(0))}",
+                    severity="info",
+                )
+            )
+    return out
+
+
+def _pod_blockers(pods: list[dict]) -> list[Reason]:
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for pod in pods:
+        name = str(meta(pod).get("name") or "")
+        status = _d(pod.get("status"))
+        for cond in _conditions(pod):
+            if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
+                grouped.setdefault(
+                    ("pod_unschedulable", "Pods cannot be scheduled.", str(cond.get("message") or cond.get("reason") or "")),
+                    [],
+                ).append(name)
+        for cs in _l(status.get("initContainerStatuses")) + _l(status.get("containerStatuses")):
+            waiting = _d(_d(_d(cs).get("state")).get("waiting"))
+            wreason = waiting.get("reason")
+            if wreason in _POD_BLOCKERS:
+                kind, words = _POD_BLOCKERS[wreason]
+                detail = f"{wreason}: {waiting.get('message') or ''}".strip().rstrip(":")
+                grouped.setdefault((kind, f"Pods: {words}.", detail), []).append(name)
+    return [
+        Reason(kind, summary, detail, severity="blocker", objects=tuple(sorted(set(names))), count=len(set(names)))
+        for (kind, summary, detail), names in grouped.items()
+    ]
+
+
+def explain_pending_from_snapshot(snapshot: Any, obj: Mapping) -> list[Reason]:
+    """Collect the inputs of explain_pending for a Job or PodGroup from a Snapshot and call it."""
+    obj = _d(obj)
+    if obj.get("kind") == "Job" or "tasks" in _d(obj.get("spec")):
+        job, pg = obj, snapshot.podgroup_for_job(obj)
+    else:
+        pg, job = obj, snapshot.job_for_podgroup(obj)
+    source = pg or job
+    qname = _d(source.get("spec")).get("queue") if source else None
+    qname = qname if isinstance(qname, str) and qname else "default"
+    queue = snapshot.queues.get(None, qname)
+    pods = snapshot.pods_for_podgroup(pg) if pg else []
+    if not pods and job is not None:
+        pods = snapshot.pods_for_job(job)
+    events: list[dict] = []
+    for o in (job, pg, *pods):
+        if o is not None:
+            events.extend(snapshot.events_for(o))
+    return explain_pending(job=job, podgroup=pg, queue=queue, queue_name=qname, pods=pods, events=events)

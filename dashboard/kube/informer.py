@@ -1,0 +1,372 @@
+"""One informer = one thread that keeps one KindStore equal to the API server's view of a kind.
+
+The loop follows the Kubernetes "API concepts" semantics (list, watch, resourceVersion, bookmarks,
+410 Gone, chunked lists) and the design of kopf's watching loop (see shared/STYLE.md):
+
+1. Resolve the served version (discovery.py). Absent CRD: state ``not_installed``; checked again
+   every ``not_installed_recheck`` seconds so installing Volcano later just works.
+2. Paginated list (``limit``/``continue``); the result *replaces* the store (objects that vanished
+   meanwhile are removed, nothing is duplicated; unchanged ones keep their change counter).
+   A 410 in the middle of a paginated list (expired continue token) restarts the list.
+3. Watch from the list's resourceVersion with ``allowWatchBookmarks=true`` and a server-side
+   ``timeoutSeconds``; the resourceVersion advances on every event including BOOKMARK; the read
+   timeout on the stream is an inactivity timeout (no bytes for that long: reconnect).
+   A normal end of the stream re-watches from the last resourceVersion (no re-list).
+4. 410 Gone (as an HTTP status or an ERROR event): re-list (never resume from the expired version).
+5. Any other failure: state ``stale`` (was synced), ``unreachable`` (never synced), ``forbidden``
+   (401/403), ``not_installed`` (404); sleep with exponential backoff and jitter, at least the
+   server's Retry-After; then reconnect. A watch that ends quickly without delivering anything
+   counts as a failure too, so a server that drops watches cannot drive a hot loop.
+
+The error policy (``ErrorPolicy``) is separate from the loop, as in lightkube.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from dashboard.kube.client import Gone, KubeClient, KubeError, abort_response
+from dashboard.kube.discovery import Discovery
+from dashboard.kube.kinds import KindSpec
+from dashboard.kube.store import KindStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class InformerOptions:
+    """Timing knobs (seconds). Tests shrink them so recovery tests run in seconds."""
+
+    page_size: int = 500
+    watch_timeout: int = 300  # server-side timeoutSeconds of each watch request
+    inactivity_timeout: float = 70.0  # stream read timeout; bookmarks may never come
+    connect_timeout: float = 5.0
+    request_timeout: float = 30.0  # read timeout of list/discovery requests
+    backoff_initial: float = 0.5
+    backoff_max: float = 30.0
+    backoff_factor: float = 2.0
+    jitter: float = 0.2  # +-20 % so many workers do not reconnect in lockstep
+    min_watch_seconds: float = 1.0  # a shorter watch with no events is treated as a failure
+    not_installed_recheck: float = 60.0
+
+
+class Backoff:
+    """Exponential backoff with jitter: initial * factor**n, capped, then scaled by 1 +- jitter."""
+
+    def __init__(self, options: InformerOptions, rng: random.Random | None = None):
+        self.options = options
+        self.failures = 0
+        self.rng = rng or random.Random()
+
+    def reset(self) -> None:
+        self.failures = 0
+
+    def next_delay(self, retry_after: float | None = None) -> float:
+        o = self.options
+        base = min(o.backoff_max, o.backoff_initial * (o.backoff_factor**self.failures))
+        self.failures += 1
+        delay = base * (1 + self.rng.uniform(-o.jitter, o.jitter))
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        return delay
+
+
+class ErrorPolicy:
+    """Maps a failure to (store state, whether to clear the cached objects)."""
+
+    @staticmethod
+    def classify(exc: KubeError, was_synced: bool) -> tuple[str, bool]:
+        if exc.status in (401, 403):
+            return "forbidden", True  # do not keep showing data the user may no longer read
+        if exc.status == 404:
+            return "not_installed", True
+        return ("stale" if was_synced else "unreachable"), False
+
+
+def _shape_ok(spec: KindSpec, obj: dict) -> bool:
+    """Whether an object from a fallback API version can be read as the expected version."""
+    if not isinstance(obj.get("metadata"), dict):
+        return False
+    body = obj.get("spec", {})
+    if not isinstance(body, dict):
+        return False
+    if spec.kind == "Job":
+        return isinstance(body.get("tasks", []), list)
+    if spec.kind == "PodGroup":
+        return isinstance(body.get("minMember", 0), int)
+    return True
+
+
+class Informer:
+    """Keeps ``store`` in sync with ``spec`` (optionally narrowed by ``field_selector``).
+
+    ``accept(obj)``: client-side filter on the trimmed object (False: not cached / removed).
+    ``owns(obj)``: which cached objects this informer is responsible for when a re-list diffs
+    (several informers may share one store). ``counters`` records lists/watches/events for tests
+    and the benchmark.
+    """
+
+    def __init__(
+        self,
+        spec: KindSpec,
+        client: KubeClient,
+        store: KindStore,
+        discovery: Discovery,
+        options: InformerOptions,
+        *,
+        field_selector: str | None = None,
+        accept: Callable[[dict], bool] | None = None,
+        owns: Callable[[dict], bool] | None = None,
+        label: str = "",
+        state_sink: Callable[[Informer], None] | None = None,
+        gate: Callable[[threading.Event], None] | None = None,
+    ):
+        self.spec = spec
+        self.client = client
+        self.store = store
+        self.discovery = discovery
+        self.options = options
+        self.field_selector = field_selector
+        self.accept = accept
+        self.owns = owns
+        self.label = label or spec.name
+        self.backoff = Backoff(options)
+        self.resource_version: str | None = None
+        self.version: str | None = None
+        self.synced_once = False
+        self.counters = {
+            "lists": 0,
+            "list_pages": 0,
+            "watches": 0,
+            "events": 0,
+            "bookmarks": 0,
+            "errors": 0,
+            "relists_410": 0,
+        }
+        self.last_event_at: datetime | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._live: list = []
+        self._state_sink = state_sink
+        # Called once before the first list (the events informer waits for the pods to be listed,
+        # else events about pods not yet in the cache would be filtered out at start-up).
+        self._gate = gate
+        # Own state (several informers may feed one store; the cache combines them).
+        self.state = "syncing"
+        self.last_error = ""
+        self.detail = ""
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"informer-{self.label}", daemon=True)
+        self._thread.start()
+
+    def stop(self, join_timeout: float = 5.0) -> None:
+        self._stop.set()
+        for raw in list(self._live):
+            abort_response(raw)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(join_timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _sleep(self, seconds: float) -> None:
+        self._stop.wait(seconds)
+
+    def _set_state(self, name: str, error: str | None = None, detail: str | None = None) -> None:
+        self.state = name
+        if error is not None:
+            self.last_error = error
+        if detail is not None:
+            self.detail = detail
+        if self._state_sink is not None:
+            self._state_sink(self)
+
+    # -- the loop -------------------------------------------------------------------------
+    def _run(self) -> None:
+        rv: str | None = None
+        if self._gate is not None:
+            self._gate(self._stop)
+        while not self._stop.is_set():
+            try:
+                if self.version is None:
+                    resolved = self.discovery.resolve(self.spec)
+                    if resolved.version is None:
+                        self._clear()
+                        self._set_state("not_installed", error="", detail=resolved.detail)
+                        self._sleep(self.options.not_installed_recheck)
+                        self.discovery.invalidate(self.spec.group)
+                        continue
+                    self.version = resolved.version
+                    self.detail = resolved.detail
+                    self.fallback = resolved.fallback
+                if rv is None:
+                    rv = self._list()
+                    self.backoff.reset()
+                rv = self._watch(rv)
+            except Gone as exc:
+                # The history no longer holds our version: re-list, never resume from it. Two 410s
+                # in a row (a broken server) back off like any other failure.
+                self.counters["errors"] += 1
+                self.counters["relists_410"] += 1
+                log.info("%s: %s; re-listing", self.label, exc.describe())
+                rv = None
+                if self.backoff.failures:
+                    self._sleep(self.backoff.next_delay(exc.retry_after))
+                else:
+                    self.backoff.failures += 1
+            except KubeError as exc:
+                self.counters["errors"] += 1
+                if self._stop.is_set():
+                    break
+                state, clear = ErrorPolicy.classify(exc, self.synced_once)
+                if state == "not_installed":
+                    self.discovery.invalidate(self.spec.group)
+                    self.version = None
+                    rv = None
+                if state == "forbidden":
+                    rv = None
+                if clear:
+                    self._clear()
+                    self.synced_once = False
+                self._set_state(state, error=exc.describe())
+                delay = self.backoff.next_delay(exc.retry_after)
+                log.info("%s: %s; retrying in %.1fs", self.label, exc.describe(), delay)
+                self._sleep(delay)
+            except Exception as exc:  # noqa: BLE001 - a bug must not kill the informer silently
+                self.counters["errors"] += 1
+                log.exception("%s: unexpected error", self.label)
+                self._set_state("stale" if self.synced_once else "unreachable", error=repr(exc))
+                rv = None
+                self._sleep(self.backoff.next_delay())
+
+    def _clear(self) -> None:
+        self.store.replace([], owns=self.owns)
+
+    def _path(self) -> str:
+        return self.spec.path(self.version)
+
+    def _trimmed(self, raw: dict) -> dict | None:
+        # The filter reads fields trimming keeps, so it runs first: rejected objects cost no trim.
+        if self.accept is not None and not self.accept(raw):
+            return None
+        return self.spec.trim(raw)
+
+    def _list(self) -> str:
+        """Paginated list; replaces the store; returns the list's resourceVersion."""
+        self.counters["lists"] += 1
+        objs: list[dict] = []
+        cont = ""
+        while True:
+            query: list[tuple[str, object]] = [("limit", self.options.page_size)]
+            if cont:
+                query.append(("continue", cont))
+            if self.field_selector:
+                query.append(("fieldSelector", self.field_selector))
+            try:
+                body = self.client.get_json(self._path(), query)
+            except Gone:
+                if not cont:
+                    raise
+                # The continue token expired between pages: start over from a fresh list.
+                objs, cont = [], ""
+                continue
+            self.counters["list_pages"] += 1
+            for item in body.get("items") or []:
+                if not isinstance(item, dict):
+                    continue
+                if getattr(self, "fallback", False) and not _shape_ok(self.spec, item):
+                    raise KubeError(
+                        404, "UnsupportedVersion", f"{self.detail}; but its objects do not have that shape"
+                    )
+                obj = self._trimmed(item)
+                if obj is not None:
+                    objs.append(obj)
+            meta = body.get("metadata") or {}
+            cont = meta.get("continue") or ""
+            rv = meta.get("resourceVersion") or ""
+            if not cont:
+                break
+        self.store.replace(objs, owns=self.owns)
+        self.synced_once = True
+        self._set_state("synced", error="")
+        self.resource_version = rv
+        return rv
+
+    def _watch(self, rv: str) -> str:
+        """One watch request; returns the resourceVersion to resume from. Raises Gone/KubeError."""
+        query: list[tuple[str, object]] = [
+            ("watch", "true"),
+            ("allowWatchBookmarks", "true"),
+            ("timeoutSeconds", self._watch_timeout()),
+        ]
+        if rv:
+            query.append(("resourceVersion", rv))
+        if self.field_selector:
+            query.append(("fieldSelector", self.field_selector))
+        self.counters["watches"] += 1
+        started = time.monotonic()
+        delivered = 0
+        with self.client.stream_lines(
+            self._path(), query, self.options.inactivity_timeout, holder=self._live
+        ) as lines:
+            if self.state != "synced":
+                self._set_state("synced")
+            for line in lines:
+                if self._stop.is_set():
+                    break
+                try:
+                    event = json.loads(line)
+                except ValueError as exc:
+                    raise KubeError(0, "BadWatchEvent", f"undecodable watch line: {exc}") from exc
+                if not isinstance(event, dict) or not isinstance(event.get("object"), dict):
+                    raise KubeError(0, "BadWatchEvent", "watch event without an object")
+                etype, raw = event.get("type"), event["object"]
+                if etype == "ERROR":
+                    code = int(raw.get("code") or 0)
+                    cls = Gone if code == 410 else KubeError
+                    raise cls(code, str(raw.get("reason") or "Error"), str(raw.get("message") or ""))
+                new_rv = (raw.get("metadata") or {}).get("resourceVersion")
+                delivered += 1
+                self.last_event_at = datetime.now(UTC)
+                if etype == "BOOKMARK":
+                    self.counters["bookmarks"] += 1
+                else:
+                    self.counters["events"] += 1
+                    self._apply(etype, raw)
+                if new_rv:
+                    rv = new_rv
+                    self.resource_version = rv
+        if self._stop.is_set():
+            return rv
+        if delivered == 0 and time.monotonic() - started < self.options.min_watch_seconds:
+            raise KubeError(0, "WatchClosed", "the API server closed the watch immediately")
+        self.backoff.reset()
+        return rv
+
+    def _watch_timeout(self) -> int:
+        # Spread re-watches of many kinds/workers over time (jitter) while staying near the setting.
+        base = self.options.watch_timeout
+        return max(1, int(base * random.uniform(0.9, 1.0)))
+
+    def _apply(self, etype: str | None, raw: dict) -> None:
+        if etype == "DELETED":
+            self.store.delete(self.spec.trim(raw))
+            return
+        if etype not in ("ADDED", "MODIFIED"):
+            return
+        obj = self._trimmed(raw)
+        if obj is None:
+            # No longer matches the client-side filter (e.g. annotation removed): drop it.
+            self.store.delete(self.spec.trim(raw))
+        else:
+            self.store.upsert(obj)

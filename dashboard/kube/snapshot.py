@@ -1,0 +1,241 @@
+"""Read views over the cache: ``Snapshot`` (all kinds) and ``KindView`` (one kind).
+
+A Snapshot holds one immutable ``KindData`` per kind, taken when the snapshot was made, so every
+read through it is consistent per kind and never touches the API server or takes a writer lock.
+``namespaces`` (a frozenset) restricts every namespaced kind to those namespaces: this is the access
+layer for per-user RBAC, so a view cannot leak an object by forgetting a filter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from dashboard.kube.kinds import (
+    GROUP_NAME_ANNOTATION,
+    event_ref,
+    obj_name,
+    obj_namespace,
+    obj_uid,
+)
+from dashboard.kube.store import KindData, KindState, event_sort_time
+
+_UID_SUFFIX = re.compile(r"^(?P<job>.+)-(?P<uid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
+
+
+class KindView:
+    """Read-only access to one kind in a Snapshot.
+
+    ``state``: KindState; ``version``: the kind's change counter (int, grows on every change);
+    ``get(namespace, name)`` -> dict | None (cluster-scoped kinds: ``get(None, name)``);
+    ``all()`` -> list sorted by (namespace, name); ``in_namespace(ns)``; ``len(view)``;
+    ``object_version(namespace, name)`` -> int | None. Returned dicts are shared: do not mutate.
+    """
+
+    __slots__ = ("_data", "_namespaces")
+
+    def __init__(self, data: KindData, namespaces: frozenset[str] | None):
+        self._data = data
+        # Restriction applies to namespaced kinds only (Queues are cluster-scoped).
+        self._namespaces = namespaces if data.spec.namespaced else None
+
+    @property
+    def kind(self) -> str:
+        return self._data.spec.kind
+
+    @property
+    def state(self) -> KindState:
+        return self._data.state
+
+    @property
+    def version(self) -> int:
+        return self._data.version
+
+    @property
+    def namespaced(self) -> bool:
+        return self._data.spec.namespaced
+
+    def _allowed(self, namespace: str | None) -> bool:
+        return self._namespaces is None or namespace in self._namespaces
+
+    def _key(self, namespace: str | None, name: str) -> tuple[str | None, str]:
+        if not self._data.spec.namespaced:
+            return (None, name)
+        return (namespace or None, name)
+
+    def get(self, namespace: str | None, name: str) -> dict | None:
+        key = self._key(namespace, name)
+        if not self._allowed(key[0]):
+            return None
+        return self._data.objects.get(key)
+
+    def object_version(self, namespace: str | None, name: str) -> int | None:
+        key = self._key(namespace, name)
+        if not self._allowed(key[0]):
+            return None
+        return self._data.versions.get(key)
+
+    def all(self) -> list[dict]:
+        objects = self._data.objects
+        keys = self._data.sorted_keys()
+        if self._namespaces is None:
+            return [objects[k] for k in keys]
+        allowed = self._namespaces
+        return [objects[k] for k in keys if k[0] in allowed]
+
+    def in_namespace(self, namespace: str) -> list[dict]:
+        if not self._data.spec.namespaced or not self._allowed(namespace):
+            return []
+        objs = self._data.lookup("namespace", namespace)
+        return sorted(objs, key=obj_name)
+
+    def namespaces(self) -> set[str]:
+        if not self._data.spec.namespaced:
+            return set()
+        present = {ns for ns in self._data.indexes.get("namespace", {}) if ns}
+        return present if self._namespaces is None else present & self._namespaces
+
+    def lookup(self, index: str, value) -> list[dict]:
+        """Objects whose index ``index`` (see kinds.py indexers) holds ``value``, restricted."""
+        objs = self._data.lookup(index, value)
+        if self._namespaces is None:
+            return objs
+        return [o for o in objs if obj_namespace(o) in self._namespaces]
+
+    def __len__(self) -> int:
+        if self._namespaces is None:
+            return len(self._data.objects)
+        by_ns = self._data.indexes.get("namespace", {})
+        return sum(len(by_ns.get(ns, ())) for ns in self._namespaces)
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter(self.all())
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __repr__(self) -> str:
+        return f"<KindView {self.kind} state={self.state.name} n={len(self)} v={self.version}>"
+
+
+def _owner_refs(obj: dict) -> list[dict]:
+    meta = obj.get("metadata")
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    return [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
+
+
+class Snapshot:
+    """A consistent read view of every kind; see the module docstring."""
+
+    def __init__(self, data: dict[str, KindData], namespaces: frozenset[str] | None = None):
+        self.namespaces_filter = namespaces
+        self.jobs = KindView(data["jobs"], namespaces)
+        self.podgroups = KindView(data["podgroups"], namespaces)
+        self.queues = KindView(data["queues"], namespaces)
+        self.pods = KindView(data["pods"], namespaces)
+        self.events = KindView(data["events"], namespaces)
+
+    def views(self) -> dict[str, KindView]:
+        return {
+            "jobs": self.jobs,
+            "podgroups": self.podgroups,
+            "queues": self.queues,
+            "pods": self.pods,
+            "events": self.events,
+        }
+
+    @property
+    def version(self) -> tuple[int, ...]:
+        """The tuple of every kind's change counter: equal tuples mean nothing changed."""
+        return tuple(v.version for v in self.views().values())
+
+    # -- cross-links (REFERENCE.md §4) -----------------------------------------------------
+    def podgroup_for_job(self, job: dict) -> dict | None:
+        """The Job's PodGroup: by controller ownerReference uid, then ``<job>-<uid>``, then ``<job>``
+        (the pre-v1.6 legacy name). Finished jobs usually have none (REFERENCE.md §1)."""
+        ns, name, uid = obj_namespace(job), obj_name(job), obj_uid(job)
+        if uid:
+            for pg in self.podgroups.lookup("owner_uid", uid):
+                if obj_namespace(pg) == ns:
+                    return pg
+            pg = self.podgroups.get(ns, f"{name}-{uid}")
+            if pg is not None:
+                return pg
+        return self.podgroups.get(ns, name) if name else None
+
+    def job_for_podgroup(self, pg: dict) -> dict | None:
+        """The Volcano Job that owns ``pg`` (ownerReference kind Job in batch.volcano.sh), else the
+        Job whose name and uid make up the PodGroup's name, else the Job named like it (legacy)."""
+        ns = obj_namespace(pg)
+        for ref in _owner_refs(pg):
+            api_version = str(ref.get("apiVersion") or "")
+            if ref.get("kind") == "Job" and api_version.startswith("batch.volcano.sh/"):
+                for job in self.jobs.lookup("uid", ref.get("uid")):
+                    if obj_namespace(job) == ns:
+                        return job
+                job = self.jobs.get(ns, str(ref.get("name") or ""))
+                if job is not None and (not ref.get("uid") or obj_uid(job) == ref.get("uid")):
+                    return job
+        name = obj_name(pg)
+        match = _UID_SUFFIX.match(name)
+        if match:
+            job = self.jobs.get(ns, match.group("job"))
+            if job is not None and obj_uid(job) == match.group("uid"):
+                return job
+        return self.jobs.get(ns, name) if name else None
+
+    def pods_for_job(self, job: dict) -> list[dict]:
+        """Pods labelled/annotated ``volcano.sh/job-name: <job>`` in the Job's namespace, by name."""
+        pods = self.pods.lookup("job", (obj_namespace(job), obj_name(job)))
+        return sorted(pods, key=obj_name)
+
+    def pods_for_podgroup(self, pg: dict) -> list[dict]:
+        """Pods whose ``scheduling.k8s.io/group-name`` annotation names ``pg``, sorted by name."""
+        pods = self.pods.lookup("group", (obj_namespace(pg), obj_name(pg)))
+        return sorted(pods, key=obj_name)
+
+    def podgroup_for_pod(self, pod: dict) -> dict | None:
+        meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
+        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+        group = annotations.get(GROUP_NAME_ANNOTATION)
+        return self.podgroups.get(obj_namespace(pod), group) if isinstance(group, str) and group else None
+
+    def jobs_in_queue(self, name: str) -> list[dict]:
+        return sorted(self.jobs.lookup("queue", name), key=lambda o: (obj_namespace(o) or "", obj_name(o)))
+
+    def podgroups_in_queue(self, name: str) -> list[dict]:
+        return sorted(
+            self.podgroups.lookup("queue", name), key=lambda o: (obj_namespace(o) or "", obj_name(o))
+        )
+
+    def child_queues(self, name: str) -> list[dict]:
+        """Queues whose spec.parent is ``name`` (an empty parent counts as "root")."""
+        return sorted(self.queues.lookup("parent", name), key=obj_name)
+
+    def events_for(self, obj: dict) -> list[dict]:
+        """Events whose involvedObject is ``obj`` (by uid, or kind+namespace+name), newest first."""
+        found: dict[tuple, dict] = {}
+        uid = obj_uid(obj)
+        if uid:
+            for ev in self.events.lookup("involved_uid", uid):
+                found[(obj_namespace(ev), obj_name(ev))] = ev
+        kind = obj.get("kind")
+        if isinstance(kind, str) and kind:
+            ref = (kind, obj_namespace(obj), obj_name(obj))
+            for ev in self.events.lookup("involved_ref", ref):
+                ev_uid = (ev.get("involvedObject") or {}).get("uid")
+                # A same-named object that was deleted and re-created has another uid: skip its events.
+                if uid and ev_uid and ev_uid != uid:
+                    continue
+                found[(obj_namespace(ev), obj_name(ev))] = ev
+        return sorted(found.values(), key=event_sort_time, reverse=True)
+
+    def namespaces(self) -> list[str]:
+        """Namespaces that hold at least one cached Job, PodGroup or Pod (restricted), sorted."""
+        seen: set[str] = set()
+        for view in (self.jobs, self.podgroups, self.pods):
+            seen |= view.namespaces()
+        return sorted(seen)
+
+
+__all__ = ["KindView", "Snapshot", "event_ref"]

@@ -1,0 +1,349 @@
+"""Thread-safe per-kind object stores with copy-on-write publication and incremental indexes.
+
+One ``KindStore`` per watched kind. One writer (the kind's informer thread(s)) applies watch events;
+any number of readers call ``data()`` and get an immutable ``KindData``.
+
+Why copy-on-write at publication: readers must never see a half-applied change and must never
+block the writer for long, and a snapshot must be cheap at 50,000 pods. ``data()`` returns the
+current mappings by reference and marks them shared; the *next write* copies the shared mapping
+before mutating it (a shallow ``dict`` copy: ~0.9 ms for 50,000 entries on the 2-core dev box).
+So reads cost O(1), an unchanged kind costs nothing, and the copy cost is paid at most once per
+read-after-write pair, never per reader. Indexes are copy-on-write per bucket: publishing shares
+the outer dict; a write copies the outer dict once and only the buckets it touches.
+
+Objects are plain dicts that are never mutated after they enter the store (writers replace them),
+so sharing them between snapshots is safe. Readers must treat them as read-only.
+
+Change counters: ``KindData.version`` increments on every applied change of the kind;
+``object_version(key)`` is the kind version at the object's last change, so a polled fragment can
+compare integers to tell "unchanged" without rendering. A re-list that returns an object with the
+same resourceVersion does not count as a change.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from dashboard.kube.kinds import KindSpec, event_ref, obj_key
+
+Key = tuple[str | None, str]
+
+STATES = ("syncing", "synced", "stale", "forbidden", "not_installed", "unreachable")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class KindState:
+    """The sync state of one kind, as the pages show it.
+
+    ``name`` is one of STATES. ``since`` is when this state began (for "stale since T");
+    ``synced_at`` when the kind last completed a full list (None: never); ``last_error`` the last
+    error's text ("" when none); ``detail`` extra words (e.g. the served version when unsupported).
+    """
+
+    name: str = "syncing"
+    since: datetime | None = None
+    last_error: str = ""
+    synced_at: datetime | None = None
+    detail: str = ""
+
+    @property
+    def is_usable(self) -> bool:
+        """True when the cached objects can be shown (possibly stale)."""
+        return self.name in ("synced", "stale")
+
+
+class KindData:
+    """An immutable published view of one kind (shared by all readers of that version).
+
+    ``objects``: {(namespace|None, name): obj}; ``versions``: {(ns, name): int};
+    ``indexes``: {index_name: {index_key: {obj_key: None}}} (dict used as an ordered set).
+    """
+
+    __slots__ = ("spec", "objects", "versions", "indexes", "version", "state", "_sorted", "_lock")
+
+    def __init__(self, spec, objects, versions, indexes, version, state):
+        self.spec: KindSpec = spec
+        self.objects: dict[Key, dict] = objects
+        self.versions: dict[Key, int] = versions
+        self.indexes: dict[str, dict[Any, dict[Key, None]]] = indexes
+        self.version: int = version
+        self.state: KindState = state
+        self._sorted: list[Key] | None = None
+        self._lock = threading.Lock()
+
+    def sorted_keys(self) -> list[Key]:
+        """Keys sorted by (namespace, name); computed once per published version."""
+        if self._sorted is None:
+            with self._lock:
+                if self._sorted is None:
+                    self._sorted = sorted(self.objects, key=lambda k: (k[0] or "", k[1]))
+        return self._sorted
+
+    def lookup(self, index: str, value: Any) -> list[dict]:
+        bucket = self.indexes.get(index, {}).get(value)
+        if not bucket:
+            return []
+        objects = self.objects
+        return [objects[k] for k in bucket if k in objects]
+
+
+class KindStore:
+    """The writer side of one kind. All mutating methods are safe to call from several threads."""
+
+    def __init__(self, spec: KindSpec, on_change: Callable[[], None] | None = None):
+        self.spec = spec
+        self._lock = threading.Lock()
+        self._objects: dict[Key, dict] = {}
+        self._versions: dict[Key, int] = {}
+        self._indexes: dict[str, dict[Any, dict[Key, None]]] = {name: {} for name in spec.indexers}
+        self._indexers = spec.indexers
+        # Copy-on-write bookkeeping: which mappings the last published KindData shares with us.
+        self._shared = False
+        self._owned_buckets: dict[str, set] = {name: set() for name in spec.indexers}
+        self._version = 0
+        self._state = KindState(name="syncing", since=utcnow())
+        self._published: KindData | None = None
+        self._on_change = on_change
+
+    # -- readers -------------------------------------------------------------------------
+    def data(self) -> KindData:
+        """Return the current immutable view; O(1) when nothing changed since the last call."""
+        published = self._published
+        if published is not None:
+            return published
+        with self._lock:
+            if self._published is None:
+                self._shared = True
+                for owned in self._owned_buckets.values():
+                    owned.clear()
+                self._published = KindData(
+                    self.spec,
+                    self._objects,
+                    self._versions,
+                    {name: idx for name, idx in self._indexes.items()},
+                    self._version,
+                    self._state,
+                )
+            return self._published
+
+    @property
+    def state(self) -> KindState:
+        return self._state
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+    # -- writer helpers (call with self._lock held) ---------------------------------------
+    def _unshare(self) -> None:
+        if self._shared:
+            self._objects = dict(self._objects)
+            self._versions = dict(self._versions)
+            self._indexes = {name: dict(idx) for name, idx in self._indexes.items()}
+            self._shared = False
+        self._published = None
+
+    def _bucket(self, index: str, value: Any) -> dict[Key, None]:
+        idx = self._indexes[index]
+        owned = self._owned_buckets[index]
+        bucket = idx.get(value)
+        if bucket is None:
+            bucket = idx[value] = {}
+            owned.add(value)
+        elif value not in owned:
+            bucket = idx[value] = dict(bucket)
+            owned.add(value)
+        return bucket
+
+    def _index_remove(self, key: Key, obj: dict) -> None:
+        for name, fn in self._indexers.items():
+            for value in fn(obj):
+                if value in self._indexes[name] and key in self._indexes[name][value]:
+                    bucket = self._bucket(name, value)
+                    bucket.pop(key, None)
+                    if not bucket:
+                        del self._indexes[name][value]
+                        self._owned_buckets[name].discard(value)
+
+    def _index_add(self, key: Key, obj: dict) -> None:
+        for name, fn in self._indexers.items():
+            for value in fn(obj):
+                self._bucket(name, value)[key] = None
+
+    def _put(self, key: Key, obj: dict) -> bool:
+        old = self._objects.get(key)
+        if old is not None:
+            if _rv(old) == _rv(obj) and _rv(obj):
+                return False
+        self._unshare()
+        if old is not None:
+            self._index_remove(key, old)
+        self._objects[key] = obj
+        self._index_add(key, obj)
+        self._version += 1
+        self._versions[key] = self._version
+        return True
+
+    def _remove(self, key: Key) -> bool:
+        old = self._objects.get(key)
+        if old is None:
+            return False
+        self._unshare()
+        del self._objects[key]
+        self._versions.pop(key, None)
+        self._index_remove(key, old)
+        self._version += 1
+        return True
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change()
+
+    # -- writer API -----------------------------------------------------------------------
+    def upsert(self, obj: dict) -> bool:
+        """Insert or replace ``obj`` (already trimmed). Returns True when the store changed."""
+        with self._lock:
+            changed = self._put(obj_key(obj), obj)
+        if changed:
+            self._changed()
+        return changed
+
+    def delete(self, obj_or_key: dict | Key) -> bool:
+        key = obj_key(obj_or_key) if isinstance(obj_or_key, dict) else obj_or_key
+        with self._lock:
+            changed = self._remove(key)
+        if changed:
+            self._changed()
+        return changed
+
+    def replace(self, objs: Iterable[dict], owns: Callable[[dict], bool] | None = None) -> tuple[int, int]:
+        """Make the store equal the result of a full list (the re-list after 410 or a reconnect).
+
+        Objects absent from ``objs`` are removed, but only those for which ``owns(obj)`` is true
+        (several informers may feed one store, e.g. one pod watch per scheduler name). Unchanged
+        objects (same resourceVersion) keep their object_version. Returns (upserted, removed).
+        """
+        new: dict[Key, dict] = {obj_key(o): o for o in objs}
+        upserted = removed = 0
+        with self._lock:
+            for key, old in list(self._objects.items()):
+                if key not in new and (owns is None or owns(old)) and self._remove(key):
+                    removed += 1
+            for key, obj in new.items():
+                if self._put(key, obj):
+                    upserted += 1
+        if upserted or removed:
+            self._changed()
+        return upserted, removed
+
+    def set_state(self, name: str, *, error: str | None = None, detail: str | None = None) -> KindState:
+        """Move to state ``name``; ``since`` changes only when the state name changes."""
+        assert name in STATES, name
+        with self._lock:
+            old = self._state
+            now = utcnow()
+            new = replace(
+                old,
+                name=name,
+                since=old.since if old.name == name else now,
+                last_error=old.last_error if error is None else error,
+                detail=old.detail if detail is None else detail,
+            )
+            if name == "synced" and old.name != "synced":
+                new = replace(new, synced_at=now)
+            if new != old:
+                self._state = new
+                self._published = None
+        if new != old:
+            self._changed()
+        return new
+
+    def mark_synced(self) -> None:
+        """A full list completed: synced now (synced_at moves even if already synced)."""
+        with self._lock:
+            now = utcnow()
+            old = self._state
+            self._state = KindState(
+                name="synced",
+                since=old.since if old.name == "synced" else now,
+                last_error=old.last_error,
+                synced_at=now,
+                detail=old.detail,
+            )
+            self._published = None
+        self._changed()
+
+
+def _rv(obj: dict) -> str:
+    meta = obj.get("metadata")
+    if isinstance(meta, dict):
+        rv = meta.get("resourceVersion")
+        if isinstance(rv, str):
+            return rv
+    return ""
+
+
+def event_sort_time(event: dict) -> str:
+    """The newest timestamp of a core/v1 Event as an RFC 3339 string ("" when none)."""
+    series = event.get("series") if isinstance(event.get("series"), dict) else {}
+    meta = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+    candidates = (
+        series.get("lastObservedTime"),
+        event.get("lastTimestamp"),
+        event.get("eventTime"),
+        event.get("firstTimestamp"),
+        meta.get("creationTimestamp"),
+    )
+    best = ""
+    for value in candidates:
+        if isinstance(value, str) and value > best:
+            best = value
+    return best
+
+
+class EventStore(KindStore):
+    """A KindStore with bounded memory: at most ``per_object`` events per involved object and
+    ``total`` overall; the oldest (by last-seen time, then arrival) are dropped first.
+
+    Events are the only kind that grows without bound in a busy cluster (the API server keeps
+    them ~1 h), and the pages show the latest few per object, so older ones are not worth memory.
+    """
+
+    def __init__(self, spec: KindSpec, per_object: int = 50, total: int = 20000, **kw):
+        super().__init__(spec, **kw)
+        self.per_object = per_object
+        self.total = total
+        self.dropped = 0
+
+    def _put(self, key: Key, obj: dict) -> bool:
+        old = self._objects.get(key)
+        if old is not None and _rv(old) != _rv(obj):
+            # Re-insert at the end so arrival order tracks recency for the total cap.
+            self._unshare()
+            self._remove(key)
+        changed = super()._put(key, obj)
+        if not changed:
+            return False
+        ref = event_ref(obj)
+        bucket = self._indexes["involved_ref"].get(ref)
+        if bucket is not None and len(bucket) > self.per_object:
+            oldest = sorted(bucket, key=lambda k: event_sort_time(self._objects[k]))
+            for k in oldest[: len(bucket) - self.per_object]:
+                self._remove(k)
+                self.dropped += 1
+        while len(self._objects) > self.total:
+            first = next(iter(self._objects))
+            self._remove(first)
+            self.dropped += 1
+        return key in self._objects

@@ -1,0 +1,274 @@
+"""Trim API objects to what the pages show, before they enter the cache.
+
+The cache keeps tens of thousands of pods; a full pod spec with managedFields is 5-20 KiB of Python
+objects, most of which no page displays. Each function takes the plain JSON dict decoded from the
+API server (never a generated model class) and returns a new, smaller plain dict. Functions never
+raise on odd shapes: a field of the wrong type is dropped, not trusted.
+
+What is kept (the issue's list): metadata minus managedFields and the
+``kubectl.kubernetes.io/last-applied-configuration`` annotation; for pods only the displayed spec
+fields (containers' name/image/resources requests+limits/ports, env entries that are references
+rather than literal values, nodeName, schedulerName, priorityClassName, restartPolicy) and the
+status fields kubectl uses for its STATUS/READY/RESTARTS columns.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+_META_KEYS = (
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "ownerReferences",
+    "finalizers",
+    "generateName",
+)
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _i(value: Any) -> Any:
+    """Intern a short string that repeats across objects (namespace, label values, images, phases).
+
+    At 50,000 pods the same few hundred values would otherwise be held once per pod; interning
+    them cut the cache's memory (README "Cluster cache"). Unique values (names, uids,
+    resourceVersions, timestamps) are never passed here: they would only grow the intern table.
+    """
+    return sys.intern(value) if isinstance(value, str) and len(value) <= 256 else value
+
+
+def _intern_map(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    return {_i(k): _i(v) for k, v in value.items()}
+
+
+def _intern_tree(value: Any) -> Any:
+    """Intern every key and short string of a small structure (conditions, resources, refs)."""
+    if isinstance(value, dict):
+        return {_i(k): _intern_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_intern_tree(v) for v in value]
+    return _i(value)
+
+
+def trim_metadata(meta: Any) -> dict:
+    """Return the metadata fields the pages use; annotations lose last-applied-configuration."""
+    meta = _dict(meta)
+    out = {k: meta[k] for k in _META_KEYS if k in meta}
+    if "namespace" in out:
+        out["namespace"] = _i(out["namespace"])
+    if "labels" in out:
+        out["labels"] = _intern_map(out["labels"])
+    if isinstance(out.get("ownerReferences"), list):
+        out["ownerReferences"] = [
+            {_i(k): (v if k == "uid" else _i(v)) for k, v in r.items()} if isinstance(r, dict) else r
+            for r in out["ownerReferences"]
+        ]
+    annotations = meta.get("annotations")
+    if isinstance(annotations, dict):
+        out["annotations"] = {_i(k): _i(v) for k, v in annotations.items() if k != LAST_APPLIED}
+    return out
+
+
+def trim_object(obj: dict) -> dict:
+    """Generic trim for custom resources (Job, PodGroup, Queue, Command): drop managedFields only.
+
+    Volcano objects are small and the pages show most of their spec (tasks, policies, plugins), so
+    only the metadata is trimmed. Job task pod templates are kept: the Job detail page shows them.
+    """
+    out = {_i(k): v for k, v in obj.items()}
+    out["metadata"] = trim_metadata(obj.get("metadata"))
+    for key in ("apiVersion", "kind"):
+        if key in out:
+            out[key] = _i(out[key])
+    if isinstance(out.get("spec"), dict):
+        spec = dict(out["spec"])
+        for key in ("queue", "schedulerName", "priorityClassName", "parent"):
+            if key in spec:
+                spec[key] = _i(spec[key])
+        out["spec"] = spec
+    if isinstance(out.get("status"), dict) and isinstance(out["status"].get("conditions"), list):
+        out["status"] = {**out["status"], "conditions": _intern_tree(out["status"]["conditions"])}
+    return out
+
+
+_TEMPLATE_SPEC_KEYS = (
+    "schedulerName",
+    "priorityClassName",
+    "restartPolicy",
+    "nodeSelector",
+    "tolerations",
+    "serviceAccountName",
+)
+
+
+def _trim_task(task: Any) -> Any:
+    """A Job task keeps everything but its pod template shrinks to what a pod row keeps."""
+    if not isinstance(task, dict):
+        return task
+    out = {_i(k): v for k, v in task.items()}
+    for key in ("name", "topologyPolicy"):
+        if key in out:
+            out[key] = _i(out[key])
+    template = task.get("template")
+    if isinstance(template, dict):
+        tspec = _dict(template.get("spec"))
+        new_spec: dict = {k: _intern_tree(tspec[k]) for k in _TEMPLATE_SPEC_KEYS if k in tspec}
+        for key in ("containers", "initContainers"):
+            if isinstance(tspec.get(key), list):
+                new_spec[key] = [t for t in map(_trim_container, tspec[key]) if t is not None]
+        tmeta = _dict(template.get("metadata"))
+        out["template"] = {
+            "metadata": {k: _intern_map(tmeta[k]) for k in ("labels", "annotations") if isinstance(tmeta.get(k), dict)},
+            "spec": new_spec,
+        }
+    if isinstance(out.get("policies"), list):
+        out["policies"] = _intern_tree(out["policies"])
+    return out
+
+
+def trim_job(job: dict) -> dict:
+    """A Volcano Job (REFERENCE.md §1): generic trim, and each task's pod template reduced to the
+    containers' name/image/resources/env references plus scheduling fields (the Job page shows
+    task images and resources, never whole pod specs). Status counters and conditions are kept."""
+    out = trim_object(job)
+    spec = out.get("spec")
+    if isinstance(spec, dict) and isinstance(spec.get("tasks"), list):
+        out["spec"] = {**spec, "tasks": [_trim_task(t) for t in spec["tasks"]]}
+    status = out.get("status")
+    if isinstance(status, dict):
+        out["status"] = _intern_tree(status)
+    return out
+
+
+def trim_podgroup(pg: dict) -> dict:
+    """A PodGroup (REFERENCE.md §2): small; spec and status interned (queue names, quantities,
+    phases and condition reasons repeat across PodGroups)."""
+    out = trim_object(pg)
+    for key in ("spec", "status"):
+        if isinstance(out.get(key), dict):
+            out[key] = _intern_tree(out[key])
+    return out
+
+
+def _trim_env(env: Any) -> list:
+    # Literal env values may carry secrets pasted into manifests and are not shown; references
+    # (valueFrom) say where a value comes from, which is useful and not sensitive.
+    if not isinstance(env, list):
+        return []
+    return [
+        {"name": e.get("name"), "valueFrom": e["valueFrom"]}
+        for e in env
+        if isinstance(e, dict) and isinstance(e.get("valueFrom"), dict)
+    ]
+
+
+def _trim_container(c: Any) -> dict | None:
+    if not isinstance(c, dict):
+        return None
+    out: dict = {"name": _i(c.get("name")), "image": _i(c.get("image"))}
+    resources = _dict(c.get("resources"))
+    kept = {k: _intern_map(resources[k]) for k in ("requests", "limits") if isinstance(resources.get(k), dict)}
+    if kept:
+        out["resources"] = kept
+    env = _trim_env(c.get("env"))
+    if env:
+        out["env"] = env
+    if isinstance(c.get("ports"), list):
+        out["ports"] = c["ports"]
+    if isinstance(c.get("restartPolicy"), str):  # native sidecars (init containers with Always)
+        out["restartPolicy"] = c["restartPolicy"]
+    return out
+
+
+_POD_SPEC_KEYS = ("nodeName", "schedulerName", "priorityClassName", "priority", "restartPolicy")
+_POD_STATUS_KEYS = (
+    "phase",
+    "reason",
+    "message",
+    "conditions",
+    "containerStatuses",
+    "initContainerStatuses",
+    "hostIP",
+    "podIP",
+    "startTime",
+    "nominatedNodeName",
+    "qosClass",
+)
+
+
+def trim_pod(pod: dict) -> dict:
+    """Keep what the pod rows and the "why pending" explanation read (see module docstring)."""
+    spec = _dict(pod.get("spec"))
+    status = _dict(pod.get("status"))
+    out_spec: dict = {k: _i(spec[k]) for k in _POD_SPEC_KEYS if k in spec}
+    for key in ("containers", "initContainers"):
+        items = spec.get(key)
+        if isinstance(items, list):
+            out_spec[key] = [t for t in map(_trim_container, items) if t is not None]
+    out_status = {k: status[k] for k in _POD_STATUS_KEYS if k in status}
+    for key in ("phase", "reason", "qosClass", "hostIP"):
+        if key in out_status:
+            out_status[key] = _i(out_status[key])
+    if isinstance(out_status.get("conditions"), list):
+        # Condition types/statuses/reasons repeat across pods; timestamps are mostly shared too.
+        out_status["conditions"] = _intern_tree(out_status["conditions"])
+    out: dict = {
+        "apiVersion": _i(pod.get("apiVersion", "v1")),
+        "kind": _i(pod.get("kind", "Pod")),
+        "metadata": trim_metadata(pod.get("metadata")),
+        "spec": out_spec,
+        "status": out_status,
+    }
+    return out
+
+
+_EVENT_KEYS = (
+    "involvedObject",
+    "reason",
+    "message",
+    "type",
+    "count",
+    "firstTimestamp",
+    "lastTimestamp",
+    "eventTime",
+    "series",
+    "source",
+    "reportingComponent",
+    "reportingController",
+    "action",
+)
+
+
+def trim_event(event: dict) -> dict:
+    """Keep the fields of a core/v1 Event that the event lists show."""
+    meta = _dict(event.get("metadata"))
+    out = {k: event[k] for k in _EVENT_KEYS if k in event}
+    for key in ("reason", "type"):
+        if key in out:
+            out[key] = _i(out[key])
+    if isinstance(out.get("source"), dict):
+        out["source"] = _intern_map(out["source"])
+    if isinstance(out.get("involvedObject"), dict):
+        out["involvedObject"] = {
+            k: (v if k in ("uid", "resourceVersion") else _i(v)) for k, v in out["involvedObject"].items()
+        }
+    out["apiVersion"] = _i(event.get("apiVersion", "v1"))
+    out["kind"] = _i(event.get("kind", "Event"))
+    out["metadata"] = {
+        k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta
+    }
+    return out

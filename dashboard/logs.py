@@ -1,0 +1,58 @@
+"""Log records that carry the request id, and a JSON-lines formatter.
+
+The request id of the request being served lives in a context variable set by
+``dashboard.middleware.RequestContextMiddleware``; ``RequestIdFilter`` copies it onto every record
+(``"-"`` outside a request), so any logger anywhere in the process tags its lines without being
+handed the request.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from contextvars import ContextVar
+from datetime import UTC, datetime
+
+#: The id of the request the current thread is serving, or "-" outside a request.
+request_id_var: ContextVar[str] = ContextVar("volcano_ui_request_id", default="-")
+
+# Attributes every LogRecord has; anything else was passed through ``extra=`` and is emitted too.
+_STANDARD_ATTRS = frozenset(vars(logging.LogRecord("x", logging.INFO, "x", 0, "x", None, None))) | {
+    "message",
+    "asctime",
+    "request_id",
+}
+
+
+class RequestIdFilter(logging.Filter):
+    """Set ``record.request_id`` from the request context (never drops a record)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            record.request_id = request_id_var.get()
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: ts (RFC 3339 UTC), level, logger, message, request_id, extras.
+
+    Values given with ``extra={...}`` become top-level keys; values JSON cannot encode are written
+    with ``str()``. Exceptions go in ``exc_info`` as the formatted traceback text.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, object] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+            "request_id": getattr(record, "request_id", request_id_var.get()),
+        }
+        for key, value in vars(record).items():
+            if key not in _STANDARD_ATTRS and not key.startswith("_"):
+                entry[key] = value
+        if record.exc_info:
+            entry["exc_info"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            entry["stack_info"] = self.formatStack(record.stack_info)
+        return json.dumps(entry, default=str, ensure_ascii=False)

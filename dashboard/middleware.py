@@ -1,0 +1,201 @@
+"""Request plumbing: health endpoints, request ids and logs, security headers, identity.
+
+Order matters and is set in volcano_ui/settings.py ``MIDDLEWARE``; each class says why it sits
+where it does.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from dashboard import health
+from dashboard.logs import request_id_var
+
+log = logging.getLogger("volcano_ui.request")
+
+_HEALTH = {"/healthz": health.healthz, "/readyz": health.readyz, "/metrics": health.metrics}
+# An incoming X-Request-ID is reused only when it looks like an id, so a client cannot write
+# arbitrary text (newlines, JSON) into every log line of its request.
+_REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+class HealthEndpointsMiddleware:
+    """Answer /healthz, /readyz and /metrics (GET/HEAD) before anything else runs.
+
+    Kubelet probes and Prometheus reach the pod by IP over plain HTTP, so these paths skip
+    ALLOWED_HOSTS, the https redirect and access control; they expose no Kubernetes object.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        view = _HEALTH.get(request.path_info)
+        if view is not None and request.method in ("GET", "HEAD"):
+            return view(request)
+        return self.get_response(request)
+
+
+class RequestContextMiddleware:
+    """Give the request an id, log one line when it ends, observe its latency by URL name.
+
+    The id comes from ``X-Request-ID`` when that looks like an id, else a fresh UUID; it is kept in
+    a context variable so every log line written while serving the request carries it
+    (dashboard/logs.py), and it is echoed back in the response's ``X-Request-ID``.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        incoming = request.headers.get("X-Request-ID", "")
+        request_id = incoming if _REQUEST_ID_RE.match(incoming) else uuid.uuid4().hex
+        request.request_id = request_id
+        token = request_id_var.set(request_id)
+        started = time.perf_counter()
+        try:
+            response = self.get_response(request)
+            elapsed = time.perf_counter() - started
+            match = getattr(request, "resolver_match", None)
+            # Label by URL name, never by path: paths carry object names (unbounded cardinality).
+            view = (match.view_name if match is not None and match.view_name else "<unresolved>")[:100]
+            health.REQUEST_LATENCY.labels(view, request.method).observe(elapsed)
+            health.REQUESTS.labels(view, request.method, str(response.status_code)).inc()
+            response["X-Request-ID"] = request_id
+            identity = getattr(request, "identity", None)
+            log.info(
+                "%s %s %s %.1fms",
+                request.method,
+                request.get_full_path()[:500],
+                response.status_code,
+                elapsed * 1000,
+                extra={
+                    "http_method": request.method,
+                    "path": request.path[:500],
+                    "status": response.status_code,
+                    "duration_ms": round(elapsed * 1000, 1),
+                    "view": view,
+                    "user": identity.username if identity is not None else None,
+                },
+            )
+            return response
+        finally:
+            request_id_var.reset(token)
+
+
+def content_security_policy() -> str:
+    """The Content-Security-Policy value: same-origin resources only, no inline script at all.
+
+    ``frame-ancestors`` is 'none' unless VOLCANO_UI_FRAME_ANCESTORS names origins (kiosk embedding).
+    """
+    ancestors = " ".join(settings.VOLCANO_UI_FRAME_ANCESTORS) or "'none'"
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self' data:",
+            "font-src 'self'",
+            "connect-src 'self'",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            f"frame-ancestors {ancestors}",
+        ]
+    )
+
+
+class SecurityHeadersMiddleware:
+    """Set Content-Security-Policy on every response (Django 5.2 has no built-in CSP).
+
+    Sits after XFrameOptionsMiddleware in MIDDLEWARE, so it sees the response first: when framing
+    is allowed for given origins it marks the response exempt from ``X-Frame-Options: DENY`` and
+    lets CSP ``frame-ancestors`` (which browsers prefer) say who may frame it.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        response.setdefault("Content-Security-Policy", content_security_policy())
+        if settings.VOLCANO_UI_FRAME_ANCESTORS:
+            response.xframe_options_exempt = True
+        return response
+
+
+# Paths that need no identity: signing in, static files (WhiteNoise answers those earlier anyway).
+def _anonymous_allowed(request: HttpRequest) -> bool:
+    path = request.path_info
+    if path.startswith("/" + settings.STATIC_URL.lstrip("/")):
+        return True
+    return path in (reverse("sign_in"), reverse("sign_out"))
+
+
+class IdentityMiddleware:
+    """Attach ``request.identity`` (dashboard.access.Identity or None) and refuse anonymous access.
+
+    In ``proxy`` and ``token`` mode a request without an identity never reaches a view: a page
+    request is redirected to the sign-in form (token mode) or answered 401 (proxy mode, or any htmx
+    fragment request, which gets an ``HX-Redirect`` to the sign-in page in token mode). In ``none``
+    mode identity is always None and every page is open and read-only.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        from dashboard import access
+
+        mode = settings.VOLCANO_UI_ACCESS_MODE
+        request.identity = access.identity_from_request(request)
+        if mode == "none" or request.identity is not None or _anonymous_allowed(request):
+            return self.get_response(request)
+        if mode == "token":
+            sign_in = f"{reverse('sign_in')}?next={_safe_next(request)}"
+            if request.headers.get("HX-Request") == "true":
+                response = HttpResponse("Sign in first.\n", status=401, content_type="text/plain")
+                response["HX-Redirect"] = sign_in
+                return response
+            return redirect(sign_in)
+        response = HttpResponse(
+            "401 Unauthorized: no identity from a trusted authenticating proxy.\n",
+            status=401,
+            content_type="text/plain; charset=utf-8",
+        )
+        return response
+
+
+def _safe_next(request: HttpRequest) -> str:
+    from urllib.parse import quote
+
+    return quote(request.get_full_path(), safe="/")
+
+
+def server_timing_middleware(get_response: Callable[[HttpRequest], HttpResponse]):
+    """Add ``Server-Timing: app;dur=<ms>`` to every response: the time spent in Django.
+
+    Listed first in ``MIDDLEWARE`` so it covers every other middleware and the view. Browsers'
+    developer tools and the benchmark (bench/loadgen.py) read it, so server time can be reported
+    next to client-observed latency (README "Benchmarks"). Streaming responses get the time to
+    their first byte. The value is a duration only; it names no object and no user.
+    """
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = get_response(request)
+        metric = f"app;dur={(time.perf_counter() - started) * 1000:.2f}"
+        existing = response.get("Server-Timing")
+        response["Server-Timing"] = f"{existing}, {metric}" if existing else metric
+        return response
+
+    return middleware

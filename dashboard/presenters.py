@@ -1,0 +1,1111 @@
+"""View models for the pages: small pure functions from plain Kubernetes/Volcano dicts to display values.
+
+Everything here takes the JSON dicts the cluster cache holds (see the "Cluster cache" contract) and
+never assumes a field is present or well-typed: any object the CRD schemas admit must render
+(missing status, unknown phase strings, null timestamps, odd quantities). Field names and phase
+semantics follow shared/volcano/REFERENCE.md (§1 Job, §2 PodGroup, §3 Queue, §4 linking, §5 events).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from kubernetes.utils import parse_quantity
+
+# --- safe access ------------------------------------------------------------------------------
+
+
+def as_dict(value: Any) -> dict:
+    """``value`` when it is a dict, else an empty dict (objects from the wire may hold nulls)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def to_int(value: Any) -> int:
+    """Status counters use Go ``omitempty``: a missing key means 0 (REFERENCE.md, preamble)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return 0
+
+
+def meta(obj: Mapping) -> dict:
+    return as_dict(as_dict(obj).get("metadata"))
+
+
+def name_of(obj: Mapping) -> str:
+    return as_str(meta(obj).get("name"))
+
+
+def namespace_of(obj: Mapping) -> str:
+    return as_str(meta(obj).get("namespace"))
+
+
+def labels_of(obj: Mapping) -> dict[str, str]:
+    return {as_str(k): as_str(v) for k, v in as_dict(meta(obj).get("labels")).items()}
+
+
+def annotations_of(obj: Mapping) -> dict[str, str]:
+    return {as_str(k): as_str(v) for k, v in as_dict(meta(obj).get("annotations")).items()}
+
+
+def spec_of(obj: Mapping) -> dict:
+    return as_dict(as_dict(obj).get("spec"))
+
+
+def status_of(obj: Mapping) -> dict:
+    return as_dict(as_dict(obj).get("status"))
+
+
+# --- time -------------------------------------------------------------------------------------
+
+_TIME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:?\d{2})?$")
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Parse a Kubernetes Time/MicroTime (RFC 3339, e.g. "2026-11-29T10:00:00Z" or with microseconds).
+
+    Returns an aware UTC datetime, or None for null, empty or unreadable values (never raises).
+    """
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not isinstance(value, str) or not value:
+        return None
+    m = _TIME_RE.match(value.strip())
+    if not m:
+        return None
+    try:
+        year, month, day, hour, minute, second = (int(x) for x in m.groups()[:6])
+        micro = int((m.group(7) or "0")[:6].ljust(6, "0"))
+        dt = datetime(year, month, day, hour, minute, second, micro, tzinfo=UTC)
+        off = m.group(8)
+        if off and off not in ("Z", "z"):
+            sign = 1 if off[0] == "+" else -1
+            digits = off[1:].replace(":", "")
+            dt = dt - sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        return dt
+    except (ValueError, OverflowError):
+        return None
+
+
+_time_source: Any = None
+
+
+def set_time_source(fn: Any) -> Any:
+    """Use ``fn() -> aware datetime`` as "now" for ages and wait times (None: this host's clock).
+
+    The demo and the tests point it at the simulated cluster's clock, which does not run at wall
+    time; against a real cluster the host clock is right. Returns the previous source.
+    """
+    global _time_source
+    previous, _time_source = _time_source, fn
+    return previous
+
+
+def reference_now(snapshot: Any = None) -> datetime:
+    """The "now" against which ages and wait times are computed: the cache's notion of the API
+    server's clock when the snapshot offers one (``snapshot.now()``), else the configured time
+    source, else this host's clock."""
+    for fn in (getattr(snapshot, "now", None), _time_source):
+        if callable(fn):
+            try:
+                value = fn()
+            except Exception:  # noqa: BLE001 - a display helper must not fail the page
+                continue
+            if isinstance(value, datetime):
+                return value if value.tzinfo else value.replace(tzinfo=UTC)
+    return timezone.now()
+
+
+def created_at(obj: Mapping) -> datetime | None:
+    return parse_time(meta(obj).get("creationTimestamp"))
+
+
+def seconds_between(start: datetime | None, end: datetime) -> float | None:
+    if start is None:
+        return None
+    return max(0.0, (end - start).total_seconds())
+
+
+# --- phases -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A phase ready for display: ``label`` is the wire value (or a placeholder), ``tone`` one of
+    ok/warn/bad/info/done/muted (colour), ``icon`` an icon name; status is always text + icon."""
+
+    label: str
+    tone: str
+    icon: str
+    final: bool = False
+    known: bool = True
+
+
+# Job phases: REFERENCE.md §1 "Phases"; Completed, Failed and Terminated are terminal.
+JOB_PHASES: dict[str, tuple[str, str, bool]] = {
+    "Pending": ("warn", "clock", False),
+    "Running": ("ok", "play", False),
+    "Restarting": ("warn", "refresh", False),
+    "Aborting": ("warn", "stop", False),
+    "Aborted": ("muted", "stop", False),
+    "Completing": ("info", "check", False),
+    "Completed": ("done", "check", True),
+    "Terminating": ("warn", "ban", False),
+    "Terminated": ("muted", "ban", True),
+    "Failed": ("bad", "cross", True),
+}
+JOB_PHASE_ORDER = list(JOB_PHASES)
+FINAL_JOB_PHASES = frozenset(p for p, (_t, _i, final) in JOB_PHASES.items() if final)
+
+# PodGroup phases: REFERENCE.md §2; Completed is the only phase the scheduler never leaves.
+PODGROUP_PHASES: dict[str, tuple[str, str, bool]] = {
+    "Pending": ("warn", "clock", False),
+    "Inqueue": ("info", "enter", False),
+    "Running": ("ok", "play", False),
+    "Unknown": ("bad", "question", False),
+    "Completed": ("done", "check", True),
+}
+PODGROUP_PHASE_ORDER = list(PODGROUP_PHASES)
+
+QUEUE_STATES: dict[str, tuple[str, str, bool]] = {
+    "Open": ("ok", "unlock", False),
+    "Closing": ("warn", "lock", False),
+    "Closed": ("bad", "lock", False),
+    "Unknown": ("muted", "question", False),
+}
+
+POD_TONES = {
+    "Running": "ok",
+    "Succeeded": "done",
+    "Completed": "done",
+    "Pending": "warn",
+    "ContainerCreating": "info",
+    "PodInitializing": "info",
+    "Terminating": "warn",
+    "Failed": "bad",
+    "Error": "bad",
+    "CrashLoopBackOff": "bad",
+    "ImagePullBackOff": "bad",
+    "ErrImagePull": "bad",
+    "OOMKilled": "bad",
+    "Unknown": "muted",
+}
+TONE_ICONS = {"ok": "play", "warn": "clock", "bad": "cross", "info": "info", "done": "check", "muted": "question"}
+
+
+def _phase(table: dict[str, tuple[str, str, bool]], value: Any) -> Phase:
+    label = as_str(value)
+    if not label:
+        return Phase(_("No status"), "muted", "question", known=False)
+    if label in table:
+        tone, icon, final = table[label]
+        return Phase(label, tone, icon, final)
+    # An unknown phase string is shown verbatim, never guessed at.
+    return Phase(label, "muted", "question", known=False)
+
+
+def job_phase(job: Mapping) -> Phase:
+    return _phase(JOB_PHASES, as_dict(status_of(job).get("state")).get("phase"))
+
+
+def podgroup_phase(pg: Mapping) -> Phase:
+    return _phase(PODGROUP_PHASES, status_of(pg).get("phase"))
+
+
+def queue_state(queue: Mapping) -> Phase:
+    return _phase(QUEUE_STATES, status_of(queue).get("state"))
+
+
+def pod_phase(status_text: str) -> Phase:
+    tone = POD_TONES.get(status_text)
+    if tone is None:
+        if status_text.startswith("Init:"):
+            tone = "bad" if ("Error" in status_text or "BackOff" in status_text) else "info"
+        elif "BackOff" in status_text or "Err" in status_text or status_text.startswith(("Signal", "ExitCode")):
+            tone = "bad"
+        else:
+            tone = "muted"
+    return Phase(status_text or _("Unknown"), tone, TONE_ICONS[tone])
+
+
+def job_phase_name(job: Mapping) -> str:
+    return as_str(as_dict(status_of(job).get("state")).get("phase"))
+
+
+def job_phase_since(job: Mapping) -> datetime | None:
+    """When the Job entered its current phase: state.lastTransitionTime, else the newest condition."""
+    status = status_of(job)
+    since = parse_time(as_dict(status.get("state")).get("lastTransitionTime"))
+    if since is None:
+        conds = [c for c in as_list(status.get("conditions")) if isinstance(c, dict)]
+        if conds:
+            since = parse_time(conds[-1].get("lastTransitionTime"))
+    return since
+
+
+# --- quantities -------------------------------------------------------------------------------
+
+
+def quantity(value: Any) -> Decimal | None:
+    """A Kubernetes quantity ("500M", "16k", "1500m", "0", "4Gi") as a Decimal, or None if unreadable."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        return parse_quantity(value if isinstance(value, int | float | Decimal) else str(value).strip())
+    except (ValueError, TypeError, InvalidOperation, ArithmeticError):
+        return None
+
+
+_BINARY = [(Decimal(2) ** 50, "Pi"), (Decimal(2) ** 40, "Ti"), (Decimal(2) ** 30, "Gi"), (Decimal(2) ** 20, "Mi"),
+           (Decimal(2) ** 10, "Ki")]
+_DECIMAL = [(Decimal(10) ** 15, "P"), (Decimal(10) ** 12, "T"), (Decimal(10) ** 9, "G"), (Decimal(10) ** 6, "M"),
+            (Decimal(10) ** 3, "k")]
+
+
+def _trim(number: Decimal, places: int = 2) -> str:
+    text = f"{number:.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def format_quantity(resource: str, value: Decimal | None, raw: Any = None) -> str:
+    """Human form of a quantity: cpu in cores (or millicores below 1), byte-like resources in binary
+    units, everything else as a plain number with a decimal suffix."""
+    if value is None:
+        return as_str(raw) if raw not in (None, "") else "—"
+    base = resource.split(".", 1)[-1] if resource.startswith(("requests.", "limits.")) else resource
+    if base == "cpu":
+        if value != 0 and abs(value) < 1:
+            return f"{_trim(value * 1000, 0)}m"
+        return _trim(value)
+    if base in ("memory", "ephemeral-storage", "storage") or base.startswith("hugepages-"):
+        for size, unit in _BINARY:
+            if abs(value) >= size:
+                return f"{_trim(value / size, 1)}{unit}"
+        return _trim(value, 0)
+    for size, unit in _DECIMAL:
+        if abs(value) >= size:
+            return f"{_trim(value / size, 1)}{unit}"
+    return _trim(value)
+
+
+RESOURCE_ORDER = {"cpu": 0, "memory": 1, "nvidia.com/gpu": 2}
+
+
+def resource_sort_key(name: str) -> tuple[int, str]:
+    if name in RESOURCE_ORDER:
+        return (RESOURCE_ORDER[name], name)
+    if name == "pods":
+        return (9, name)
+    return (5, name)
+
+
+@dataclass
+class ResourceBar:
+    """One resource of a Queue: allocated against deserved, guarantee and capability.
+
+    Percentages are integers for CSS width classes: ``fill`` is allocated on a scale that fits every
+    value (so more than 100% of deserved is drawn past the deserved marker, honestly); ``pct`` is
+    allocated / deserved (or / capability when no deserved) and may exceed 100.
+    """
+
+    name: str
+    allocated: str
+    deserved: str
+    guarantee: str
+    capability: str
+    fill: int
+    deserved_at: int | None
+    guarantee_at: int | None
+    capability_at: int | None
+    pct: int | None
+    pct_of: str
+    over: bool
+    tone: str
+    has_ref: bool = True  # False: nothing to compare with (no deserved/guarantee/capability)
+
+
+def _pct(part: Decimal, whole: Decimal) -> int:
+    if whole <= 0:
+        return 100 if part > 0 else 0
+    return int((part / whole * 100).to_integral_value())
+
+
+def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
+    """Per-resource usage bars for a Queue (REFERENCE.md §3: spec.capability, spec.deserved,
+    spec.guarantee.resource, status.allocated). Unparsable quantities are shown verbatim, unscaled."""
+    spec = spec_of(queue)
+    maps = {
+        "allocated": as_dict(status_of(queue).get("allocated")),
+        "deserved": as_dict(spec.get("deserved")),
+        "guarantee": as_dict(as_dict(spec.get("guarantee")).get("resource")),
+        "capability": as_dict(spec.get("capability")),
+    }
+    names = sorted({as_str(k) for m in maps.values() for k in m}, key=resource_sort_key)
+    bars = []
+    for res in names:
+        raw = {k: m.get(res) for k, m in maps.items()}
+        val = {k: quantity(v) for k, v in raw.items() if v is not None}
+        alloc = val.get("allocated") or Decimal(0)
+        scale = max([v for v in val.values() if v is not None] + [Decimal(0)])
+
+        def at(key: str, _val: dict = val, _scale: Decimal = scale) -> int | None:
+            v = _val.get(key)
+            if v is None or _scale <= 0:
+                return None
+            return min(100, _pct(v, _scale))
+
+        ref_key = "deserved" if val.get("deserved") is not None else (
+            "capability" if val.get("capability") is not None else "")
+        ref = val.get(ref_key) if ref_key else None
+        pct = _pct(alloc, ref) if ref is not None else None
+        cap = val.get("capability")
+        over_cap = cap is not None and alloc > cap
+        over = pct is not None and pct > 100
+        tone = "bad" if over_cap else ("warn" if over else "ok")
+        bars.append(ResourceBar(
+            name=res,
+            allocated=format_quantity(res, val.get("allocated", Decimal(0)) if raw["allocated"] is not None
+                                      else Decimal(0), raw["allocated"]),
+            deserved=format_quantity(res, val.get("deserved"), raw["deserved"]),
+            guarantee=format_quantity(res, val.get("guarantee"), raw["guarantee"]),
+            capability=format_quantity(res, val.get("capability"), raw["capability"]),
+            fill=min(100, _pct(alloc, scale)) if scale > 0 else 0,
+            deserved_at=at("deserved"),
+            guarantee_at=at("guarantee"),
+            capability_at=at("capability"),
+            pct=pct,
+            pct_of=ref_key,
+            over=over or over_cap,
+            tone=tone,
+            has_ref=any(val.get(k) is not None for k in ("deserved", "guarantee", "capability")),
+        ))
+    return bars
+
+
+# --- pods (kubectl's STATUS column) -----------------------------------------------------------
+
+
+def pod_display_status(pod: Mapping) -> str:
+    """The STATUS column of ``kubectl get pods`` (k8s printers.go printPod), from pod.status."""
+    status = status_of(pod)
+    reason = as_str(status.get("reason")) or as_str(status.get("phase")) or "Unknown"
+    init_statuses = [c for c in as_list(status.get("initContainerStatuses")) if isinstance(c, dict)]
+    n_init = len(as_list(spec_of(pod).get("initContainers"))) or len(init_statuses)
+    initializing = False
+    for i, cs in enumerate(init_statuses):
+        state = as_dict(cs.get("state"))
+        term, wait = as_dict(state.get("terminated")), as_dict(state.get("waiting"))
+        if term and to_int(term.get("exitCode")) == 0:
+            continue
+        initializing = True
+        if term:
+            if term.get("reason"):
+                reason = "Init:" + as_str(term.get("reason"))
+            elif to_int(term.get("signal")):
+                reason = f"Init:Signal:{to_int(term.get('signal'))}"
+            else:
+                reason = f"Init:ExitCode:{to_int(term.get('exitCode'))}"
+        elif wait.get("reason") and wait.get("reason") != "PodInitializing":
+            reason = "Init:" + as_str(wait.get("reason"))
+        else:
+            reason = f"Init:{i}/{n_init}"
+        break
+    if not initializing:
+        has_running = False
+        for cs in reversed([c for c in as_list(status.get("containerStatuses")) if isinstance(c, dict)]):
+            state = as_dict(cs.get("state"))
+            term, wait = as_dict(state.get("terminated")), as_dict(state.get("waiting"))
+            if wait.get("reason"):
+                reason = as_str(wait.get("reason"))
+            elif term.get("reason"):
+                reason = as_str(term.get("reason"))
+            elif term:
+                reason = (f"Signal:{to_int(term.get('signal'))}" if to_int(term.get("signal"))
+                          else f"ExitCode:{to_int(term.get('exitCode'))}")
+            elif cs.get("ready") and "running" in state:
+                has_running = True
+        if reason == "Completed" and has_running:
+            ready = any(as_dict(c).get("type") == "Ready" and as_dict(c).get("status") == "True"
+                        for c in as_list(status.get("conditions")))
+            reason = "Running" if ready else "NotReady"
+    if meta(pod).get("deletionTimestamp"):
+        reason = "Unknown" if as_str(status.get("reason")) == "NodeLost" else "Terminating"
+    return reason
+
+
+def pod_ready(pod: Mapping) -> str:
+    statuses = [c for c in as_list(status_of(pod).get("containerStatuses")) if isinstance(c, dict)]
+    total = len(as_list(spec_of(pod).get("containers"))) or len(statuses)
+    return f"{sum(1 for c in statuses if c.get('ready') is True)}/{total}"
+
+
+def pod_restarts(pod: Mapping) -> int:
+    return sum(to_int(as_dict(c).get("restartCount")) for c in as_list(status_of(pod).get("containerStatuses")))
+
+
+def pod_is_crashlooping(pod: Mapping) -> bool:
+    for cs in as_list(status_of(pod).get("containerStatuses")) + as_list(status_of(pod).get("initContainerStatuses")):
+        if as_dict(as_dict(as_dict(cs).get("state")).get("waiting")).get("reason") == "CrashLoopBackOff":
+            return True
+    return False
+
+
+def pod_task(pod: Mapping) -> str:
+    """The Volcano task of a vcjob pod (label/annotation volcano.sh/task-spec, REFERENCE.md §4)."""
+    return labels_of(pod).get("volcano.sh/task-spec") or annotations_of(pod).get("volcano.sh/task-spec", "")
+
+
+def pod_blockers(pod: Mapping) -> list[str]:
+    """Plain reasons a pod is not running: the PodScheduled=False message, waiting container reasons."""
+    out = []
+    status = status_of(pod)
+    for cond in as_list(status.get("conditions")):
+        cond = as_dict(cond)
+        if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
+            text = as_str(cond.get("message")) or as_str(cond.get("reason"))
+            if text:
+                out.append(text)
+    for cs in as_list(status.get("initContainerStatuses")) + as_list(status.get("containerStatuses")):
+        wait = as_dict(as_dict(as_dict(cs).get("state")).get("waiting"))
+        if wait.get("reason") and wait.get("reason") not in ("ContainerCreating", "PodInitializing"):
+            msg = as_str(wait.get("message"))
+            out.append(f"{as_str(as_dict(cs).get('name'))}: {as_str(wait.get('reason'))}" + (f" — {msg}" if msg else ""))
+    return out
+
+
+@dataclass
+class PodRow:
+    name: str
+    namespace: str
+    task: str
+    status: Phase
+    ready: str
+    restarts: int
+    node: str
+    created: datetime | None
+    crashlooping: bool
+    blockers: list[str]
+    index: int
+
+
+def pod_row(pod: Mapping) -> PodRow:
+    index = labels_of(pod).get("volcano.sh/task-index") or annotations_of(pod).get("volcano.sh/task-index", "")
+    return PodRow(
+        name=name_of(pod),
+        namespace=namespace_of(pod),
+        task=pod_task(pod),
+        status=pod_phase(pod_display_status(pod)),
+        ready=pod_ready(pod),
+        restarts=pod_restarts(pod),
+        node=as_str(spec_of(pod).get("nodeName")),
+        created=created_at(pod),
+        crashlooping=pod_is_crashlooping(pod),
+        blockers=pod_blockers(pod),
+        index=to_int(index) if index.isdigit() else 1 << 30,
+    )
+
+
+def pod_rows(pods: Iterable[Mapping]) -> list[PodRow]:
+    rows = [pod_row(p) for p in pods]
+    rows.sort(key=lambda r: (r.task, r.index, r.name))
+    return rows
+
+
+# --- Jobs ---------------------------------------------------------------------------------------
+
+
+def job_tasks(job: Mapping) -> list[dict]:
+    return [t for t in as_list(spec_of(job).get("tasks")) if isinstance(t, dict)]
+
+
+def job_replicas(job: Mapping) -> int:
+    return sum(to_int(t.get("replicas")) for t in job_tasks(job))
+
+
+def job_min_available(job: Mapping) -> int:
+    status = status_of(job)
+    if "minAvailable" in status:
+        return to_int(status.get("minAvailable"))
+    if "minAvailable" in spec_of(job):
+        return to_int(spec_of(job).get("minAvailable"))
+    return sum(to_int(t.get("minAvailable", t.get("replicas"))) for t in job_tasks(job))
+
+
+@dataclass
+class Gang:
+    """Gang progress: ``running`` of ``min_available`` (REFERENCE.md §1: Pending→Running when
+    minAvailable ≤ running+succeeded+failed). ``fill``/``min_at`` are 0-100 for the bar."""
+
+    running: int
+    ready: int
+    min_available: int
+    total: int
+    fill: int
+    min_at: int
+    met: bool
+
+
+def make_gang(running: int, ready: int, min_available: int, total: int) -> Gang:
+    scale = max(total, min_available, running, 1)
+    return Gang(
+        running=running,
+        ready=ready,
+        min_available=min_available,
+        total=total,
+        fill=min(100, round(running * 100 / scale)),
+        min_at=min(100, round(min_available * 100 / scale)),
+        met=ready >= min_available,
+    )
+
+
+def job_gang(job: Mapping) -> Gang:
+    status = status_of(job)
+    running = to_int(status.get("running"))
+    ready = running + to_int(status.get("succeeded")) + to_int(status.get("failed"))
+    return make_gang(running, ready, job_min_available(job), job_replicas(job))
+
+
+@dataclass
+class TaskRow:
+    """One task of a Job; ``count_list`` is (pod phase, count) pairs for templates."""
+
+    name: str
+    replicas: int
+    min_available: int
+    counts: dict[str, int]
+    gang: Gang
+    policies: list[str]
+    image: str
+
+    @property
+    def count_list(self) -> list[tuple[str, int]]:
+        return sorted(self.counts.items())
+
+
+def task_rows(job: Mapping) -> list[TaskRow]:
+    tsc = as_dict(status_of(job).get("taskStatusCount"))
+    rows = []
+    for task in job_tasks(job):
+        name = as_str(task.get("name"))
+        counts = {as_str(k): to_int(v) for k, v in as_dict(as_dict(tsc.get(name)).get("phase")).items()}
+        replicas = to_int(task.get("replicas"))
+        min_av = to_int(task.get("minAvailable")) if task.get("minAvailable") is not None else replicas
+        running = counts.get("Running", 0)
+        ready = running + counts.get("Succeeded", 0) + counts.get("Failed", 0)
+        containers = as_list(as_dict(as_dict(task.get("template")).get("spec")).get("containers"))
+        image = as_str(as_dict(containers[0]).get("image")) if containers else ""
+        rows.append(TaskRow(name, replicas, min_av, counts, make_gang(running, ready, min_av, replicas),
+                            [policy_text(p) for p in as_list(task.get("policies"))], image))
+    return rows
+
+
+def policy_text(policy: Any) -> str:
+    """One LifecyclePolicy (REFERENCE.md §1 spec.policies) as "PodFailed → RestartJob (after 10m)"."""
+    p = as_dict(policy)
+    events = [as_str(e) for e in as_list(p.get("events"))] or ([as_str(p.get("event"))] if p.get("event") else [])
+    when = ", ".join(events)
+    if p.get("exitCode") is not None:
+        when = (when + ", " if when else "") + _("exit code %(code)s") % {"code": as_str(p.get("exitCode"))}
+    text = f"{when or '*'} → {as_str(p.get('action')) or '?'}"
+    if p.get("timeout"):
+        text += " " + _("(after %(timeout)s)") % {"timeout": as_str(p.get("timeout"))}
+    return text
+
+
+def job_plugins(job: Mapping) -> list[tuple[str, str]]:
+    return [(as_str(k), " ".join(as_str(a) for a in as_list(v)))
+            for k, v in sorted(as_dict(spec_of(job).get("plugins")).items(), key=lambda kv: as_str(kv[0]))]
+
+
+@dataclass
+class TimelineEntry:
+    phase: Phase
+    at: datetime | None
+    duration: float | None  # seconds until the next entry (or now for the last one)
+    current: bool
+
+
+def job_timeline(job: Mapping, now: datetime) -> list[TimelineEntry]:
+    """Phase history from status.conditions (one entry per phase, oldest→newest, REFERENCE.md §1)."""
+    conds = [c for c in as_list(status_of(job).get("conditions")) if isinstance(c, dict)]
+    entries = []
+    for i, cond in enumerate(conds):
+        at = parse_time(cond.get("lastTransitionTime"))
+        nxt = parse_time(conds[i + 1].get("lastTransitionTime")) if i + 1 < len(conds) else now
+        dur = (nxt - at).total_seconds() if at and nxt and nxt >= at else None
+        entries.append(TimelineEntry(_phase(JOB_PHASES, cond.get("status")), at, dur, i == len(conds) - 1))
+    return entries
+
+
+def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping | None) -> list[str]:
+    """Short hints shown beside a Job's phase in lists: crash-looping pods, gang below minAvailable,
+    unschedulable PodGroup."""
+    hints = []
+    phase = job_phase_name(job)
+    if pods:
+        crash = sum(1 for p in pods if pod_is_crashlooping(p))
+        if crash:
+            hints.append(ngettext("%(n)d pod CrashLoopBackOff", "%(n)d pods CrashLoopBackOff", crash) % {"n": crash})
+        pull = sum(1 for p in pods if "ImagePull" in pod_display_status(p) or pod_display_status(p) == "ErrImagePull")
+        if pull:
+            hints.append(ngettext("%(n)d pod cannot pull its image", "%(n)d pods cannot pull their image",
+                                  pull) % {"n": pull})
+    if phase == "Running":
+        gang = job_gang(job)
+        if gang.running < gang.min_available:
+            hints.append(_("below minAvailable"))
+    if phase in ("Pending", "") and podgroup is not None:
+        if unschedulable_condition(podgroup):
+            hints.append(_("unschedulable"))
+        elif as_str(status_of(podgroup).get("phase")) == "Pending":
+            hints.append(_("waiting for queue admission"))
+    return hints
+
+
+# --- PodGroups ----------------------------------------------------------------------------------
+
+
+def podgroup_gang(pg: Mapping) -> Gang:
+    status = status_of(pg)
+    running = to_int(status.get("running"))
+    ready = running + to_int(status.get("succeeded"))
+    total = sum(to_int(v) for v in as_dict(spec_of(pg).get("minTaskMember")).values())
+    min_member = to_int(spec_of(pg).get("minMember"))
+    return make_gang(running, ready, min_member, max(total, min_member))
+
+
+def unschedulable_condition(pg: Mapping) -> dict | None:
+    """The newest ``Unschedulable`` condition with status True (REFERENCE.md §2), if any."""
+    found = None
+    for cond in as_list(status_of(pg).get("conditions")):
+        cond = as_dict(cond)
+        if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
+            found = cond
+    return found
+
+
+def podgroup_conditions(pg: Mapping) -> list[dict]:
+    out = []
+    for cond in as_list(status_of(pg).get("conditions")):
+        cond = as_dict(cond)
+        out.append({
+            "type": as_str(cond.get("type")),
+            "status": as_str(cond.get("status")),
+            "reason": as_str(cond.get("reason")),
+            "message": as_str(cond.get("message")),
+            "at": parse_time(cond.get("lastTransitionTime")),
+        })
+    return out
+
+
+def owner_of(obj: Mapping) -> dict | None:
+    """The controller ownerReference (or the first one) as {kind, name, apiVersion}."""
+    refs = [as_dict(r) for r in as_list(meta(obj).get("ownerReferences"))]
+    if not refs:
+        return None
+    ref = next((r for r in refs if r.get("controller") is True), refs[0])
+    return {"kind": as_str(ref.get("kind")), "name": as_str(ref.get("name")), "apiVersion": as_str(ref.get("apiVersion"))}
+
+
+def min_resources(pg: Mapping) -> list[tuple[str, str]]:
+    res = as_dict(spec_of(pg).get("minResources"))
+    return [(as_str(k), format_quantity(as_str(k), quantity(v), v)) for k, v in
+            sorted(res.items(), key=lambda kv: resource_sort_key(as_str(kv[0])))]
+
+
+# --- Queues -----------------------------------------------------------------------------------
+
+
+def queue_parent(queue: Mapping) -> str:
+    return as_str(spec_of(queue).get("parent"))
+
+
+def phase_counts(objs: Iterable[Mapping], phase_fn) -> Counter:
+    return Counter(phase_fn(o) for o in objs)
+
+
+def podgroup_phase_name(pg: Mapping) -> str:
+    return as_str(status_of(pg).get("phase"))
+
+
+@dataclass
+class TreeRow:
+    queue: dict
+    depth: int
+    has_children: bool
+
+
+def queue_tree(queues: list[dict]) -> list[TreeRow]:
+    """Queues in depth-first order by spec.parent (REFERENCE.md §3). Queues whose parent is missing
+    (or that form a cycle) are shown at the top level rather than dropped."""
+    by_name = {name_of(q): q for q in queues}
+    children: dict[str, list[dict]] = {}
+    roots = []
+    for q in queues:
+        parent = queue_parent(q)
+        if parent and parent in by_name and parent != name_of(q):
+            children.setdefault(parent, []).append(q)
+        else:
+            roots.append(q)
+    rows: list[TreeRow] = []
+    seen: set[str] = set()
+
+    def walk(q: dict, depth: int) -> None:
+        n = name_of(q)
+        if n in seen:
+            return
+        seen.add(n)
+        kids = sorted(children.get(n, []), key=name_of)
+        rows.append(TreeRow(q, depth, bool(kids)))
+        for kid in kids:
+            walk(kid, depth + 1)
+
+    for q in sorted(roots, key=name_of):
+        walk(q, 0)
+    for q in sorted(queues, key=name_of):  # members of a parent cycle
+        if name_of(q) not in seen:
+            walk(q, 0)
+    return rows
+
+
+# --- events -------------------------------------------------------------------------------------
+
+
+def event_last(ev: Mapping) -> datetime | None:
+    """When an Event was last seen: lastTimestamp, series.lastObservedTime, eventTime, firstTimestamp,
+    then metadata.creationTimestamp (events.k8s.io-style events carry only eventTime/series)."""
+    return (parse_time(ev.get("lastTimestamp"))
+            or parse_time(as_dict(ev.get("series")).get("lastObservedTime"))
+            or parse_time(ev.get("eventTime"))
+            or parse_time(ev.get("firstTimestamp"))
+            or created_at(ev))
+
+
+def event_first(ev: Mapping) -> datetime | None:
+    return parse_time(ev.get("firstTimestamp")) or parse_time(ev.get("eventTime")) or event_last(ev)
+
+
+def event_count(ev: Mapping) -> int:
+    return max(1, to_int(ev.get("count")) or to_int(as_dict(ev.get("series")).get("count")))
+
+
+@dataclass
+class EventRow:
+    type: str
+    reason: str
+    message: str
+    object_kind: str
+    object_name: str
+    object_namespace: str
+    count: int
+    first: datetime | None
+    last: datetime | None
+    source: str
+
+    @property
+    def warning(self) -> bool:
+        return self.type == "Warning"
+
+
+def event_row(ev: Mapping) -> EventRow:
+    inv = as_dict(ev.get("involvedObject")) or as_dict(ev.get("regarding"))
+    src = as_dict(ev.get("source"))
+    return EventRow(
+        type=as_str(ev.get("type")) or "Normal",
+        reason=as_str(ev.get("reason")),
+        message=as_str(ev.get("message")) or as_str(ev.get("note")),
+        object_kind=as_str(inv.get("kind")),
+        object_name=as_str(inv.get("name")),
+        object_namespace=as_str(inv.get("namespace")) or namespace_of(ev),
+        count=event_count(ev),
+        first=event_first(ev),
+        last=event_last(ev),
+        source=as_str(src.get("component")) or as_str(ev.get("reportingComponent")) or as_str(ev.get("reportingController")),
+    )
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def event_rows(events: Iterable[Mapping], limit: int | None = None) -> list[EventRow]:
+    rows = [event_row(e) for e in events]
+    rows.sort(key=lambda r: (r.last or _EPOCH, r.first or _EPOCH), reverse=True)
+    return rows[:limit] if limit else rows
+
+
+def dedupe_events(rows: Iterable[EventRow]) -> list[EventRow]:
+    """Merge events with the same type, reason and message (across objects): counts add up,
+    first/last seen span them all. Newest first."""
+    merged: dict[tuple[str, str, str], EventRow] = {}
+    for r in rows:
+        key = (r.type, r.reason, r.message)
+        m = merged.get(key)
+        if m is None:
+            merged[key] = EventRow(**{**r.__dict__})
+            continue
+        m.count += r.count
+        if r.first and (m.first is None or r.first < m.first):
+            m.first = r.first
+        if r.last and (m.last is None or r.last > m.last):
+            m.last = r.last
+            m.object_kind, m.object_name = r.object_kind, r.object_name
+    out = list(merged.values())
+    out.sort(key=lambda r: r.last or _EPOCH, reverse=True)
+    return out
+
+
+def latest_per_object(rows: Iterable[EventRow], limit: int) -> list[EventRow]:
+    """One row per (object, reason) with the newest message and the summed count, newest first:
+    the overview's "recent warnings" without the scheduler's every-session repeats."""
+    merged: dict[tuple[str, str, str, str], EventRow] = {}
+    for r in sorted(rows, key=lambda r: r.last or _EPOCH, reverse=True):
+        key = (r.object_kind, r.object_namespace, r.object_name, r.reason)
+        m = merged.get(key)
+        if m is None:
+            merged[key] = EventRow(**{**r.__dict__})
+        else:
+            m.count += r.count
+            if r.first and (m.first is None or r.first < m.first):
+                m.first = r.first
+    return list(merged.values())[:limit]
+
+
+def compact_bars(bars: list[ResourceBar], names: tuple[str, ...] = ("cpu", "memory", "nvidia.com/gpu")) -> list:
+    """The bars for ``names`` in that order, None where the queue has no such resource (table cells)."""
+    by_name = {b.name: b for b in bars}
+    return [by_name.get(n) for n in names]
+
+
+# --- why is it pending ----------------------------------------------------------------------
+
+
+@dataclass
+class Finding:
+    """One plain-words reason, ``level`` in info/warn/bad; ``verbatim`` is a message quoted as the
+    cluster wrote it; ``link`` an optional (url name, args) pair."""
+
+    level: str
+    text: str
+    verbatim: str = ""
+    items: list[str] = field(default_factory=list)
+
+
+# Quota-style keys of PodGroup.spec.minResources (REFERENCE.md §4) mapped to Queue resource names.
+def _queue_resource(key: str) -> str | None:
+    if key in ("pods", "count/pods") or key.startswith(("limits.", "count/")):
+        return None
+    return key[len("requests."):] if key.startswith("requests.") else key
+
+
+def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
+    """For each resource the PodGroup needs (spec.minResources): need, allocated, deserved,
+    capability and what is left under capability, as display strings plus ``short`` (True when the
+    need exceeds what is left)."""
+    if not queue or not pg:
+        return []
+    spec = spec_of(queue)
+    alloc = as_dict(status_of(queue).get("allocated"))
+    cap = as_dict(spec.get("capability"))
+    des = as_dict(spec.get("deserved"))
+    needs: dict[str, Decimal] = {}
+    for key, raw in as_dict(spec_of(pg).get("minResources")).items():
+        res = _queue_resource(as_str(key))
+        q = quantity(raw)
+        if res is None or q is None:
+            continue
+        needs[res] = max(needs.get(res, Decimal(0)), q)
+    rows = []
+    for res in sorted(needs, key=resource_sort_key):
+        need = needs[res]
+        a = quantity(alloc.get(res)) or Decimal(0)
+        c = quantity(cap.get(res)) if res in cap else None
+        d = quantity(des.get(res)) if res in des else None
+        left = (c - a) if c is not None else None
+        rows.append({
+            "resource": res,
+            "need": format_quantity(res, need),
+            "allocated": format_quantity(res, a),
+            "capability": format_quantity(res, c) if c is not None else "",
+            "deserved": format_quantity(res, d) if d is not None else "",
+            "left": format_quantity(res, max(left, Decimal(0))) if left is not None else "",
+            "short": left is not None and need > left,
+            "over_deserved": d is not None and a + need > d,
+        })
+    return rows
+
+
+def why_pending(job: Mapping | None, pg: Mapping | None, queue: Mapping | None, queue_name: str,
+                pods: list[Mapping]) -> list[Finding]:
+    """Plain-words reasons why a Job (or a PodGroup) is not running yet, most decisive first.
+
+    Inputs follow REFERENCE.md: a Job whose PodGroup is Pending has no pods (§1); a PodGroup is
+    Pending until the queue admits it and Inqueue until the gang fits (§2); Jobs can only be
+    admitted to Open queues (§3); the scheduler's Unschedulable condition message is quoted verbatim.
+    """
+    findings: list[Finding] = []
+    if job is not None and not status_of(job):
+        findings.append(Finding("info", _("The Volcano job controller has not processed this Job yet "
+                                          "(it has no status).")))
+    if pg is None and job is not None:
+        findings.append(Finding("warn", _("No PodGroup exists for this Job yet. The job controller creates "
+                                          "one before any pod; until then the scheduler cannot consider it.")))
+    elif pg is not None:
+        phase = podgroup_phase_name(pg)
+        cond = unschedulable_condition(pg)
+        verbatim = as_str(cond.get("message")) if cond else ""
+        if not phase:
+            findings.append(Finding("info", _("The scheduler has not looked at the PodGroup yet (no status).")))
+        elif phase == "Pending":
+            findings.append(Finding("warn", _("The PodGroup is Pending: queue “%(queue)s” has not admitted it yet, "
+                                              "so no pods are created.") % {"queue": queue_name}, verbatim))
+        elif phase == "Inqueue":
+            findings.append(Finding("warn", _("The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
+                                              "place the whole gang of %(min)d pods.")
+                                    % {"min": to_int(spec_of(pg).get("minMember"))}, verbatim))
+        elif phase == "Unknown":
+            findings.append(Finding("bad", _("Some pods are running but the gang was found unschedulable "
+                                             "in the latest scheduling session."), verbatim))
+        elif verbatim:
+            findings.append(Finding("warn", _("The scheduler reports the gang as unschedulable."), verbatim))
+    if queue_name:
+        if queue is None:
+            findings.append(Finding("bad", _("Queue “%(queue)s” does not exist (or is not visible).")
+                                    % {"queue": queue_name}))
+        else:
+            state = as_str(status_of(queue).get("state"))
+            if state and state != "Open":
+                findings.append(Finding("bad", _("Queue “%(queue)s” is %(state)s: it admits no new work.")
+                                        % {"queue": queue_name, "state": state}))
+            short = [r for r in queue_headroom(queue, pg) if r["short"]]
+            if short:
+                findings.append(Finding("bad", _("Queue “%(queue)s” does not have room for the gang's minimum "
+                                                 "resources under its capability:") % {"queue": queue_name},
+                                        items=[_("%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, "
+                                                 "allocated %(alloc)s)")
+                                               % {"res": r["resource"], "need": r["need"], "left": r["left"],
+                                                  "cap": r["capability"], "alloc": r["allocated"]} for r in short]))
+    blockers: list[str] = []
+    for pod in pods:
+        for text in pod_blockers(pod):
+            line = f"{name_of(pod)}: {text}"
+            if text not in {b.split(": ", 1)[-1] for b in blockers}:
+                blockers.append(line)
+    if blockers:
+        findings.append(Finding("warn", ngettext("%(n)d pod reports a problem:", "%(n)d pods report problems:",
+                                                 len(blockers)) % {"n": len(blockers)}, items=blockers[:10]))
+    return findings
+
+
+# --- filtering, sorting, paging of the Job list -----------------------------------------------
+
+
+class SelectorError(ValueError):
+    """A label selector that does not parse; the message says where."""
+
+
+_SEL_TOKEN = re.compile(r"\s*(!=|==|=|!|,|\(|\)|[^\s!=,()]+)")
+
+
+def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
+    """Parse a Kubernetes label selector ("team=ml,env!=dev,tier in (a,b),!legacy,owner") into
+    (key, op, values) requirements with op in {"=", "!=", "in", "notin", "exists", "!exists"}.
+    Raises SelectorError on bad syntax."""
+    tokens = [t for t in _SEL_TOKEN.findall(text) if t.strip()]
+    reqs = []
+    i = 0
+
+    def take() -> str:
+        nonlocal i
+        if i >= len(tokens):
+            raise SelectorError(_("unexpected end of selector"))
+        i += 1
+        return tokens[i - 1]
+
+    while i < len(tokens):
+        tok = take()
+        if tok == "!":
+            key = take()
+            reqs.append((key, "!exists", frozenset()))
+        else:
+            key = tok
+            if key in (",", "(", ")", "=", "==", "!="):
+                raise SelectorError(_("unexpected “%(tok)s”") % {"tok": key})
+            nxt = tokens[i] if i < len(tokens) else ","
+            if nxt in ("=", "=="):
+                take()
+                reqs.append((key, "=", frozenset([take()])))
+            elif nxt == "!=":
+                take()
+                reqs.append((key, "!=", frozenset([take()])))
+            elif nxt in ("in", "notin"):
+                op = take()
+                if take() != "(":
+                    raise SelectorError(_("expected “(” after %(op)s") % {"op": op})
+                values = []
+                while True:
+                    t = take()
+                    if t == ")":
+                        break
+                    if t != ",":
+                        values.append(t)
+                reqs.append((key, op, frozenset(values)))
+            else:
+                reqs.append((key, "exists", frozenset()))
+        if i < len(tokens):
+            if take() != ",":
+                raise SelectorError(_("expected “,” between requirements"))
+    return reqs
+
+
+def selector_matches(labels: Mapping[str, str], reqs: list[tuple[str, str, frozenset[str]]]) -> bool:
+    for key, op, values in reqs:
+        present = key in labels
+        if op == "exists" and not present:
+            return False
+        if op == "!exists" and present:
+            return False
+        if op in ("=", "in") and (not present or labels[key] not in values):
+            return False
+        if op in ("!=", "notin") and present and labels[key] in values:
+            return False
+    return True
+
+
+def version_key(*parts: Any) -> str:
+    """A short stable digest of ``parts`` used as a fragment's ``?v=`` version."""
+    h = hashlib.blake2b(digest_size=8)
+    for p in parts:
+        h.update(repr(p).encode("utf-8", "surrogatepass"))
+        h.update(b"\x1f")
+    return h.hexdigest()
+
+
+def resource_versions(objs: Iterable[Mapping | None]) -> tuple[str, ...]:
+    return tuple(f"{namespace_of(o)}/{name_of(o)}@{as_str(meta(o).get('resourceVersion'))}" if o else "-"
+                 for o in objs)

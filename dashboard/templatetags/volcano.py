@@ -1,0 +1,250 @@
+"""Template tags of the dashboard: status badges, icons, relative times, object links, fragment polling.
+
+Every tag escapes what it outputs (format_html); none trusts a value coming from the cluster.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from urllib.parse import urlencode
+
+from django import template
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+from dashboard.presenters import Phase
+
+register = template.Library()
+
+# Small line icons (24x24 viewBox, stroke currentColor); decorative: status is always also text.
+_ICONS = {
+    "play": '<path d="M8 5.5v13l10.5-6.5z"/>',
+    "clock": '<circle cx="12" cy="12" r="8.5"/><path d="M12 7.5V12l3 2"/>',
+    "check": '<path d="M5 12.5l4.5 4.5L19 7.5"/>',
+    "cross": '<path d="M6.5 6.5l11 11M17.5 6.5l-11 11"/>',
+    "refresh": '<path d="M19 12a7 7 0 1 1-2.05-4.95"/><path d="M19 5v4h-4"/>',
+    "stop": '<rect x="7" y="7" width="10" height="10" rx="1.5"/>',
+    "ban": '<circle cx="12" cy="12" r="8.5"/><path d="M6 18L18 6"/>',
+    "question": '<circle cx="12" cy="12" r="8.5"/><path d="M9.6 9.5a2.5 2.5 0 1 1 3.4 2.3c-.7.3-1 .8-1 1.5v.4"/>'
+                '<path d="M12 16.8v.2"/>',
+    "enter": '<path d="M4 12h11M11 8l4 4-4 4"/><path d="M19 5v14"/>',
+    "info": '<circle cx="12" cy="12" r="8.5"/><path d="M12 11v5.5M12 7.8v.2"/>',
+    "lock": '<rect x="5.5" y="11" width="13" height="9" rx="1.5"/><path d="M8.5 11V8a3.5 3.5 0 0 1 7 0v3"/>',
+    "unlock": '<rect x="5.5" y="11" width="13" height="9" rx="1.5"/><path d="M8.5 11V8a3.5 3.5 0 0 1 6.8-1.2"/>',
+    "alert": '<path d="M12 4l9 16H3z"/><path d="M12 10v4.5M12 17.3v.2"/>',
+    "sun": '<circle cx="12" cy="12" r="4"/><path d="M12 2.5v2M12 19.5v2M2.5 12h2M19.5 12h2M5.3 5.3l1.4 1.4'
+           'M17.3 17.3l1.4 1.4M5.3 18.7l1.4-1.4M17.3 6.7l1.4-1.4"/>',
+    "moon": '<path d="M19.5 14.5A8 8 0 0 1 9.5 4.5a8 8 0 1 0 10 10z"/>',
+    "screen": '<rect x="3" y="4.5" width="18" height="12" rx="1.5"/><path d="M8.5 20h7M12 16.5V20"/>',
+    "globe": '<circle cx="12" cy="12" r="8.5"/><path d="M3.5 12h17M12 3.5c2.5 2.5 2.5 14.5 0 17M12 3.5'
+             'c-2.5 2.5-2.5 14.5 0 17"/>',
+    "fire": '<path d="M12 3c1 3.5 5 5.5 5 10a5 5 0 0 1-10 0c0-2.5 1.5-3.8 2.5-5 .3 1.5 1 2.4 2 2.8'
+            'C11 8.5 11 6 12 3z"/>',
+}
+
+
+@register.simple_tag
+def icon(name: str, label: str = "") -> SafeString:
+    """An inline SVG icon; ``label`` makes it meaningful to screen readers, else it is hidden."""
+    body = _ICONS.get(name, _ICONS["question"])
+    if label:
+        return format_html('<svg class="icon" viewBox="0 0 24 24" role="img" aria-label="{}">{}</svg>',
+                           label, mark_safe(body))  # noqa: S308 - constant markup from _ICONS
+    return format_html('<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">{}</svg>',
+                       mark_safe(body))  # noqa: S308 - constant markup from _ICONS
+
+
+@register.simple_tag
+def badge(phase: Phase | None, extra: str = "") -> SafeString:
+    """A status pill: icon + text, tone as colour (never colour alone)."""
+    if phase is None:
+        return mark_safe('<span class="badge tone-muted">—</span>')
+    title = "" if phase.known else _("Phase not known to this dashboard; shown as reported")
+    return format_html('<span class="badge tone-{}{}"{}>{}<span>{}</span></span>', phase.tone,
+                       " " + extra if extra else "",
+                       format_html(' title="{}"', title) if title else "", icon(phase.icon), phase.label)
+
+
+def short_duration(seconds: float | None) -> str:
+    """kubectl-style compact duration: 45s, 12m, 3h5m, 2d4h, 400d."""
+    if seconds is None:
+        return "—"
+    s = int(max(0, seconds))
+    if s < 120:
+        return _("%(n)ds") % {"n": s}
+    m = s // 60
+    if m < 60:
+        return _("%(n)dm") % {"n": m}
+    h, m = divmod(m, 60)
+    if h < 24:
+        return (_("%(h)dh%(m)dm") % {"h": h, "m": m}) if m and h < 10 else _("%(n)dh") % {"n": h}
+    d, h = divmod(h, 24)
+    if d < 10 and h:
+        return _("%(d)dd%(h)dh") % {"d": d, "h": h}
+    return _("%(n)dd") % {"n": d}
+
+
+@register.simple_tag
+def duration(seconds: float | None) -> str:
+    return short_duration(seconds)
+
+
+def _absolute(dt: datetime) -> str:
+    return date_format(timezone.localtime(dt), "Y-m-d H:i:s T")
+
+
+@register.simple_tag(takes_context=True)
+def ago(context: template.Context, dt: datetime | None, suffix: bool = False) -> SafeString:
+    """``<time>`` with a relative age ("5m", or "5m ago" with suffix) and the absolute time (in the
+    configured time zone) on hover. Null timestamps render as a dash."""
+    if not isinstance(dt, datetime):
+        return format_html('<span class="muted" title="{}">—</span>', _("no timestamp"))
+    now = context.get("now") or timezone.now()
+    secs = (now - dt).total_seconds()
+    text = short_duration(secs)
+    if suffix:
+        text = _("%(t)s ago") % {"t": text} if secs >= 0 else _("in %(t)s") % {"t": short_duration(-secs)}
+    return format_html('<time datetime="{}" title="{}">{}</time>', dt.isoformat(), _absolute(dt), text)
+
+
+@register.simple_tag(takes_context=True)
+def since(context: template.Context, dt: datetime | None) -> SafeString:
+    """Elapsed time since ``dt`` (time in phase, wait time), absolute start on hover."""
+    return ago(context, dt, False)
+
+
+@register.simple_tag
+def absolute(dt: datetime | None) -> str:
+    return _absolute(dt) if isinstance(dt, datetime) else "—"
+
+
+_ROUTES = {
+    "job": "job_detail",
+    "podgroup": "podgroup_detail",
+    "queue": "queue_detail",
+    "pod": "pod_detail",
+}
+
+
+def object_url(kind: str, *args: str) -> str:
+    """URL of an object's page, or "" when the name cannot form one (empty, contains "/")."""
+    if not args or any(not isinstance(a, str) or not a or "/" in a for a in args):
+        return ""
+    try:
+        return reverse(_ROUTES[kind], args=args)
+    except (NoReverseMatch, KeyError):
+        return ""
+
+
+@register.simple_tag
+def url_for(kind: str, *args: str) -> str:
+    return object_url(kind, *args)
+
+
+@register.simple_tag
+def objlink(kind: str, *args: str, label: str | None = None, cls: str = "") -> SafeString:
+    """A link to an object's page showing its name (or ``label``); plain text when no page exists."""
+    text = label if label is not None else (args[-1] if args else "")
+    url = object_url(kind, *args)
+    if not text:
+        return mark_safe('<span class="muted">—</span>')
+    if not url:
+        return format_html('<span class="{}">{}</span>', cls, text)
+    return format_html('<a class="{}" href="{}">{}</a>', cls or "objlink", url, text)
+
+
+@register.simple_tag(takes_context=True)
+def poll(context: template.Context, fragment: str) -> SafeString:
+    """htmx attributes that refresh a ``{% partialdef %}`` fragment in place.
+
+    The request carries the version the page last saw (``?v=``); the view answers 204 without
+    rendering when it is unchanged. static/js/app.js fires ``vui:poll`` on ``[data-poll]`` elements
+    (adaptive: paused while the tab is hidden, backing off after errors). When the page is no longer
+    live (a final phase), no polling attributes are written and the fragment stays as it is.
+    """
+    request = context["request"]
+    versions = context.get("versions") or {}
+    if fragment not in versions:  # e.g. the 404 page: nothing to refresh
+        return format_html(' id="frag-{}"', fragment)
+    params = [(k, v) for k, v in request.GET.lists() for v in v if k not in ("f", "v")]
+    params += [("f", fragment), ("v", versions.get(fragment, ""))]
+    url = request.path + "?" + urlencode(params)
+    live = context.get("live", True)
+    attrs = format_html(' id="frag-{}" hx-get="{}" hx-swap="outerHTML" hx-sync="this:drop"', fragment, url)
+    if live:
+        attrs += format_html(' hx-trigger="vui:poll" data-poll="{}"', fragment)
+    return attrs
+
+
+@register.filter
+def pct_class(value: int | None, prefix: str = "w") -> str:
+    """CSS class for a 0-100 width/position (static/css classes w-0..w-100, l-0..l-100), so no inline
+    style attribute is needed (a strict Content-Security-Policy may forbid them)."""
+    try:
+        v = max(0, min(100, int(value or 0)))
+    except (TypeError, ValueError):
+        v = 0
+    return f"{prefix}-{v}"
+
+
+@register.filter
+def get_item(mapping: dict, key: str):
+    try:
+        return mapping.get(key, 0)
+    except AttributeError:
+        return 0
+
+
+@register.simple_tag(takes_context=True)
+def query(context: template.Context, **changes) -> str:
+    """The current query string with ``changes`` applied (None/"" removes a key); page resets to 1
+    unless given. Used for sort headers, pagination and filter chips, so filter state stays in the URL."""
+    request = context["request"]
+    data = {k: v for k, v in request.GET.lists() if k not in ("f", "v")}
+    if "page" not in changes:
+        data.pop("page", None)
+    for key, value in changes.items():
+        if value in (None, ""):
+            data.pop(key, None)
+        else:
+            data[key] = [str(value)]
+    pairs = [(k, v) for k, vs in data.items() for v in vs]
+    return "?" + urlencode(pairs) if pairs else "?"
+
+
+@register.simple_tag(takes_context=True)
+def theme_attr(context: template.Context) -> SafeString:
+    """``data-theme`` on <html> from the theme cookie, so the chosen theme applies before any script
+    runs (no flash); absent means "follow prefers-color-scheme"."""
+    request = context.get("request")
+    value = context.get("force_theme") or (request.COOKIES.get("vui_theme", "") if request is not None else "")
+    if value in ("light", "dark"):
+        return format_html(' data-theme="{}"', value)
+    return mark_safe("")
+
+
+@register.simple_tag(takes_context=True)
+def theme_next(context: template.Context) -> str:
+    """The theme the no-JS toggle link switches to."""
+    request = context.get("request")
+    value = request.COOKIES.get("vui_theme", "") if request is not None else ""
+    return "light" if value == "dark" else "dark"
+
+
+@register.simple_tag(takes_context=True)
+def sort_th(context: template.Context, key: str, label: str, cls: str = "") -> SafeString:
+    """A sortable column header: a link toggling the sort in the query string, aria-sort set."""
+    lq = context.get("lq")
+    current = getattr(lq, "sort", "")
+    active = current.lstrip("-") == key
+    desc = current.startswith("-")
+    new = (key if desc else f"-{key}") if active else key
+    aria = ("descending" if desc else "ascending") if active else "none"
+    arrow = ("▼" if desc else "▲") if active else ""
+    href = query(context, sort=new)
+    return format_html('<th scope="col" class="{}" aria-sort="{}"><a href="{}">{}<span aria-hidden="true">{}</span></a></th>',
+                       cls, aria, href, label, (" " + arrow) if arrow else "")

@@ -1,0 +1,66 @@
+"""gunicorn configuration for volcano-ui: ``gunicorn -c deploy/gunicorn.conf.py``.
+
+gthread workers: each worker process serves requests from a pool of threads and holds ONE cluster
+cache (one watch per kind). The informer threads are started after the fork (``post_fork``),
+because threads do not survive ``fork``; ``preload_app`` stays off for the same reason. More
+workers multiply the watch load on the API server and the memory held, so prefer threads
+(VOLCANO_UI_THREADS) and scale out with replicas. /metrics is per worker (README "Metrics").
+
+Every value comes from the environment through the same strict parsers as the settings.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from volcano_ui.env import env_int, env_str
+
+wsgi_app = "volcano_ui.wsgi:application"
+bind = [env_str("VOLCANO_UI_BIND", "0.0.0.0:8000")]
+worker_class = "gthread"
+workers = env_int("VOLCANO_UI_WORKERS", 1, minimum=1, maximum=64)
+threads = env_int("VOLCANO_UI_THREADS", 8, minimum=1, maximum=512)
+timeout = env_int("VOLCANO_UI_WORKER_TIMEOUT", 30, minimum=5, maximum=3600)
+# Kubernetes sends SIGTERM and waits terminationGracePeriodSeconds (30 s by default) before SIGKILL.
+graceful_timeout = env_int("VOLCANO_UI_GRACEFUL_TIMEOUT", 20, minimum=1, maximum=3600)
+keepalive = 5
+preload_app = False
+# The worker heartbeat file: /dev/shm is writable (and fast) on a read-only root filesystem.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# The application logs one line per request, with its request id (dashboard/middleware.py).
+accesslog = None
+errorlog = "-"
+loglevel = env_str("VOLCANO_UI_LOG_LEVEL", "INFO").lower()
+proc_name = "volcano-ui"
+
+_log = logging.getLogger("volcano_ui.gunicorn")
+
+
+def _kube_hook(name: str):
+    """``dashboard.kube.<name>`` if the cache package provides it, else None."""
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+    django.setup()
+    import dashboard.kube
+
+    return getattr(dashboard.kube, name, None)
+
+
+def post_fork(server, worker):
+    """In the new worker: start the informers (list + watch per kind) before serving requests."""
+    start = _kube_hook("start")
+    if start is not None:
+        start()
+        server.log.info("worker %s: cluster cache informers started", worker.pid)
+
+
+def worker_exit(server, worker):
+    """In the exiting worker: stop the watches cleanly (closes the streams, joins the threads)."""
+    try:
+        stop = _kube_hook("stop")
+        if stop is not None:
+            stop()
+    except Exception:  # a failed stop must not hide the reason the worker is exiting
+        server.log.exception("worker %s: stopping the cluster cache failed", worker.pid)

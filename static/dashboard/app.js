@@ -1,0 +1,101 @@
+/* volcano-ui page behaviour. No inline scripts anywhere: this file and kiosk.js are all there is.
+ *
+ * Live fragments: every element with [data-poll] has hx-get/hx-trigger="vui:poll" (see the
+ * `poll` template tag). This driver fires that event on a timer, adaptively:
+ *   - paused while the tab is hidden, refreshed at once when it becomes visible again;
+ *   - after failed requests (dashboard restarting, network lost) the interval doubles up to 60 s,
+ *     and goes back to normal after the first success.
+ * The server answers 204 (no swap) when a fragment's ?v= version is unchanged.
+ */
+(function () {
+  "use strict";
+
+  var body = document.body;
+  var base = Math.max(1, parseFloat(body.getAttribute("data-poll-seconds") || "2")) * 1000;
+  var delay = base;
+  var failures = 0;
+  var timer = null;
+
+  function pollNow() {
+    if (document.hidden || !window.htmx) return;
+    var els = document.querySelectorAll("[data-poll]");
+    for (var i = 0; i < els.length; i++) {
+      window.htmx.trigger(els[i], "vui:poll");
+    }
+  }
+
+  function schedule() {
+    window.clearTimeout(timer);
+    if (document.hidden) return;
+    timer = window.setTimeout(function () {
+      pollNow();
+      schedule();
+    }, delay);
+  }
+
+  function isPoll(evt) {
+    var elt = evt.detail && evt.detail.elt;
+    return !!(elt && elt.hasAttribute && elt.hasAttribute("data-poll"));
+  }
+
+  function failed(evt) {
+    if (!isPoll(evt)) return;
+    failures += 1;
+    delay = Math.min(base * Math.pow(2, failures), 60000);
+    body.classList.add("is-offline");
+    document.dispatchEvent(new CustomEvent("vui:poll-failed", { detail: { failures: failures } }));
+    schedule();
+  }
+
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) {
+      window.clearTimeout(timer);
+    } else {
+      pollNow();
+      schedule();
+    }
+  });
+  body.addEventListener("htmx:sendError", failed);
+  body.addEventListener("htmx:responseError", failed);
+  body.addEventListener("htmx:timeout", failed);
+  body.addEventListener("htmx:afterRequest", function (evt) {
+    if (!isPoll(evt) || !evt.detail.successful) return;
+    if (failures) {
+      failures = 0;
+      delay = base;
+      body.classList.remove("is-offline");
+      document.dispatchEvent(new CustomEvent("vui:poll-recovered"));
+      schedule();
+    }
+  });
+  if (window.htmx) {
+    // A poll must not hang forever on a dead connection.
+    window.htmx.config.timeout = Math.max(10000, base * 5);
+  }
+  schedule();
+
+  /* Theme toggle: flips html[data-theme] at once and remembers it in a cookie the server reads
+     (so the next page renders in that theme with no flash). The link also works without JS. */
+  var toggle = document.getElementById("theme-toggle");
+  if (toggle) {
+    toggle.addEventListener("click", function (evt) {
+      evt.preventDefault();
+      var root = document.documentElement;
+      var current = root.getAttribute("data-theme") ||
+        (window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light");
+      var next = current === "dark" ? "light" : "dark";
+      root.setAttribute("data-theme", next);
+      document.cookie = "vui_theme=" + next + "; path=/; max-age=31536000; samesite=lax";
+      try { window.localStorage.setItem("vui_theme", next); } catch (e) { /* storage may be disabled */ }
+    });
+  }
+
+  /* Language: submit the set_language form as soon as a language is picked. */
+  var selects = document.querySelectorAll("select[data-autosubmit]");
+  for (var i = 0; i < selects.length; i++) {
+    selects[i].addEventListener("change", function (evt) {
+      var form = evt.target.form;
+      if (form.requestSubmit) form.requestSubmit(); else form.submit();
+    });
+  }
+})();

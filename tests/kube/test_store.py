@@ -1,0 +1,196 @@
+"""Unit tests of the in-memory store, snapshots and cross-link helpers (no cluster needed)."""
+
+from __future__ import annotations
+
+import threading
+
+from dashboard.kube import ClusterCache
+
+JOB_UID = "6f1c0d3e-1111-2222-3333-444455556666"
+
+
+def job(name="tf", ns="default", uid=JOB_UID, rv="1", queue="default"):
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": ns, "uid": uid, "resourceVersion": rv},
+        "spec": {"queue": queue, "tasks": [{"name": "w", "replicas": 2}]},
+    }
+
+
+def podgroup(name, ns="default", owner_uid=None, rv="1", queue="default"):
+    meta = {"name": name, "namespace": ns, "uid": f"pg-{name}", "resourceVersion": rv}
+    if owner_uid:
+        meta["ownerReferences"] = [
+            {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "tf", "uid": owner_uid, "controller": True}
+        ]
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": meta, "spec": {"queue": queue}}
+
+
+def pod(name, group, job_name="tf", ns="default", rv="1"):
+    return {
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": ns,
+            "uid": f"uid-{name}",
+            "resourceVersion": rv,
+            "labels": {"volcano.sh/job-name": job_name},
+            "annotations": {"scheduling.k8s.io/group-name": group},
+        },
+        "spec": {"schedulerName": "volcano"},
+    }
+
+
+def queue(name, parent=None, rv="1"):
+    spec = {"parent": parent} if parent else {}
+    return {"kind": "Queue", "metadata": {"name": name, "resourceVersion": rv}, "spec": spec}
+
+
+def event(name, kind, obj_name, uid="", ns="default", last="2026-08-20T10:00:00Z"):
+    return {
+        "kind": "Event",
+        "metadata": {"name": name, "namespace": ns, "resourceVersion": name},
+        "involvedObject": {"kind": kind, "name": obj_name, "namespace": ns, "uid": uid},
+        "reason": "R",
+        "message": name,
+        "type": "Warning",
+        "lastTimestamp": last,
+    }
+
+
+def filled_cache():
+    cache = ClusterCache()
+    cache.store("jobs").upsert(job())
+    cache.store("jobs").upsert(job("legacy", uid="aaaaaaaa-1111-2222-3333-444455556666"))
+    cache.store("jobs").upsert(job("other", ns="team-b", uid="bbbbbbbb-1111-2222-3333-444455556666", queue="q1"))
+    cache.store("podgroups").upsert(podgroup(f"tf-{JOB_UID}", owner_uid=JOB_UID))
+    cache.store("podgroups").upsert(podgroup("legacy"))
+    cache.store("pods").upsert(pod("tf-w-0", f"tf-{JOB_UID}"))
+    cache.store("pods").upsert(pod("tf-w-1", f"tf-{JOB_UID}"))
+    cache.store("pods").upsert(pod("x-0", "other", job_name="other", ns="team-b"))
+    for q in (queue("root"), queue("default"), queue("q1", "eng"), queue("eng", "root")):
+        cache.store("queues").upsert(q)
+    return cache
+
+
+def test_links_between_job_podgroup_pods_queue():
+    snap = filled_cache().snapshot()
+    j = snap.jobs.get("default", "tf")
+    pg = snap.podgroup_for_job(j)
+    assert pg["metadata"]["name"] == f"tf-{JOB_UID}"
+    assert snap.job_for_podgroup(pg) is j
+    assert [p["metadata"]["name"] for p in snap.pods_for_podgroup(pg)] == ["tf-w-0", "tf-w-1"]
+    assert [p["metadata"]["name"] for p in snap.pods_for_job(j)] == ["tf-w-0", "tf-w-1"]
+    assert snap.podgroup_for_pod(snap.pods.get("default", "tf-w-0")) is pg
+    # legacy PodGroup named like the job, without ownerReference
+    legacy = snap.jobs.get("default", "legacy")
+    assert snap.podgroup_for_job(legacy)["metadata"]["name"] == "legacy"
+    assert snap.job_for_podgroup(snap.podgroups.get("default", "legacy")) is legacy
+    assert [q["metadata"]["name"] for q in snap.child_queues("root")] == ["default", "eng"]
+    assert [q["metadata"]["name"] for q in snap.child_queues("eng")] == ["q1"]
+    assert [j["metadata"]["name"] for j in snap.jobs_in_queue("default")] == ["legacy", "tf"]
+    assert len(snap.podgroups_in_queue("default")) == 2
+    assert snap.namespaces() == ["default", "team-b"]
+
+
+def test_job_for_podgroup_by_name_and_uid_without_owner_reference():
+    cache = filled_cache()
+    cache.store("podgroups").upsert(podgroup(f"tf-{JOB_UID}", rv="2"))  # owner reference dropped
+    snap = cache.snapshot()
+    assert snap.job_for_podgroup(snap.podgroups.get("default", f"tf-{JOB_UID}"))["metadata"]["name"] == "tf"
+
+
+def test_namespace_restriction_applies_to_every_namespaced_view():
+    snap = filled_cache().snapshot(namespaces=frozenset({"team-b"}))
+    assert snap.jobs.get("default", "tf") is None
+    assert [j["metadata"]["name"] for j in snap.jobs.all()] == ["other"]
+    assert len(snap.jobs) == 1 and len(snap.pods) == 1
+    assert snap.pods.in_namespace("default") == []
+    assert snap.jobs_in_queue("default") == []
+    assert len(snap.queues) == 4  # cluster-scoped: not restricted
+    assert snap.namespaces() == ["team-b"]
+    assert snap.jobs.object_version("default", "tf") is None
+
+
+def test_snapshot_is_isolated_from_later_writes_and_cheap_when_unchanged():
+    cache = filled_cache()
+    before = cache.snapshot()
+    assert cache.snapshot().jobs._data is before.jobs._data  # unchanged: same published view
+    cache.store("jobs").upsert(job("new", uid="cccccccc-1111-2222-3333-444455556666"))
+    cache.store("pods").delete(("default", "tf-w-0"))
+    after = cache.snapshot()
+    assert before.jobs.get("default", "new") is None and after.jobs.get("default", "new") is not None
+    assert len(before.pods_for_job(before.jobs.get("default", "tf"))) == 2
+    assert len(after.pods_for_job(after.jobs.get("default", "tf"))) == 1
+    assert after.jobs.version > before.jobs.version
+
+
+def test_change_counters_per_object_and_collection():
+    cache = filled_cache()
+    s1 = cache.snapshot()
+    v_tf, v_legacy = s1.jobs.object_version("default", "tf"), s1.jobs.object_version("default", "legacy")
+    # same resourceVersion again (e.g. a re-list): no change
+    cache.store("jobs").upsert(job())
+    assert cache.snapshot().jobs.version == s1.jobs.version
+    cache.store("jobs").upsert(job(rv="2"))
+    s2 = cache.snapshot()
+    assert s2.jobs.object_version("default", "tf") > v_tf
+    assert s2.jobs.object_version("default", "legacy") == v_legacy
+    assert s2.jobs.version > s1.jobs.version
+
+
+def test_replace_diffs_vanished_objects_without_duplicates():
+    cache = filled_cache()
+    store = cache.store("pods")
+    v = {k: cache.snapshot().pods.object_version(*k) for k in [("default", "tf-w-1")]}
+    up, removed = store.replace([pod("tf-w-1", f"tf-{JOB_UID}"), pod("tf-w-2", f"tf-{JOB_UID}")])
+    snap = cache.snapshot()
+    assert (up, removed) == (1, 2)
+    assert sorted(p["metadata"]["name"] for p in snap.pods.all()) == ["tf-w-1", "tf-w-2"]
+    assert snap.pods.object_version("default", "tf-w-1") == v[("default", "tf-w-1")]
+    assert len(snap.pods.lookup("group", ("default", f"tf-{JOB_UID}"))) == 2
+
+
+def test_events_for_object_newest_first_and_capped():
+    cache = ClusterCache()
+    events = cache.store("events")
+    events.per_object, events.total = 3, 5
+    for i in range(5):
+        events.upsert(event(f"e{i}", "Job", "tf", uid=JOB_UID, last=f"2026-08-20T10:0{i}:00Z"))
+    snap = cache.snapshot()
+    j = job()
+    assert [e["metadata"]["name"] for e in snap.events_for(j)] == ["e4", "e3", "e2"]
+    for i in range(4):
+        events.upsert(event(f"q{i}", "Queue", "default", ns=""))
+    assert len(cache.snapshot().events) == 5
+    assert events.dropped == 2 + 2
+
+
+def test_events_for_falls_back_to_kind_namespace_name_but_skips_other_uids():
+    cache = ClusterCache()
+    cache.store("events").upsert(event("a", "Job", "tf"))  # no uid in involvedObject
+    cache.store("events").upsert(event("b", "Job", "tf", uid="someone-else"))
+    names = [e["metadata"]["name"] for e in cache.snapshot().events_for(job())]
+    assert names == ["a"]
+
+
+def test_wait_for_wakes_on_change():
+    cache = ClusterCache()
+    t = threading.Timer(0.05, lambda: cache.store("jobs").upsert(job()))
+    t.start()
+    got = cache.wait_for(lambda s: s.jobs.get("default", "tf"), timeout=5)
+    assert got["metadata"]["name"] == "tf"
+
+
+def test_state_transitions_keep_since_while_state_unchanged():
+    cache = ClusterCache()
+    store = cache.store("jobs")
+    store.set_state("synced")
+    synced_at = store.state.synced_at
+    store.set_state("stale", error="boom")
+    since = store.state.since
+    store.set_state("stale", error="boom again")
+    assert store.state.since == since and store.state.last_error == "boom again"
+    assert store.state.synced_at == synced_at
+    assert cache.snapshot().jobs.state.name == "stale"

@@ -1,0 +1,95 @@
+"""Small helpers for asserting on rendered pages."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from django.urls import reverse
+
+
+def kind(group: str, plural: str):
+    from dashboard.sim.kinds import kind_for
+
+    return kind_for(group, plural)
+
+
+def store_list(cluster, group: str, plural: str, namespace: str | None = None) -> list[dict]:
+    items, _rv = cluster.store.list(kind(group, plural), namespace)
+    return items
+
+
+def jobs(cluster, namespace=None):
+    return store_list(cluster, "batch.volcano.sh", "jobs", namespace)
+
+
+def podgroups(cluster, namespace=None):
+    return store_list(cluster, "scheduling.volcano.sh", "podgroups", namespace)
+
+
+def queues(cluster):
+    return store_list(cluster, "scheduling.volcano.sh", "queues")
+
+
+def pods(cluster, namespace=None):
+    return store_list(cluster, "", "pods", namespace)
+
+
+def phase(job: dict) -> str:
+    return ((job.get("status") or {}).get("state") or {}).get("phase", "")
+
+
+def job_named(cluster, namespace: str, name: str) -> dict:
+    return next(j for j in jobs(cluster, namespace) if j["metadata"]["name"] == name)
+
+
+def phase_count(page: str, phase_name: str) -> int | None:
+    """The count shown on a phase card/chip carrying data-phase/data-count."""
+    m = re.search(r'data-phase="%s" data-count="(\d+)"' % re.escape(phase_name), page)
+    return int(m.group(1)) if m else None
+
+
+def text(page: str) -> str:
+    """Visible-ish text: tags dropped, entities decoded, whitespace collapsed."""
+    no_tags = re.sub(r"<[^>]+>", " ", page)
+    return re.sub(r"\s+", " ", html.unescape(no_tags))
+
+
+def fragment_version(page: str, fragment: str) -> str:
+    """The ?v= version written into a fragment's hx-get."""
+    m = re.search(r'id="frag-%s" hx-get="[^"]*?[?&amp;]*v=([0-9a-f]+)' % re.escape(fragment), page)
+    assert m, f"fragment {fragment} has no versioned hx-get"
+    return m.group(1)
+
+
+def fragment_url(page: str, fragment: str) -> str:
+    m = re.search(r'id="frag-%s" hx-get="([^"]+)"' % re.escape(fragment), page)
+    assert m, f"fragment {fragment} not found"
+    return html.unescape(m.group(1))
+
+
+def url(name: str, *args: str) -> str:
+    return reverse(name, args=args)
+
+
+def with_version(frag_url: str, version: str) -> str:
+    """``frag_url`` with its ?v= replaced (e.g. by a version the server has never issued)."""
+    return re.sub(r"([?&])v=[^&]*", lambda m: f"{m.group(1)}v={version}", frag_url)
+
+
+def check_fragment(client, page: str, fragment: str) -> str:
+    """Assert the fragment of ``page`` answers 204 for the version the page carries, renders alone
+    (no <html>) for any other version, and that the rendered copy's version is again "unchanged".
+    Returns the rendered fragment."""
+    frag_url = fragment_url(page, fragment)
+    htmx = {"HX-Request": "true"}
+    unchanged = client.get(frag_url, headers=htmx)
+    assert unchanged.status_code == 204, (fragment, unchanged.status_code)
+    assert "HX-Request" in unchanged["Vary"]
+    resp = client.get(with_version(frag_url, "stale"), headers=htmx)
+    assert resp.status_code == 200, (fragment, resp.status_code)
+    body = resp.content.decode()
+    assert "<html" not in body and f'id="frag-{fragment}"' in body
+    assert "HX-Request" in resp["Vary"]
+    assert client.get(fragment_url(body, fragment), headers=htmx).status_code == 204
+    return body
