@@ -8,6 +8,7 @@ by Django's development server without the autoreloader, so the cluster starts e
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import tempfile
 from pathlib import Path
@@ -57,6 +58,11 @@ class Command(BaseCommand):
         os.environ["KUBECONFIG"] = str(kubeconfig)
         os.environ["VOLCANO_UI_KUBECONFIG"] = str(kubeconfig)
         settings.VOLCANO_UI_KUBECONFIG = str(kubeconfig)
+        if not settings.DEBUG:
+            # Production static storage serves hashed files from the manifest `collectstatic` writes;
+            # collect into the demo's temporary directory so a fresh checkout needs no extra step.
+            settings.STATIC_ROOT = str(workdir / "static")
+            call_command("collectstatic", interactive=False, verbosity=0)
         cluster.start_realtime()
         url = (
             f"http://{opts['host'] if ':' not in opts['host'] else '[' + opts['host'] + ']'}:{opts['port']}/"
@@ -78,15 +84,10 @@ class Command(BaseCommand):
                 f"{opts['host']}:{opts['port']}",
                 use_reloader=False,
                 use_threading=True,
-                insecure_serving=True,
             )
         except KeyboardInterrupt:
             pass
         finally:
             signal.signal(signal.SIGTERM, previous)
             cluster.stop()
-            try:
-                kubeconfig.unlink()
-                workdir.rmdir()
-            except OSError:
-                pass
+            shutil.rmtree(workdir, ignore_errors=True)
