@@ -14,13 +14,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from kubernetes.utils import parse_quantity
+
+from dashboard.kube import derive
 
 # --- safe access ------------------------------------------------------------------------------
 
@@ -82,7 +83,9 @@ def status_of(obj: Mapping) -> dict:
 
 # --- time -------------------------------------------------------------------------------------
 
-_TIME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:?\d{2})?$")
+_TIME_RE = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:?\d{2})?$"
+)
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -214,7 +217,14 @@ POD_TONES = {
     "OOMKilled": "bad",
     "Unknown": "muted",
 }
-TONE_ICONS = {"ok": "play", "warn": "clock", "bad": "cross", "info": "info", "done": "check", "muted": "question"}
+TONE_ICONS = {
+    "ok": "play",
+    "warn": "clock",
+    "bad": "cross",
+    "info": "info",
+    "done": "check",
+    "muted": "question",
+}
 
 
 def _phase(table: dict[str, tuple[str, str, bool]], value: Any) -> Phase:
@@ -245,7 +255,9 @@ def pod_phase(status_text: str) -> Phase:
     if tone is None:
         if status_text.startswith("Init:"):
             tone = "bad" if ("Error" in status_text or "BackOff" in status_text) else "info"
-        elif "BackOff" in status_text or "Err" in status_text or status_text.startswith(("Signal", "ExitCode")):
+        elif (
+            "BackOff" in status_text or "Err" in status_text or status_text.startswith(("Signal", "ExitCode"))
+        ):
             tone = "bad"
         else:
             tone = "muted"
@@ -271,19 +283,25 @@ def job_phase_since(job: Mapping) -> datetime | None:
 
 
 def quantity(value: Any) -> Decimal | None:
-    """A Kubernetes quantity ("500M", "16k", "1500m", "0", "4Gi") as a Decimal, or None if unreadable."""
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return parse_quantity(value if isinstance(value, int | float | Decimal) else str(value).strip())
-    except (ValueError, TypeError, InvalidOperation, ArithmeticError):
-        return None
+    """A Kubernetes quantity ("500M", "16k", "1500m", "0", "4Gi") as a Decimal, or None if unreadable
+    (dashboard.kube.derive.quantity: parse_quantity that never raises)."""
+    return derive.quantity(value)
 
 
-_BINARY = [(Decimal(2) ** 50, "Pi"), (Decimal(2) ** 40, "Ti"), (Decimal(2) ** 30, "Gi"), (Decimal(2) ** 20, "Mi"),
-           (Decimal(2) ** 10, "Ki")]
-_DECIMAL = [(Decimal(10) ** 15, "P"), (Decimal(10) ** 12, "T"), (Decimal(10) ** 9, "G"), (Decimal(10) ** 6, "M"),
-            (Decimal(10) ** 3, "k")]
+_BINARY = [
+    (Decimal(2) ** 50, "Pi"),
+    (Decimal(2) ** 40, "Ti"),
+    (Decimal(2) ** 30, "Gi"),
+    (Decimal(2) ** 20, "Mi"),
+    (Decimal(2) ** 10, "Ki"),
+]
+_DECIMAL = [
+    (Decimal(10) ** 15, "P"),
+    (Decimal(10) ** 12, "T"),
+    (Decimal(10) ** 9, "G"),
+    (Decimal(10) ** 6, "M"),
+    (Decimal(10) ** 3, "k"),
+]
 
 
 def _trim(number: Decimal, places: int = 2) -> str:
@@ -380,31 +398,39 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
                 return None
             return min(100, _pct(v, _scale))
 
-        ref_key = "deserved" if val.get("deserved") is not None else (
-            "capability" if val.get("capability") is not None else "")
+        ref_key = (
+            "deserved"
+            if val.get("deserved") is not None
+            else ("capability" if val.get("capability") is not None else "")
+        )
         ref = val.get(ref_key) if ref_key else None
         pct = _pct(alloc, ref) if ref is not None else None
         cap = val.get("capability")
         over_cap = cap is not None and alloc > cap
         over = pct is not None and pct > 100
         tone = "bad" if over_cap else ("warn" if over else "ok")
-        bars.append(ResourceBar(
-            name=res,
-            allocated=format_quantity(res, val.get("allocated", Decimal(0)) if raw["allocated"] is not None
-                                      else Decimal(0), raw["allocated"]),
-            deserved=format_quantity(res, val.get("deserved"), raw["deserved"]),
-            guarantee=format_quantity(res, val.get("guarantee"), raw["guarantee"]),
-            capability=format_quantity(res, val.get("capability"), raw["capability"]),
-            fill=min(100, _pct(alloc, scale)) if scale > 0 else 0,
-            deserved_at=at("deserved"),
-            guarantee_at=at("guarantee"),
-            capability_at=at("capability"),
-            pct=pct,
-            pct_of=ref_key,
-            over=over or over_cap,
-            tone=tone,
-            has_ref=any(val.get(k) is not None for k in ("deserved", "guarantee", "capability")),
-        ))
+        bars.append(
+            ResourceBar(
+                name=res,
+                allocated=format_quantity(
+                    res,
+                    val.get("allocated", Decimal(0)) if raw["allocated"] is not None else Decimal(0),
+                    raw["allocated"],
+                ),
+                deserved=format_quantity(res, val.get("deserved"), raw["deserved"]),
+                guarantee=format_quantity(res, val.get("guarantee"), raw["guarantee"]),
+                capability=format_quantity(res, val.get("capability"), raw["capability"]),
+                fill=min(100, _pct(alloc, scale)) if scale > 0 else 0,
+                deserved_at=at("deserved"),
+                guarantee_at=at("guarantee"),
+                capability_at=at("capability"),
+                pct=pct,
+                pct_of=ref_key,
+                over=over or over_cap,
+                tone=tone,
+                has_ref=any(val.get(k) is not None for k in ("deserved", "guarantee", "capability")),
+            )
+        )
     return bars
 
 
@@ -412,65 +438,23 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
 
 
 def pod_display_status(pod: Mapping) -> str:
-    """The STATUS column of ``kubectl get pods`` (k8s printers.go printPod), from pod.status."""
-    status = status_of(pod)
-    reason = as_str(status.get("reason")) or as_str(status.get("phase")) or "Unknown"
-    init_statuses = [c for c in as_list(status.get("initContainerStatuses")) if isinstance(c, dict)]
-    n_init = len(as_list(spec_of(pod).get("initContainers"))) or len(init_statuses)
-    initializing = False
-    for i, cs in enumerate(init_statuses):
-        state = as_dict(cs.get("state"))
-        term, wait = as_dict(state.get("terminated")), as_dict(state.get("waiting"))
-        if term and to_int(term.get("exitCode")) == 0:
-            continue
-        initializing = True
-        if term:
-            if term.get("reason"):
-                reason = "Init:" + as_str(term.get("reason"))
-            elif to_int(term.get("signal")):
-                reason = f"Init:Signal:{to_int(term.get('signal'))}"
-            else:
-                reason = f"Init:ExitCode:{to_int(term.get('exitCode'))}"
-        elif wait.get("reason") and wait.get("reason") != "PodInitializing":
-            reason = "Init:" + as_str(wait.get("reason"))
-        else:
-            reason = f"Init:{i}/{n_init}"
-        break
-    if not initializing:
-        has_running = False
-        for cs in reversed([c for c in as_list(status.get("containerStatuses")) if isinstance(c, dict)]):
-            state = as_dict(cs.get("state"))
-            term, wait = as_dict(state.get("terminated")), as_dict(state.get("waiting"))
-            if wait.get("reason"):
-                reason = as_str(wait.get("reason"))
-            elif term.get("reason"):
-                reason = as_str(term.get("reason"))
-            elif term:
-                reason = (f"Signal:{to_int(term.get('signal'))}" if to_int(term.get("signal"))
-                          else f"ExitCode:{to_int(term.get('exitCode'))}")
-            elif cs.get("ready") and "running" in state:
-                has_running = True
-        if reason == "Completed" and has_running:
-            ready = any(as_dict(c).get("type") == "Ready" and as_dict(c).get("status") == "True"
-                        for c in as_list(status.get("conditions")))
-            reason = "Running" if ready else "NotReady"
-    if meta(pod).get("deletionTimestamp"):
-        reason = "Unknown" if as_str(status.get("reason")) == "NodeLost" else "Terminating"
-    return reason
+    """The STATUS column of ``kubectl get pods`` (dashboard.kube.derive.pod_display_status)."""
+    return derive.pod_display_status(pod).status
 
 
 def pod_ready(pod: Mapping) -> str:
-    statuses = [c for c in as_list(status_of(pod).get("containerStatuses")) if isinstance(c, dict)]
-    total = len(as_list(spec_of(pod).get("containers"))) or len(statuses)
-    return f"{sum(1 for c in statuses if c.get('ready') is True)}/{total}"
+    """READY as kubectl shows it, "ready/total"."""
+    return derive.pod_display_status(pod).ready_text
 
 
 def pod_restarts(pod: Mapping) -> int:
-    return sum(to_int(as_dict(c).get("restartCount")) for c in as_list(status_of(pod).get("containerStatuses")))
+    return derive.pod_display_status(pod).restarts
 
 
 def pod_is_crashlooping(pod: Mapping) -> bool:
-    for cs in as_list(status_of(pod).get("containerStatuses")) + as_list(status_of(pod).get("initContainerStatuses")):
+    for cs in as_list(status_of(pod).get("containerStatuses")) + as_list(
+        status_of(pod).get("initContainerStatuses")
+    ):
         if as_dict(as_dict(as_dict(cs).get("state")).get("waiting")).get("reason") == "CrashLoopBackOff":
             return True
     return False
@@ -495,7 +479,10 @@ def pod_blockers(pod: Mapping) -> list[str]:
         wait = as_dict(as_dict(as_dict(cs).get("state")).get("waiting"))
         if wait.get("reason") and wait.get("reason") not in ("ContainerCreating", "PodInitializing"):
             msg = as_str(wait.get("message"))
-            out.append(f"{as_str(as_dict(cs).get('name'))}: {as_str(wait.get('reason'))}" + (f" — {msg}" if msg else ""))
+            out.append(
+                f"{as_str(as_dict(cs).get('name'))}: {as_str(wait.get('reason'))}"
+                + (f" — {msg}" if msg else "")
+            )
     return out
 
 
@@ -515,7 +502,9 @@ class PodRow:
 
 
 def pod_row(pod: Mapping) -> PodRow:
-    index = labels_of(pod).get("volcano.sh/task-index") or annotations_of(pod).get("volcano.sh/task-index", "")
+    index = labels_of(pod).get("volcano.sh/task-index") or annotations_of(pod).get(
+        "volcano.sh/task-index", ""
+    )
     return PodRow(
         name=name_of(pod),
         namespace=namespace_of(pod),
@@ -620,15 +609,26 @@ def task_rows(job: Mapping) -> list[TaskRow]:
         ready = running + counts.get("Succeeded", 0) + counts.get("Failed", 0)
         containers = as_list(as_dict(as_dict(task.get("template")).get("spec")).get("containers"))
         image = as_str(as_dict(containers[0]).get("image")) if containers else ""
-        rows.append(TaskRow(name, replicas, min_av, counts, make_gang(running, ready, min_av, replicas),
-                            [policy_text(p) for p in as_list(task.get("policies"))], image))
+        rows.append(
+            TaskRow(
+                name,
+                replicas,
+                min_av,
+                counts,
+                make_gang(running, ready, min_av, replicas),
+                [policy_text(p) for p in as_list(task.get("policies"))],
+                image,
+            )
+        )
     return rows
 
 
 def policy_text(policy: Any) -> str:
     """One LifecyclePolicy (REFERENCE.md §1 spec.policies) as "PodFailed → RestartJob (after 10m)"."""
     p = as_dict(policy)
-    events = [as_str(e) for e in as_list(p.get("events"))] or ([as_str(p.get("event"))] if p.get("event") else [])
+    events = [as_str(e) for e in as_list(p.get("events"))] or (
+        [as_str(p.get("event"))] if p.get("event") else []
+    )
     when = ", ".join(events)
     if p.get("exitCode") is not None:
         when = (when + ", " if when else "") + _("exit code %(code)s") % {"code": as_str(p.get("exitCode"))}
@@ -639,8 +639,10 @@ def policy_text(policy: Any) -> str:
 
 
 def job_plugins(job: Mapping) -> list[tuple[str, str]]:
-    return [(as_str(k), " ".join(as_str(a) for a in as_list(v)))
-            for k, v in sorted(as_dict(spec_of(job).get("plugins")).items(), key=lambda kv: as_str(kv[0]))]
+    return [
+        (as_str(k), " ".join(as_str(a) for a in as_list(v)))
+        for k, v in sorted(as_dict(spec_of(job).get("plugins")).items(), key=lambda kv: as_str(kv[0]))
+    ]
 
 
 @dataclass
@@ -671,11 +673,17 @@ def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping 
     if pods:
         crash = sum(1 for p in pods if pod_is_crashlooping(p))
         if crash:
-            hints.append(ngettext("%(n)d pod CrashLoopBackOff", "%(n)d pods CrashLoopBackOff", crash) % {"n": crash})
-        pull = sum(1 for p in pods if "ImagePull" in pod_display_status(p) or pod_display_status(p) == "ErrImagePull")
+            hints.append(
+                ngettext("%(n)d pod CrashLoopBackOff", "%(n)d pods CrashLoopBackOff", crash) % {"n": crash}
+            )
+        pull = sum(
+            1 for p in pods if "ImagePull" in pod_display_status(p) or pod_display_status(p) == "ErrImagePull"
+        )
         if pull:
-            hints.append(ngettext("%(n)d pod cannot pull its image", "%(n)d pods cannot pull their image",
-                                  pull) % {"n": pull})
+            hints.append(
+                ngettext("%(n)d pod cannot pull its image", "%(n)d pods cannot pull their image", pull)
+                % {"n": pull}
+            )
     if phase == "Running":
         gang = job_gang(job)
         if gang.running < gang.min_available:
@@ -701,26 +709,35 @@ def podgroup_gang(pg: Mapping) -> Gang:
 
 
 def unschedulable_condition(pg: Mapping) -> dict | None:
-    """The newest ``Unschedulable`` condition with status True (REFERENCE.md §2), if any."""
-    found = None
-    for cond in as_list(status_of(pg).get("conditions")):
-        cond = as_dict(cond)
-        if cond.get("type") == "Unschedulable" and cond.get("status") == "True":
-            found = cond
-    return found
+    """The PodGroup's ``Unschedulable`` condition (status True) while it still applies: a newer
+    True ``Scheduled`` condition means the gang was placed since (REFERENCE.md §2)."""
+    true_conds = [
+        c for c in (as_dict(c) for c in as_list(status_of(pg).get("conditions"))) if c.get("status") == "True"
+    ]
+    unsched = [c for c in true_conds if c.get("type") == "Unschedulable"]
+    if not unsched:
+        return None
+    newest = max(true_conds, key=lambda c: parse_time(c.get("lastTransitionTime")) or _EPOCH)
+    if newest.get("type") == "Unschedulable":
+        return newest
+    if all(parse_time(c.get("lastTransitionTime")) is None for c in true_conds):
+        return unsched[-1]
+    return None
 
 
 def podgroup_conditions(pg: Mapping) -> list[dict]:
     out = []
     for cond in as_list(status_of(pg).get("conditions")):
         cond = as_dict(cond)
-        out.append({
-            "type": as_str(cond.get("type")),
-            "status": as_str(cond.get("status")),
-            "reason": as_str(cond.get("reason")),
-            "message": as_str(cond.get("message")),
-            "at": parse_time(cond.get("lastTransitionTime")),
-        })
+        out.append(
+            {
+                "type": as_str(cond.get("type")),
+                "status": as_str(cond.get("status")),
+                "reason": as_str(cond.get("reason")),
+                "message": as_str(cond.get("message")),
+                "at": parse_time(cond.get("lastTransitionTime")),
+            }
+        )
     return out
 
 
@@ -730,13 +747,19 @@ def owner_of(obj: Mapping) -> dict | None:
     if not refs:
         return None
     ref = next((r for r in refs if r.get("controller") is True), refs[0])
-    return {"kind": as_str(ref.get("kind")), "name": as_str(ref.get("name")), "apiVersion": as_str(ref.get("apiVersion"))}
+    return {
+        "kind": as_str(ref.get("kind")),
+        "name": as_str(ref.get("name")),
+        "apiVersion": as_str(ref.get("apiVersion")),
+    }
 
 
 def min_resources(pg: Mapping) -> list[tuple[str, str]]:
     res = as_dict(spec_of(pg).get("minResources"))
-    return [(as_str(k), format_quantity(as_str(k), quantity(v), v)) for k, v in
-            sorted(res.items(), key=lambda kv: resource_sort_key(as_str(kv[0])))]
+    return [
+        (as_str(k), format_quantity(as_str(k), quantity(v), v))
+        for k, v in sorted(res.items(), key=lambda kv: resource_sort_key(as_str(kv[0])))
+    ]
 
 
 # --- Queues -----------------------------------------------------------------------------------
@@ -800,11 +823,13 @@ def queue_tree(queues: list[dict]) -> list[TreeRow]:
 def event_last(ev: Mapping) -> datetime | None:
     """When an Event was last seen: lastTimestamp, series.lastObservedTime, eventTime, firstTimestamp,
     then metadata.creationTimestamp (events.k8s.io-style events carry only eventTime/series)."""
-    return (parse_time(ev.get("lastTimestamp"))
-            or parse_time(as_dict(ev.get("series")).get("lastObservedTime"))
-            or parse_time(ev.get("eventTime"))
-            or parse_time(ev.get("firstTimestamp"))
-            or created_at(ev))
+    return (
+        parse_time(ev.get("lastTimestamp"))
+        or parse_time(as_dict(ev.get("series")).get("lastObservedTime"))
+        or parse_time(ev.get("eventTime"))
+        or parse_time(ev.get("firstTimestamp"))
+        or created_at(ev)
+    )
 
 
 def event_first(ev: Mapping) -> datetime | None:
@@ -846,7 +871,9 @@ def event_row(ev: Mapping) -> EventRow:
         count=event_count(ev),
         first=event_first(ev),
         last=event_last(ev),
-        source=as_str(src.get("component")) or as_str(ev.get("reportingComponent")) or as_str(ev.get("reportingController")),
+        source=as_str(src.get("component"))
+        or as_str(ev.get("reportingComponent"))
+        or as_str(ev.get("reportingController")),
     )
 
 
@@ -896,7 +923,9 @@ def latest_per_object(rows: Iterable[EventRow], limit: int) -> list[EventRow]:
     return list(merged.values())[:limit]
 
 
-def compact_bars(bars: list[ResourceBar], names: tuple[str, ...] = ("cpu", "memory", "nvidia.com/gpu")) -> list:
+def compact_bars(
+    bars: list[ResourceBar], names: tuple[str, ...] = ("cpu", "memory", "nvidia.com/gpu")
+) -> list:
     """The bars for ``names`` in that order, None where the queue has no such resource (table cells)."""
     by_name = {b.name: b for b in bars}
     return [by_name.get(n) for n in names]
@@ -920,7 +949,7 @@ class Finding:
 def _queue_resource(key: str) -> str | None:
     if key in ("pods", "count/pods") or key.startswith(("limits.", "count/")):
         return None
-    return key[len("requests."):] if key.startswith("requests.") else key
+    return key[len("requests.") :] if key.startswith("requests.") else key
 
 
 def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
@@ -947,21 +976,24 @@ def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
         c = quantity(cap.get(res)) if res in cap else None
         d = quantity(des.get(res)) if res in des else None
         left = (c - a) if c is not None else None
-        rows.append({
-            "resource": res,
-            "need": format_quantity(res, need),
-            "allocated": format_quantity(res, a),
-            "capability": format_quantity(res, c) if c is not None else "",
-            "deserved": format_quantity(res, d) if d is not None else "",
-            "left": format_quantity(res, max(left, Decimal(0))) if left is not None else "",
-            "short": left is not None and need > left,
-            "over_deserved": d is not None and a + need > d,
-        })
+        rows.append(
+            {
+                "resource": res,
+                "need": format_quantity(res, need),
+                "allocated": format_quantity(res, a),
+                "capability": format_quantity(res, c) if c is not None else "",
+                "deserved": format_quantity(res, d) if d is not None else "",
+                "left": format_quantity(res, max(left, Decimal(0))) if left is not None else "",
+                "short": left is not None and need > left,
+                "over_deserved": d is not None and a + need > d,
+            }
+        )
     return rows
 
 
-def why_pending(job: Mapping | None, pg: Mapping | None, queue: Mapping | None, queue_name: str,
-                pods: list[Mapping]) -> list[Finding]:
+def why_pending(
+    job: Mapping | None, pg: Mapping | None, queue: Mapping | None, queue_name: str, pods: list[Mapping]
+) -> list[Finding]:
     """Plain-words reasons why a Job (or a PodGroup) is not running yet, most decisive first.
 
     Inputs follow REFERENCE.md: a Job whose PodGroup is Pending has no pods (§1); a PodGroup is
@@ -970,46 +1002,109 @@ def why_pending(job: Mapping | None, pg: Mapping | None, queue: Mapping | None, 
     """
     findings: list[Finding] = []
     if job is not None and not status_of(job):
-        findings.append(Finding("info", _("The Volcano job controller has not processed this Job yet "
-                                          "(it has no status).")))
+        findings.append(
+            Finding(
+                "info", _("The Volcano job controller has not processed this Job yet (it has no status).")
+            )
+        )
     if pg is None and job is not None:
-        findings.append(Finding("warn", _("No PodGroup exists for this Job yet. The job controller creates "
-                                          "one before any pod; until then the scheduler cannot consider it.")))
+        findings.append(
+            Finding(
+                "warn",
+                _(
+                    "No PodGroup exists for this Job yet. The job controller creates "
+                    "one before any pod; until then the scheduler cannot consider it."
+                ),
+            )
+        )
     elif pg is not None:
         phase = podgroup_phase_name(pg)
         cond = unschedulable_condition(pg)
         verbatim = as_str(cond.get("message")) if cond else ""
         if not phase:
-            findings.append(Finding("info", _("The scheduler has not looked at the PodGroup yet (no status).")))
+            findings.append(
+                Finding("info", _("The scheduler has not looked at the PodGroup yet (no status)."))
+            )
         elif phase == "Pending":
-            findings.append(Finding("warn", _("The PodGroup is Pending: queue “%(queue)s” has not admitted it yet, "
-                                              "so no pods are created.") % {"queue": queue_name}, verbatim))
+            findings.append(
+                Finding(
+                    "warn",
+                    _(
+                        "The PodGroup is Pending: queue “%(queue)s” has not admitted it yet, "
+                        "so no pods are created."
+                    )
+                    % {"queue": queue_name},
+                    verbatim,
+                )
+            )
         elif phase == "Inqueue":
-            findings.append(Finding("warn", _("The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
-                                              "place the whole gang of %(min)d pods.")
-                                    % {"min": to_int(spec_of(pg).get("minMember"))}, verbatim))
+            findings.append(
+                Finding(
+                    "warn",
+                    _(
+                        "The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
+                        "place the whole gang of %(min)d pods."
+                    )
+                    % {"min": to_int(spec_of(pg).get("minMember"))},
+                    verbatim,
+                )
+            )
         elif phase == "Unknown":
-            findings.append(Finding("bad", _("Some pods are running but the gang was found unschedulable "
-                                             "in the latest scheduling session."), verbatim))
+            findings.append(
+                Finding(
+                    "bad",
+                    _(
+                        "Some pods are running but the gang was found unschedulable "
+                        "in the latest scheduling session."
+                    ),
+                    verbatim,
+                )
+            )
         elif verbatim:
             findings.append(Finding("warn", _("The scheduler reports the gang as unschedulable."), verbatim))
     if queue_name:
         if queue is None:
-            findings.append(Finding("bad", _("Queue “%(queue)s” does not exist (or is not visible).")
-                                    % {"queue": queue_name}))
+            findings.append(
+                Finding(
+                    "bad", _("Queue “%(queue)s” does not exist (or is not visible).") % {"queue": queue_name}
+                )
+            )
         else:
             state = as_str(status_of(queue).get("state"))
             if state and state != "Open":
-                findings.append(Finding("bad", _("Queue “%(queue)s” is %(state)s: it admits no new work.")
-                                        % {"queue": queue_name, "state": state}))
+                findings.append(
+                    Finding(
+                        "bad",
+                        _("Queue “%(queue)s” is %(state)s: it admits no new work.")
+                        % {"queue": queue_name, "state": state},
+                    )
+                )
             short = [r for r in queue_headroom(queue, pg) if r["short"]]
             if short:
-                findings.append(Finding("bad", _("Queue “%(queue)s” does not have room for the gang's minimum "
-                                                 "resources under its capability:") % {"queue": queue_name},
-                                        items=[_("%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, "
-                                                 "allocated %(alloc)s)")
-                                               % {"res": r["resource"], "need": r["need"], "left": r["left"],
-                                                  "cap": r["capability"], "alloc": r["allocated"]} for r in short]))
+                findings.append(
+                    Finding(
+                        "bad",
+                        _(
+                            "Queue “%(queue)s” does not have room for the gang's minimum "
+                            "resources under its capability:"
+                        )
+                        % {"queue": queue_name},
+                        items=[
+                            _(
+                                "%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, "
+                                "allocated %(alloc)s)"
+                            )
+                            % {
+                                "res": r["resource"],
+                                "need": r["need"],
+                                "left": r["left"],
+                                "cap": r["capability"],
+                                "alloc": r["allocated"],
+                            }
+                            for r in short
+                        ],
+                    )
+                )
     blockers: list[str] = []
     for pod in pods:
         for text in pod_blockers(pod):
@@ -1017,8 +1112,14 @@ def why_pending(job: Mapping | None, pg: Mapping | None, queue: Mapping | None, 
             if text not in {b.split(": ", 1)[-1] for b in blockers}:
                 blockers.append(line)
     if blockers:
-        findings.append(Finding("warn", ngettext("%(n)d pod reports a problem:", "%(n)d pods report problems:",
-                                                 len(blockers)) % {"n": len(blockers)}, items=blockers[:10]))
+        findings.append(
+            Finding(
+                "warn",
+                ngettext("%(n)d pod reports a problem:", "%(n)d pods report problems:", len(blockers))
+                % {"n": len(blockers)},
+                items=blockers[:10],
+            )
+        )
     return findings
 
 
@@ -1077,9 +1178,8 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
                 reqs.append((key, op, frozenset(values)))
             else:
                 reqs.append((key, "exists", frozenset()))
-        if i < len(tokens):
-            if take() != ",":
-                raise SelectorError(_("expected “,” between requirements"))
+        if i < len(tokens) and take() != ",":
+            raise SelectorError(_("expected “,” between requirements"))
     return reqs
 
 
@@ -1107,5 +1207,6 @@ def version_key(*parts: Any) -> str:
 
 
 def resource_versions(objs: Iterable[Mapping | None]) -> tuple[str, ...]:
-    return tuple(f"{namespace_of(o)}/{name_of(o)}@{as_str(meta(o).get('resourceVersion'))}" if o else "-"
-                 for o in objs)
+    return tuple(
+        f"{namespace_of(o)}/{name_of(o)}@{as_str(meta(o).get('resourceVersion'))}" if o else "-" for o in objs
+    )

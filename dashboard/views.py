@@ -65,8 +65,9 @@ def _unchanged(request: HttpRequest, versions: dict[str, str]) -> HttpResponse |
     return None
 
 
-def _respond(request: HttpRequest, template: str, ctx: dict[str, Any], versions: dict[str, str],
-             status: int = 200) -> HttpResponse:
+def _respond(
+    request: HttpRequest, template: str, ctx: dict[str, Any], versions: dict[str, str], status: int = 200
+) -> HttpResponse:
     frag = request.GET.get(FRAGMENT_PARAM)
     ctx["versions"] = versions
     if request.htmx and frag in versions:
@@ -85,8 +86,14 @@ def _kind_states(snap, *kinds: str) -> tuple:
 
 def _versions(snap, now: datetime, kinds: tuple[str, ...], **fragments: str) -> dict[str, str]:
     """Fragment versions of a page plus the shared notices bar (kind states, "data as of")."""
-    states = tuple((k, getattr(getattr(snap, k).state, "name", ""),
-                    str(getattr(getattr(snap, k).state, "synced_at", ""))) for k in kinds)
+    states = tuple(
+        (
+            k,
+            getattr(getattr(snap, k).state, "name", ""),
+            str(getattr(getattr(snap, k).state, "synced_at", "")),
+        )
+        for k in kinds
+    )
     return {**fragments, "notices": p.version_key(states, _bucket(now))}
 
 
@@ -124,17 +131,25 @@ def _notices(snap, *kinds: str) -> list[dict]:
             level = "bad"
         elif name == "unreachable":
             text = _("The cluster is unreachable; %(kind)s shown are from the last successful sync.") % {
-                "kind": label}
+                "kind": label
+            }
             level = "bad"
         else:
             text = _("%(kind)s: state %(state)s.") % {"kind": label, "state": name}
             level = "warn"
-        out.append({
-            "kind": kind, "state": name, "level": level, "text": text, "error": err,
-            "since": getattr(state, "since", None), "synced_at": getattr(state, "synced_at", None),
-            "blocking": name in ("forbidden", "not_installed") or (
-                name in ("syncing", "unreachable") and getattr(state, "synced_at", None) is None),
-        })
+        out.append(
+            {
+                "kind": kind,
+                "state": name,
+                "level": level,
+                "text": text,
+                "error": err,
+                "since": getattr(state, "since", None),
+                "synced_at": getattr(state, "synced_at", None),
+                "blocking": name in ("forbidden", "not_installed")
+                or (name in ("syncing", "unreachable") and getattr(state, "synced_at", None) is None),
+            }
+        )
     return out
 
 
@@ -143,7 +158,7 @@ def _blocked(notices: list[dict], kind: str) -> bool:
 
 
 def _data_as_of(snap, now: datetime, *kinds: str) -> datetime | None:
-    """"Data as of": now while every kind is live (the watch keeps the cache current), else the
+    """ "Data as of": now while every kind is live (the watch keeps the cache current), else the
     oldest last-sync time of the kinds that are not."""
     times = []
     for kind in kinds:
@@ -215,10 +230,21 @@ def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
     for wait, job in pending[:limit]:
         pg = snap.podgroup_for_job(job)
         qname = p.as_str(p.spec_of(job).get("queue"))
-        findings = p.why_pending(job, pg, snap.queues.get(None, qname) if qname else None, qname,
-                                 _pod_list(snap, "pods_for_job", job))
-        pending_rows.append({"job": job, "wait": wait, "finding": findings[0] if findings else None,
-                             "since": p.job_phase_since(job)})
+        findings = p.why_pending(
+            job,
+            pg,
+            snap.queues.get(None, qname) if qname else None,
+            qname,
+            _pod_list(snap, "pods_for_job", job),
+        )
+        pending_rows.append(
+            {
+                "job": job,
+                "wait": wait,
+                "finding": findings[0] if findings else None,
+                "since": p.job_phase_since(job),
+            }
+        )
     crash = []
     for pod in snap.pods.all():
         if p.pod_is_crashlooping(pod):
@@ -235,26 +261,44 @@ def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
                 below.append({"pg": pg, "gang": gang, "phase": p.podgroup_phase(pg)})
     below.sort(key=lambda r: (p.namespace_of(r["pg"]), p.name_of(r["pg"])))
     return {
-        "pending": pending_rows, "pending_total": len(pending),
-        "failed": [{"job": j, "at": at} for at, j in failed[:limit]], "failed_total": len(failed),
-        "crash": crash[:limit], "crash_total": len(crash),
+        "pending": pending_rows,
+        "pending_total": len(pending),
+        "failed": [{"job": j, "at": at} for at, j in failed[:limit]],
+        "failed_total": len(failed),
+        "crash": crash[:limit],
+        "crash_total": len(crash),
         "closed": [{"queue": q, "state": p.queue_state(q)} for q in closed],
-        "below": below[:limit], "below_total": len(below),
+        "below": below[:limit],
+        "below_total": len(below),
     }
 
 
-def _phase_cards(counter: Counter, order: list[str], phase_fn: Callable[[dict], p.Phase],
-                 always: frozenset[str] | None = None) -> list[dict]:
+def _phase_cards(
+    counter: Counter,
+    order: list[str],
+    phase_fn: Callable[[dict], p.Phase],
+    always: frozenset[str] | None = None,
+) -> list[dict]:
     """Count cards in phase order, then unknown phases; phases not in ``always`` only when non-zero."""
     cards = []
     for phase in order:
         if always is not None and phase not in always and not counter.get(phase):
             continue
-        cards.append({"phase": phase_fn({"status": {"phase": phase, "state": {"phase": phase}}}),
-                      "name": phase, "count": counter.get(phase, 0)})
+        cards.append(
+            {
+                "phase": phase_fn({"status": {"phase": phase, "state": {"phase": phase}}}),
+                "name": phase,
+                "count": counter.get(phase, 0),
+            }
+        )
     for phase in sorted(k for k in counter if k not in order):
-        cards.append({"phase": phase_fn({"status": {"phase": phase, "state": {"phase": phase}}}),
-                      "name": phase, "count": counter[phase]})
+        cards.append(
+            {
+                "phase": phase_fn({"status": {"phase": phase, "state": {"phase": phase}}}),
+                "name": phase,
+                "count": counter[phase],
+            }
+        )
     return cards
 
 
@@ -264,16 +308,24 @@ def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
         q = row.queue
         name = p.name_of(q)
         pgs = snap.podgroups_in_queue(name)
-        rows.append({
-            "queue": q, "name": name, "depth": row.depth, "has_children": row.has_children,
-            "state": p.queue_state(q), "weight": p.to_int(p.spec_of(q).get("weight")) or 1,
-            "parent": p.queue_parent(q),
-            "counts": (counts := Counter(p.podgroup_phase_name(pg) for pg in pgs)),
-            # A list, not the Counter: templates would resolve counts.items as counts["items"] == 0.
-            "count_list": sorted(counts.items()), "bars": p.queue_resource_bars(q),
-            "pg_total": len(pgs), "compact": p.compact_bars(rows_bars := p.queue_resource_bars(q)),
-            "has_gpu": any(b.name == "nvidia.com/gpu" for b in rows_bars),
-        })
+        rows.append(
+            {
+                "queue": q,
+                "name": name,
+                "depth": row.depth,
+                "has_children": row.has_children,
+                "state": p.queue_state(q),
+                "weight": p.to_int(p.spec_of(q).get("weight")) or 1,
+                "parent": p.queue_parent(q),
+                "counts": (counts := Counter(p.podgroup_phase_name(pg) for pg in pgs)),
+                # A list, not the Counter: templates would resolve counts.items as counts["items"] == 0.
+                "count_list": sorted(counts.items()),
+                "bars": p.queue_resource_bars(q),
+                "pg_total": len(pgs),
+                "compact": p.compact_bars(rows_bars := p.queue_resource_bars(q)),
+                "has_gpu": any(b.name == "nvidia.com/gpu" for b in rows_bars),
+            }
+        )
     return rows
 
 
@@ -290,8 +342,9 @@ def overview(request: HttpRequest) -> HttpResponse:
     b = _bucket(now)
     versions = {
         "counts": p.version_key(snap.jobs.version, snap.podgroups.version, snap.queues.version, states),
-        "attention": p.version_key(snap.jobs.version, snap.podgroups.version, snap.pods.version,
-                                   snap.queues.version, states, b),
+        "attention": p.version_key(
+            snap.jobs.version, snap.podgroups.version, snap.pods.version, snap.queues.version, states, b
+        ),
         "queues": p.version_key(snap.queues.version, snap.podgroups.version, states),
         "events": p.version_key(snap.events.version, states, b),
     }
@@ -313,7 +366,9 @@ def _overview_ctx(snap, now: datetime, notices: list[dict]) -> dict[str, Any]:
     return {
         "job_cards": _phase_cards(job_counts, p.JOB_PHASE_ORDER, p.job_phase, KEY_JOB_PHASES),
         "pg_cards": _phase_cards(pg_counts, p.PODGROUP_PHASE_ORDER, p.podgroup_phase),
-        "job_total": len(jobs), "pg_total": len(pgs), "queue_total": len(queues),
+        "job_total": len(jobs),
+        "pg_total": len(pgs),
+        "queue_total": len(queues),
         "queue_rows": _queue_summaries(snap, queues),
         "attention": _attention(snap, now),
         "warnings": p.latest_per_object(p.event_rows(warnings), limit=10),
@@ -425,13 +480,22 @@ def _job_row(snap, job: dict, now: datetime) -> dict:
     pods = _pod_list(snap, "pods_for_job", job)
     status = p.status_of(job)
     return {
-        "job": job, "name": p.name_of(job), "namespace": p.namespace_of(job),
-        "phase": p.job_phase(job), "hints": p.job_health_hint(job, pods, pg),
-        "queue": p.as_str(p.spec_of(job).get("queue")), "gang": p.job_gang(job),
-        "pending": p.to_int(status.get("pending")), "running": p.to_int(status.get("running")),
-        "succeeded": p.to_int(status.get("succeeded")), "failed": p.to_int(status.get("failed")),
-        "retries": p.to_int(status.get("retryCount")), "tasks": len(p.job_tasks(job)),
-        "replicas": p.job_replicas(job), "created": p.created_at(job), "since": p.job_phase_since(job),
+        "job": job,
+        "name": p.name_of(job),
+        "namespace": p.namespace_of(job),
+        "phase": p.job_phase(job),
+        "hints": p.job_health_hint(job, pods, pg),
+        "queue": p.as_str(p.spec_of(job).get("queue")),
+        "gang": p.job_gang(job),
+        "pending": p.to_int(status.get("pending")),
+        "running": p.to_int(status.get("running")),
+        "succeeded": p.to_int(status.get("succeeded")),
+        "failed": p.to_int(status.get("failed")),
+        "retries": p.to_int(status.get("retryCount")),
+        "tasks": len(p.job_tasks(job)),
+        "replicas": p.job_replicas(job),
+        "created": p.created_at(job),
+        "since": p.job_phase_since(job),
         "podgroup": pg,
     }
 
@@ -447,27 +511,44 @@ def jobs(request: HttpRequest) -> HttpResponse:
     lq = ListQuery(request, JOB_SORTS)
     kinds = ("jobs", "podgroups", "pods")
     states = _kind_states(snap, *kinds)
-    versions = {"results": p.version_key(snap.jobs.version, snap.podgroups.version, snap.pods.version,
-                                         states, lq.key(), lq.page, _bucket(now))}
+    versions = {
+        "results": p.version_key(
+            snap.jobs.version,
+            snap.podgroups.version,
+            snap.pods.version,
+            states,
+            lq.key(),
+            lq.page,
+            _bucket(now),
+        )
+    }
     versions = _versions(snap, now, kinds, **versions)
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "jobs")
     memo_key = ("jobs", id(get_cluster_cache()), visible_namespaces(request), snap.jobs.version, lq.key())
-    keys, counts = _filtered(snap.jobs, memo_key, lq, _job_queue, p.job_phase_name, JOB_SORTS[lq.sort_key], now)
+    keys, counts = _filtered(
+        snap.jobs, memo_key, lq, _job_queue, p.job_phase_name, JOB_SORTS[lq.sort_key], now
+    )
     page = Paginator(keys, PAGE_SIZE).get_page(lq.page)
     rows = []
     for ns, name in page.object_list:
         job = snap.jobs.get(ns, name)
         if job is not None:
             rows.append(_job_row(snap, job, now))
-    ctx.update({
-        "lq": lq, "page": page, "rows": rows, "total": len(keys),
-        "phase_counts": _phase_cards(counts, p.JOB_PHASE_ORDER, p.job_phase),
-        "namespaces": snap.namespaces(), "queue_names": sorted(p.name_of(q) for q in snap.queues.all()),
-        "blocked": _blocked(ctx["notices"], "jobs"),
-        "sort_columns": JOB_SORTS.keys(),
-    })
+    ctx.update(
+        {
+            "lq": lq,
+            "page": page,
+            "rows": rows,
+            "total": len(keys),
+            "phase_counts": _phase_cards(counts, p.JOB_PHASE_ORDER, p.job_phase),
+            "namespaces": snap.namespaces(),
+            "queue_names": sorted(p.name_of(q) for q in snap.queues.all()),
+            "blocked": _blocked(ctx["notices"], "jobs"),
+            "sort_columns": JOB_SORTS.keys(),
+        }
+    )
     return _respond(request, "dashboard/jobs.html", ctx, versions)
 
 
@@ -506,29 +587,47 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     phase = p.job_phase(job)
     state = p.as_dict(p.status_of(job).get("state"))
     pending_like = p.job_phase_name(job) in ("Pending", "") or (
-        pg is not None and p.podgroup_phase_name(pg) in ("Pending", "Inqueue", "Unknown") and not phase.final)
+        pg is not None and p.podgroup_phase_name(pg) in ("Pending", "Inqueue", "Unknown") and not phase.final
+    )
     event_rows = p.event_rows(events)
-    ctx.update({
-        "job": job, "name": name, "namespace": namespace, "phase": phase,
-        "reason": p.as_str(state.get("reason")), "message": p.as_str(state.get("message")),
-        "since": p.job_phase_since(job), "created": p.created_at(job),
-        "gang": p.job_gang(job), "tasks": p.task_rows(job),
-        "pg": pg, "pg_phase": p.podgroup_phase(pg) if pg else None,
-        "pg_gang": p.podgroup_gang(pg) if pg else None,
-        "pg_condition": p.unschedulable_condition(pg) if pg else None,
-        "queue_name": qname, "queue": queue, "queue_state": p.queue_state(queue) if queue else None,
-        "headroom": p.queue_headroom(queue, pg),
-        "pending_like": pending_like,
-        "findings": p.why_pending(job, pg, queue, qname, pods) if pending_like else [],
-        "warning_events": p.dedupe_events(r for r in event_rows if r.warning),
-        "pods": p.pod_rows(pods), "events": event_rows[:100], "events_total": len(event_rows),
-        "timeline": p.job_timeline(job, now), "policies": [p.policy_text(x) for x in
-                                                          p.as_list(p.spec_of(job).get("policies"))],
-        "plugins": p.job_plugins(job), "spec": p.spec_of(job), "status": p.status_of(job),
-        "labels": sorted(p.labels_of(job).items()), "annotations": sorted(p.annotations_of(job).items()),
-        "yaml": _yaml(job), "live": not phase.final,
-        "min_resources": p.min_resources(pg) if pg else [],
-    })
+    ctx.update(
+        {
+            "job": job,
+            "name": name,
+            "namespace": namespace,
+            "phase": phase,
+            "reason": p.as_str(state.get("reason")),
+            "message": p.as_str(state.get("message")),
+            "since": p.job_phase_since(job),
+            "created": p.created_at(job),
+            "gang": p.job_gang(job),
+            "tasks": p.task_rows(job),
+            "pg": pg,
+            "pg_phase": p.podgroup_phase(pg) if pg else None,
+            "pg_gang": p.podgroup_gang(pg) if pg else None,
+            "pg_condition": p.unschedulable_condition(pg) if pg else None,
+            "queue_name": qname,
+            "queue": queue,
+            "queue_state": p.queue_state(queue) if queue else None,
+            "headroom": p.queue_headroom(queue, pg),
+            "pending_like": pending_like,
+            "findings": p.why_pending(job, pg, queue, qname, pods) if pending_like else [],
+            "warning_events": p.dedupe_events(r for r in event_rows if r.warning),
+            "pods": p.pod_rows(pods),
+            "events": event_rows[:100],
+            "events_total": len(event_rows),
+            "timeline": p.job_timeline(job, now),
+            "policies": [p.policy_text(x) for x in p.as_list(p.spec_of(job).get("policies"))],
+            "plugins": p.job_plugins(job),
+            "spec": p.spec_of(job),
+            "status": p.status_of(job),
+            "labels": sorted(p.labels_of(job).items()),
+            "annotations": sorted(p.annotations_of(job).items()),
+            "yaml": _yaml(job),
+            "live": not phase.final,
+            "min_resources": p.min_resources(pg) if pg else [],
+        }
+    )
     return _respond(request, "dashboard/job_detail.html", ctx, versions)
 
 
@@ -546,8 +645,13 @@ def queues(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "queues")
-    ctx.update({"rows": _queue_summaries(snap, snap.queues.all()), "blocked": _blocked(ctx["notices"], "queues"),
-                "pg_phases": p.PODGROUP_PHASE_ORDER})
+    ctx.update(
+        {
+            "rows": _queue_summaries(snap, snap.queues.all()),
+            "blocked": _blocked(ctx["notices"], "queues"),
+            "pg_phases": p.PODGROUP_PHASE_ORDER,
+        }
+    )
     return _respond(request, "dashboard/queues.html", ctx, versions)
 
 
@@ -573,23 +677,42 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "queues")
     job_rows = [_job_row(snap, j, now) for j in q_jobs]
-    job_rows.sort(key=lambda r: (r["phase"].final, -(p.seconds_between(r["since"], now) or 0), r["namespace"],
-                                 r["name"]))
+    job_rows.sort(
+        key=lambda r: (
+            r["phase"].final,
+            -(p.seconds_between(r["since"], now) or 0),
+            r["namespace"],
+            r["name"],
+        )
+    )
     pg_rows = [_pg_row(snap, g, now) for g in q_pgs]
     pg_rows.sort(key=lambda r: (r["phase"].final, -(r["wait"] or 0), r["namespace"], r["name"]))
     spec = p.spec_of(queue)
-    ctx.update({
-        "queue": queue, "name": name, "state": p.queue_state(queue), "bars": p.queue_resource_bars(queue),
-        "weight": p.to_int(spec.get("weight")) or 1, "parent": p.queue_parent(queue),
-        "reclaimable": spec.get("reclaimable"), "priority": spec.get("priority"),
-        "dequeue": p.as_str(spec.get("dequeueStrategy")),
-        "children": _queue_summaries(snap, children) if children else [],
-        "counts": _phase_cards(Counter(p.podgroup_phase_name(g) for g in q_pgs), p.PODGROUP_PHASE_ORDER,
-                               p.podgroup_phase),
-        "job_rows": job_rows[:200], "job_total": len(job_rows), "pg_rows": pg_rows[:200], "pg_total": len(pg_rows),
-        "events": p.event_rows(events, 100), "yaml": _yaml(queue),
-        "labels": sorted(p.labels_of(queue).items()), "annotations": sorted(p.annotations_of(queue).items()),
-    })
+    ctx.update(
+        {
+            "queue": queue,
+            "name": name,
+            "state": p.queue_state(queue),
+            "bars": p.queue_resource_bars(queue),
+            "weight": p.to_int(spec.get("weight")) or 1,
+            "parent": p.queue_parent(queue),
+            "reclaimable": spec.get("reclaimable"),
+            "priority": spec.get("priority"),
+            "dequeue": p.as_str(spec.get("dequeueStrategy")),
+            "children": _queue_summaries(snap, children) if children else [],
+            "counts": _phase_cards(
+                Counter(p.podgroup_phase_name(g) for g in q_pgs), p.PODGROUP_PHASE_ORDER, p.podgroup_phase
+            ),
+            "job_rows": job_rows[:200],
+            "job_total": len(job_rows),
+            "pg_rows": pg_rows[:200],
+            "pg_total": len(pg_rows),
+            "events": p.event_rows(events, 100),
+            "yaml": _yaml(queue),
+            "labels": sorted(p.labels_of(queue).items()),
+            "annotations": sorted(p.annotations_of(queue).items()),
+        }
+    )
     return _respond(request, "dashboard/queue_detail.html", ctx, versions)
 
 
@@ -602,11 +725,19 @@ def _pg_row(snap, pg: dict, now: datetime) -> dict:
     created = p.created_at(pg)
     status = p.status_of(pg)
     return {
-        "pg": pg, "name": p.name_of(pg), "namespace": p.namespace_of(pg), "phase": phase,
-        "queue": p.as_str(p.spec_of(pg).get("queue")), "min_member": p.to_int(p.spec_of(pg).get("minMember")),
-        "running": p.to_int(status.get("running")), "succeeded": p.to_int(status.get("succeeded")),
-        "failed": p.to_int(status.get("failed")), "gang": p.podgroup_gang(pg), "job": job,
-        "owner": p.owner_of(pg), "created": created,
+        "pg": pg,
+        "name": p.name_of(pg),
+        "namespace": p.namespace_of(pg),
+        "phase": phase,
+        "queue": p.as_str(p.spec_of(pg).get("queue")),
+        "min_member": p.to_int(p.spec_of(pg).get("minMember")),
+        "running": p.to_int(status.get("running")),
+        "succeeded": p.to_int(status.get("succeeded")),
+        "failed": p.to_int(status.get("failed")),
+        "gang": p.podgroup_gang(pg),
+        "job": job,
+        "owner": p.owner_of(pg),
+        "created": created,
         "wait": p.seconds_between(created, now) if phase.label in ("Pending", "Inqueue") else None,
         "unschedulable": p.unschedulable_condition(pg),
     }
@@ -634,27 +765,37 @@ def podgroups(request: HttpRequest) -> HttpResponse:
     lq = ListQuery(request, PG_SORTS)
     kinds = ("podgroups", "jobs")
     states = _kind_states(snap, *kinds)
-    versions = {"results": p.version_key(snap.podgroups.version, snap.jobs.version, states, lq.key(), lq.page,
-                                         _bucket(now))}
+    versions = {
+        "results": p.version_key(
+            snap.podgroups.version, snap.jobs.version, states, lq.key(), lq.page, _bucket(now)
+        )
+    }
     versions = _versions(snap, now, kinds, **versions)
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "podgroups")
     memo_key = ("pgs", id(get_cluster_cache()), visible_namespaces(request), snap.podgroups.version, lq.key())
-    keys, counts = _filtered(snap.podgroups, memo_key, lq, _pg_queue, p.podgroup_phase_name,
-                             PG_SORTS[lq.sort_key], now)
+    keys, counts = _filtered(
+        snap.podgroups, memo_key, lq, _pg_queue, p.podgroup_phase_name, PG_SORTS[lq.sort_key], now
+    )
     page = Paginator(keys, PAGE_SIZE).get_page(lq.page)
     rows = []
     for ns, name in page.object_list:
         pg = snap.podgroups.get(ns, name)
         if pg is not None:
             rows.append(_pg_row(snap, pg, now))
-    ctx.update({
-        "lq": lq, "page": page, "rows": rows, "total": len(keys),
-        "phase_counts": _phase_cards(counts, p.PODGROUP_PHASE_ORDER, p.podgroup_phase),
-        "namespaces": snap.namespaces(), "queue_names": sorted(p.name_of(q) for q in snap.queues.all()),
-        "blocked": _blocked(ctx["notices"], "podgroups"),
-    })
+    ctx.update(
+        {
+            "lq": lq,
+            "page": page,
+            "rows": rows,
+            "total": len(keys),
+            "phase_counts": _phase_cards(counts, p.PODGROUP_PHASE_ORDER, p.podgroup_phase),
+            "namespaces": snap.namespaces(),
+            "queue_names": sorted(p.name_of(q) for q in snap.queues.all()),
+            "blocked": _blocked(ctx["notices"], "podgroups"),
+        }
+    )
     return _respond(request, "dashboard/podgroups.html", ctx, versions)
 
 
@@ -684,22 +825,39 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
     phase = p.podgroup_phase(pg)
     pending_like = phase.label in ("Pending", "Inqueue", "Unknown") or not phase.known
     event_rows = p.event_rows(events)
-    ctx.update({
-        "pg": pg, "name": name, "namespace": namespace, "phase": phase, "gang": p.podgroup_gang(pg),
-        "row": _pg_row(snap, pg, now), "job": job, "owner": p.owner_of(pg),
-        "conditions": p.podgroup_conditions(pg),
-        "min_task_member": sorted((p.as_str(k), p.to_int(v)) for k, v in
-                                  p.as_dict(p.spec_of(pg).get("minTaskMember")).items()),
-        "min_resources": p.min_resources(pg), "queue_name": qname, "queue": queue,
-        "queue_state": p.queue_state(queue) if queue else None, "headroom": p.queue_headroom(queue, pg),
-        "findings": p.why_pending(None, pg, queue, qname, pods) if pending_like else [],
-        "pending_like": pending_like,
-        "warning_events": p.dedupe_events(r for r in event_rows if r.warning),
-        "pods": p.pod_rows(pods), "events": event_rows[:100], "events_total": len(event_rows),
-        "yaml": _yaml(pg), "live": not phase.final, "created": p.created_at(pg),
-        "labels": sorted(p.labels_of(pg).items()), "annotations": sorted(p.annotations_of(pg).items()),
-        "priority_class": p.as_str(p.spec_of(pg).get("priorityClassName")),
-    })
+    ctx.update(
+        {
+            "pg": pg,
+            "name": name,
+            "namespace": namespace,
+            "phase": phase,
+            "gang": p.podgroup_gang(pg),
+            "row": _pg_row(snap, pg, now),
+            "job": job,
+            "owner": p.owner_of(pg),
+            "conditions": p.podgroup_conditions(pg),
+            "min_task_member": sorted(
+                (p.as_str(k), p.to_int(v)) for k, v in p.as_dict(p.spec_of(pg).get("minTaskMember")).items()
+            ),
+            "min_resources": p.min_resources(pg),
+            "queue_name": qname,
+            "queue": queue,
+            "queue_state": p.queue_state(queue) if queue else None,
+            "headroom": p.queue_headroom(queue, pg),
+            "findings": p.why_pending(None, pg, queue, qname, pods) if pending_like else [],
+            "pending_like": pending_like,
+            "warning_events": p.dedupe_events(r for r in event_rows if r.warning),
+            "pods": p.pod_rows(pods),
+            "events": event_rows[:100],
+            "events_total": len(event_rows),
+            "yaml": _yaml(pg),
+            "live": not phase.final,
+            "created": p.created_at(pg),
+            "labels": sorted(p.labels_of(pg).items()),
+            "annotations": sorted(p.annotations_of(pg).items()),
+            "priority_class": p.as_str(p.spec_of(pg).get("priorityClassName")),
+        }
+    )
     return _respond(request, "dashboard/podgroup_detail.html", ctx, versions)
 
 
@@ -720,15 +878,19 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     events = _events(snap, pod)
     kinds = ("pods", "events")
     states = _kind_states(snap, *kinds)
-    versions = {"status": p.version_key(p.resource_versions([pod, pg, job]), states, _bucket(now)),
-                "events": p.version_key(p.resource_versions(events), states, _bucket(now))}
+    versions = {
+        "status": p.version_key(p.resource_versions([pod, pg, job]), states, _bucket(now)),
+        "events": p.version_key(p.resource_versions(events), states, _bucket(now)),
+    }
     versions = _versions(snap, now, kinds, **versions)
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, ("pods", "events"), "jobs")
     status = p.status_of(pod)
     containers = []
-    statuses = {p.as_str(p.as_dict(c).get("name")): p.as_dict(c) for c in p.as_list(status.get("containerStatuses"))}
+    statuses = {
+        p.as_str(p.as_dict(c).get("name")): p.as_dict(c) for c in p.as_list(status.get("containerStatuses"))
+    }
     for c in p.as_list(p.spec_of(pod).get("containers")):
         c = p.as_dict(c)
         cs = statuses.get(p.as_str(c.get("name")), {})
@@ -737,25 +899,47 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         detail = p.as_dict(state.get(state_name)) if state_name else {}
         last = p.as_dict(cs.get("lastState"))
         last_name = next(iter(last), "")
-        containers.append({
-            "name": p.as_str(c.get("name")), "image": p.as_str(c.get("image")), "state": state_name,
-            "reason": p.as_str(detail.get("reason")), "message": p.as_str(detail.get("message")),
-            "ready": cs.get("ready") is True, "restarts": p.to_int(cs.get("restartCount")),
-            "last": last_name, "last_reason": p.as_str(p.as_dict(last.get(last_name)).get("reason")) if last_name else "",
-            "requests": sorted((p.as_str(k), p.as_str(v)) for k, v in
-                               p.as_dict(p.as_dict(c.get("resources")).get("requests")).items()),
-        })
+        containers.append(
+            {
+                "name": p.as_str(c.get("name")),
+                "image": p.as_str(c.get("image")),
+                "state": state_name,
+                "reason": p.as_str(detail.get("reason")),
+                "message": p.as_str(detail.get("message")),
+                "ready": cs.get("ready") is True,
+                "restarts": p.to_int(cs.get("restartCount")),
+                "last": last_name,
+                "last_reason": p.as_str(p.as_dict(last.get(last_name)).get("reason")) if last_name else "",
+                "requests": sorted(
+                    (p.as_str(k), p.as_str(v))
+                    for k, v in p.as_dict(p.as_dict(c.get("resources")).get("requests")).items()
+                ),
+            }
+        )
     row = p.pod_row(pod)
-    ctx.update({
-        "pod": pod, "name": name, "namespace": namespace, "row": row, "pg": pg, "job": job,
-        "group_name": group, "job_name": job_name, "containers": containers,
-        "conditions": [p.as_dict(c) for c in p.as_list(status.get("conditions"))],
-        "events": p.event_rows(events, 100), "yaml": _yaml(pod), "live": row.status.label not in (
-            "Succeeded", "Completed", "Failed"),
-        "labels": sorted(labels.items()), "annotations": sorted(ann.items()), "phase_text": p.as_str(status.get("phase")),
-        "pod_ip": p.as_str(status.get("podIP")), "created": p.created_at(pod),
-        "queue_name": labels.get("volcano.sh/queue-name") or ann.get("volcano.sh/queue-name", ""),
-    })
+    ctx.update(
+        {
+            "pod": pod,
+            "name": name,
+            "namespace": namespace,
+            "row": row,
+            "pg": pg,
+            "job": job,
+            "group_name": group,
+            "job_name": job_name,
+            "containers": containers,
+            "conditions": [p.as_dict(c) for c in p.as_list(status.get("conditions"))],
+            "events": p.event_rows(events, 100),
+            "yaml": _yaml(pod),
+            "live": row.status.label not in ("Succeeded", "Completed", "Failed"),
+            "labels": sorted(labels.items()),
+            "annotations": sorted(ann.items()),
+            "phase_text": p.as_str(status.get("phase")),
+            "pod_ip": p.as_str(status.get("podIP")),
+            "created": p.created_at(pod),
+            "queue_name": labels.get("volcano.sh/queue-name") or ann.get("volcano.sh/queue-name", ""),
+        }
+    )
     return _respond(request, "dashboard/pod_detail.html", ctx, versions)
 
 
@@ -777,8 +961,18 @@ def kiosk(request: HttpRequest) -> HttpResponse:
     states = _kind_states(snap, *kinds)
     queue_list = sorted(snap.queues.all(), key=p.name_of)
     slot = int(time.time() // rotate) if rotate else 0
-    versions = {"board": p.version_key(snap.jobs.version, snap.podgroups.version, snap.queues.version,
-                                       snap.pods.version, snap.events.version, states, _bucket(now), slot)}
+    versions = {
+        "board": p.version_key(
+            snap.jobs.version,
+            snap.podgroups.version,
+            snap.queues.version,
+            snap.pods.version,
+            snap.events.version,
+            states,
+            _bucket(now),
+            slot,
+        )
+    }
     versions = _versions(snap, now, kinds, **versions)
     if resp := _unchanged(request, versions):
         return resp
@@ -790,9 +984,18 @@ def kiosk(request: HttpRequest) -> HttpResponse:
         focus = _queue_summaries(snap, [q])[0]
         focus["index"] = slot % len(queue_list) + 1
         focus["of"] = len(queue_list)
-    kiosk_poll = min(settings.VOLCANO_UI_POLL_SECONDS * 2, rotate) if rotate else settings.VOLCANO_UI_POLL_SECONDS * 2
-    ctx.update({"rotate": rotate, "focus": focus, "force_theme": "dark", "kiosk_poll": kiosk_poll,
-                "poll_seconds": kiosk_poll})
+    kiosk_poll = (
+        min(settings.VOLCANO_UI_POLL_SECONDS * 2, rotate) if rotate else settings.VOLCANO_UI_POLL_SECONDS * 2
+    )
+    ctx.update(
+        {
+            "rotate": rotate,
+            "focus": focus,
+            "force_theme": "dark",
+            "kiosk_poll": kiosk_poll,
+            "poll_seconds": kiosk_poll,
+        }
+    )
     return _respond(request, "dashboard/kiosk.html", ctx, versions)
 
 
@@ -812,8 +1015,9 @@ def set_theme(request: HttpRequest) -> HttpResponse:
     static/js/app.js does the same without a round trip; this keeps the toggle working without JS."""
     theme = request.GET.get("theme", "")
     nxt = request.GET.get("next", "/")
-    if not url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()},
-                                           require_https=request.is_secure()):
+    if not url_has_allowed_host_and_scheme(
+        nxt, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         nxt = "/"
     resp = HttpResponseRedirect(nxt)
     if theme in ("light", "dark"):

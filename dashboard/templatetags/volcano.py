@@ -29,21 +29,25 @@ _ICONS = {
     "refresh": '<path d="M19 12a7 7 0 1 1-2.05-4.95"/><path d="M19 5v4h-4"/>',
     "stop": '<rect x="7" y="7" width="10" height="10" rx="1.5"/>',
     "ban": '<circle cx="12" cy="12" r="8.5"/><path d="M6 18L18 6"/>',
-    "question": '<circle cx="12" cy="12" r="8.5"/><path d="M9.6 9.5a2.5 2.5 0 1 1 3.4 2.3c-.7.3-1 .8-1 1.5v.4"/>'
-                '<path d="M12 16.8v.2"/>',
+    "question": (
+        '<circle cx="12" cy="12" r="8.5"/>'
+        '<path d="M9.6 9.5a2.5 2.5 0 1 1 3.4 2.3c-.7.3-1 .8-1 1.5v.4"/><path d="M12 16.8v.2"/>'
+    ),
     "enter": '<path d="M4 12h11M11 8l4 4-4 4"/><path d="M19 5v14"/>',
     "info": '<circle cx="12" cy="12" r="8.5"/><path d="M12 11v5.5M12 7.8v.2"/>',
-    "lock": '<rect x="5.5" y="11" width="13" height="9" rx="1.5"/><path d="M8.5 11V8a3.5 3.5 0 0 1 7 0v3"/>',
-    "unlock": '<rect x="5.5" y="11" width="13" height="9" rx="1.5"/><path d="M8.5 11V8a3.5 3.5 0 0 1 6.8-1.2"/>',
+    "lock": '<rect x="5.5" y="11" width="13" height="9" rx="1.5"/><path d="M8.5 11V8a3.5 3.5 0 0 1 7 0v3"/>',  # noqa: E501
+    "unlock": (
+        '<rect x="5.5" y="11" width="13" height="9" rx="1.5"/><path d="M8.5 11V8a3.5 3.5 0 0 1 6.8-1.2"/>'
+    ),
     "alert": '<path d="M12 4l9 16H3z"/><path d="M12 10v4.5M12 17.3v.2"/>',
     "sun": '<circle cx="12" cy="12" r="4"/><path d="M12 2.5v2M12 19.5v2M2.5 12h2M19.5 12h2M5.3 5.3l1.4 1.4'
-           'M17.3 17.3l1.4 1.4M5.3 18.7l1.4-1.4M17.3 6.7l1.4-1.4"/>',
+    'M17.3 17.3l1.4 1.4M5.3 18.7l1.4-1.4M17.3 6.7l1.4-1.4"/>',
     "moon": '<path d="M19.5 14.5A8 8 0 0 1 9.5 4.5a8 8 0 1 0 10 10z"/>',
     "screen": '<rect x="3" y="4.5" width="18" height="12" rx="1.5"/><path d="M8.5 20h7M12 16.5V20"/>',
     "globe": '<circle cx="12" cy="12" r="8.5"/><path d="M3.5 12h17M12 3.5c2.5 2.5 2.5 14.5 0 17M12 3.5'
-             'c-2.5 2.5-2.5 14.5 0 17"/>',
+    'c-2.5 2.5-2.5 14.5 0 17"/>',
     "fire": '<path d="M12 3c1 3.5 5 5.5 5 10a5 5 0 0 1-10 0c0-2.5 1.5-3.8 2.5-5 .3 1.5 1 2.4 2 2.8'
-            'C11 8.5 11 6 12 3z"/>',
+    'C11 8.5 11 6 12 3z"/>',
 }
 
 
@@ -52,10 +56,14 @@ def icon(name: str, label: str = "") -> SafeString:
     """An inline SVG icon; ``label`` makes it meaningful to screen readers, else it is hidden."""
     body = _ICONS.get(name, _ICONS["question"])
     if label:
-        return format_html('<svg class="icon" viewBox="0 0 24 24" role="img" aria-label="{}">{}</svg>',
-                           label, mark_safe(body))  # noqa: S308 - constant markup from _ICONS
-    return format_html('<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">{}</svg>',
-                       mark_safe(body))  # noqa: S308 - constant markup from _ICONS
+        return format_html(
+            '<svg class="icon" viewBox="0 0 24 24" role="img" aria-label="{}">{}</svg>',
+            label,
+            mark_safe(body),
+        )  # noqa: S308 - constant markup from _ICONS
+    return format_html(
+        '<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">{}</svg>', mark_safe(body)
+    )  # noqa: S308 - constant markup from _ICONS
 
 
 @register.simple_tag
@@ -64,9 +72,14 @@ def badge(phase: Phase | None, extra: str = "") -> SafeString:
     if phase is None:
         return mark_safe('<span class="badge tone-muted">—</span>')
     title = "" if phase.known else _("Phase not known to this dashboard; shown as reported")
-    return format_html('<span class="badge tone-{}{}"{}>{}<span>{}</span></span>', phase.tone,
-                       " " + extra if extra else "",
-                       format_html(' title="{}"', title) if title else "", icon(phase.icon), phase.label)
+    return format_html(
+        '<span class="badge tone-{}{}"{}>{}<span>{}</span></span>',
+        phase.tone,
+        " " + extra if extra else "",
+        format_html(' title="{}"', title) if title else "",
+        icon(phase.icon),
+        phase.label,
+    )
 
 
 def short_duration(seconds: float | None) -> str:
@@ -221,7 +234,9 @@ def theme_attr(context: template.Context) -> SafeString:
     """``data-theme`` on <html> from the theme cookie, so the chosen theme applies before any script
     runs (no flash); absent means "follow prefers-color-scheme"."""
     request = context.get("request")
-    value = context.get("force_theme") or (request.COOKIES.get("vui_theme", "") if request is not None else "")
+    value = context.get("force_theme") or (
+        request.COOKIES.get("vui_theme", "") if request is not None else ""
+    )
     if value in ("light", "dark"):
         return format_html(' data-theme="{}"', value)
     return mark_safe("")
@@ -246,5 +261,12 @@ def sort_th(context: template.Context, key: str, label: str, cls: str = "") -> S
     aria = ("descending" if desc else "ascending") if active else "none"
     arrow = ("▼" if desc else "▲") if active else ""
     href = query(context, sort=new)
-    return format_html('<th scope="col" class="{}" aria-sort="{}"><a href="{}">{}<span aria-hidden="true">{}</span></a></th>',
-                       cls, aria, href, label, (" " + arrow) if arrow else "")
+    return format_html(
+        '<th scope="col" class="{}" aria-sort="{}">'
+        '<a href="{}">{}<span aria-hidden="true">{}</span></a></th>',
+        cls,
+        aria,
+        href,
+        label,
+        (" " + arrow) if arrow else "",
+    )

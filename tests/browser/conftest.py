@@ -17,8 +17,13 @@ from dashboard import presenters
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 DOCS_SCREENSHOTS = Path(__file__).resolve().parent.parent.parent / "docs" / "screenshots"
@@ -64,8 +69,13 @@ def serve_dashboard(cache, clock):
 
     previous_cache = set_cluster_cache(cache)
     previous_clock = presenters.set_time_source(clock.now)
-    server = make_server("127.0.0.1", 0, StaticFilesHandler(get_wsgi_application()),
-                         server_class=_ThreadingWSGIServer, handler_class=_QuietHandler)
+    server = make_server(
+        "127.0.0.1",
+        0,
+        StaticFilesHandler(get_wsgi_application()),
+        server_class=_ThreadingWSGIServer,
+        handler_class=_QuietHandler,
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
 

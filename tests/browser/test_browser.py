@@ -21,15 +21,34 @@ def _no_csp_violations(pg) -> list[str]:
 
 
 def _live_job(namespace: str, name: str, queue: str) -> dict:
-    container = {"name": "main", "image": "busybox:1.36", "command": ["sh", "-c", "sleep 30"],
-                 "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}
+    container = {
+        "name": "main",
+        "image": "busybox:1.36",
+        "command": ["sh", "-c", "sleep 30"],
+        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
+    }
     return {
-        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-        "metadata": {"name": name, "namespace": namespace, "labels": {"owner": "browser-test"},
-                     "annotations": {"sim.volcano-ui/duration": "30"}},
-        "spec": {"schedulerName": "volcano", "queue": queue, "minAvailable": 2, "maxRetry": 3,
-                 "tasks": [{"name": "main", "replicas": 2,
-                            "template": {"spec": {"restartPolicy": "OnFailure", "containers": [container]}}}]},
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"owner": "browser-test"},
+            "annotations": {"sim.volcano-ui/duration": "30"},
+        },
+        "spec": {
+            "schedulerName": "volcano",
+            "queue": queue,
+            "minAvailable": 2,
+            "maxRetry": 3,
+            "tasks": [
+                {
+                    "name": "main",
+                    "replicas": 2,
+                    "template": {"spec": {"restartPolicy": "OnFailure", "containers": [container]}},
+                }
+            ],
+        },
     }
 
 
@@ -71,8 +90,9 @@ def test_status_and_gang_bar_change_in_place_without_a_reload(live_dashboard, pa
     base, cluster, cache = live_dashboard
     from tests.pages.helpers import kind
 
-    cluster.store.create(kind("batch.volcano.sh", "jobs"), _live_job("research", "browser-live", "research-vision"),
-                         "research")
+    cluster.store.create(
+        kind("batch.volcano.sh", "jobs"), _live_job("research", "browser-live", "research-vision"), "research"
+    )
     cache.wait_for(lambda s: s.jobs.get("research", "browser-live") is not None, timeout=10)
     page.goto(base + "/jobs/research/browser-live/")
     first_phase = page.locator("#job-phase").inner_text()

@@ -19,8 +19,9 @@ def demo_cache(demo_cluster, tmp_path_factory):
     from tests.conftest import fast_cache_options
 
     kubeconfig = demo_cluster.write_kubeconfig(tmp_path_factory.mktemp("pages") / "kubeconfig", user="admin")
-    cache = build_cluster_cache(kubeconfig=str(kubeconfig), context="", mode="kubeconfig",
-                                options=fast_cache_options())
+    cache = build_cluster_cache(
+        kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
+    )
     cache.start()
     previous = presenters.set_time_source(demo_cluster.clock.now)
     try:

@@ -45,7 +45,7 @@ def job_named(cluster, namespace: str, name: str) -> dict:
 
 def phase_count(page: str, phase_name: str) -> int | None:
     """The count shown on a phase card/chip carrying data-phase/data-count."""
-    m = re.search(r'data-phase="%s" data-count="(\d+)"' % re.escape(phase_name), page)
+    m = re.search(rf'data-phase="{re.escape(phase_name)}" data-count="(\d+)"', page)
     return int(m.group(1)) if m else None
 
 
@@ -57,13 +57,13 @@ def text(page: str) -> str:
 
 def fragment_version(page: str, fragment: str) -> str:
     """The ?v= version written into a fragment's hx-get."""
-    m = re.search(r'id="frag-%s" hx-get="[^"]*?[?&amp;]*v=([0-9a-f]+)' % re.escape(fragment), page)
+    m = re.search(rf'id="frag-{re.escape(fragment)}" hx-get="[^"]*?[?&amp;]*v=([0-9a-f]+)', page)
     assert m, f"fragment {fragment} has no versioned hx-get"
     return m.group(1)
 
 
 def fragment_url(page: str, fragment: str) -> str:
-    m = re.search(r'id="frag-%s" hx-get="([^"]+)"' % re.escape(fragment), page)
+    m = re.search(rf'id="frag-{re.escape(fragment)}" hx-get="([^"]+)"', page)
     assert m, f"fragment {fragment} not found"
     return html.unescape(m.group(1))
 

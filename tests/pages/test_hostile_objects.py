@@ -20,22 +20,48 @@ from hypothesis import strategies as st
 from dashboard import presenters
 from tests.pages.helpers import fragment_url, kind, with_version
 
-MARKERS = ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "</textarea><svg onload=alert(1)>",
-           "{{ 7*7 }}{% now 'Y' %}", "' onmouseover='alert(1)", "&lt;b&gt;", "\u202eevil", "名字🔥", "\x00\x1f"]
+MARKERS = [
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "</textarea><svg onload=alert(1)>",
+    "{{ 7*7 }}{% now 'Y' %}",
+    "' onmouseover='alert(1)",
+    "&lt;b&gt;",
+    "\u202eevil",
+    "名字🔥",
+    "\x00\x1f",
+]
 FORBIDDEN = ["<script>alert", "<img src=x", "<svg onload", "onmouseover='alert"]
 
-hostile = st.one_of(st.sampled_from(MARKERS), st.text(max_size=40),
-                    st.builds(lambda a, b: a + b, st.sampled_from(MARKERS), st.text(max_size=10)))
+hostile = st.one_of(
+    st.sampled_from(MARKERS),
+    st.text(max_size=40),
+    st.builds(lambda a, b: a + b, st.sampled_from(MARKERS), st.text(max_size=10)),
+)
 label_key = st.from_regex(r"\A[a-z0-9]([a-z0-9.-]{0,20}[a-z0-9])?(/[a-z0-9]{1,10})?\Z")
 _alnum = string.ascii_lowercase + string.digits
-dns_label = st.builds(lambda a, m, z: a + m + z, st.sampled_from(_alnum),
-                      st.text(alphabet=_alnum + "-", max_size=20), st.sampled_from(_alnum))
+dns_label = st.builds(
+    lambda a, m, z: a + m + z,
+    st.sampled_from(_alnum),
+    st.text(alphabet=_alnum + "-", max_size=20),
+    st.sampled_from(_alnum),
+)
 dns_name = st.one_of(dns_label, st.just("a" * 63 + "." + "b" * 63 + "." + "c" * 63 + "." + "d" * 61))
 quantity = st.sampled_from(["500M", "16k", "1500m", "0", "4Gi", "1", "2.5", "1e3", "100Mi", "7"])
-resources = st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu", "pods", "example.com/fpga"]),
-                            quantity, max_size=4)
-timestamp = st.one_of(st.none(), st.sampled_from(["2026-11-29T09:00:00Z", "2026-11-29T10:00:00.123456Z",
-                                                  "1970-01-01T00:00:00Z", "2030-01-01T00:00:00Z"]))
+resources = st.dictionaries(
+    st.sampled_from(["cpu", "memory", "nvidia.com/gpu", "pods", "example.com/fpga"]), quantity, max_size=4
+)
+timestamp = st.one_of(
+    st.none(),
+    st.sampled_from(
+        [
+            "2026-11-29T09:00:00Z",
+            "2026-11-29T10:00:00.123456Z",
+            "1970-01-01T00:00:00Z",
+            "2030-01-01T00:00:00Z",
+        ]
+    ),
+)
 phase = st.one_of(st.sampled_from(presenters.JOB_PHASE_ORDER + presenters.PODGROUP_PHASE_ORDER), hostile)
 counter = st.one_of(st.none(), st.integers(min_value=-3, max_value=10**6))
 
@@ -56,84 +82,185 @@ def bundles(draw):
     annotations = draw(st.dictionaries(label_key, hostile, max_size=3))
     task_name = draw(hostile)
     job = {
-        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-        "metadata": {"name": job_name, "namespace": ns, "labels": labels, "annotations": annotations,
-                     "creationTimestamp": draw(timestamp), "uid": f"uid-{n}"},
-        "spec": {"queue": draw(st.one_of(st.just(queue_name), hostile)), "minAvailable": draw(counter),
-                 "tasks": [{"name": task_name, "replicas": draw(st.integers(0, 5)),
-                            "template": {"spec": {"containers": [{"name": "c", "image": draw(hostile)}]}},
-                            "policies": [{"event": draw(hostile), "action": draw(hostile)}]}],
-                 "plugins": {draw(hostile): [draw(hostile)]}},
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {
+            "name": job_name,
+            "namespace": ns,
+            "labels": labels,
+            "annotations": annotations,
+            "creationTimestamp": draw(timestamp),
+            "uid": f"uid-{n}",
+        },
+        "spec": {
+            "queue": draw(st.one_of(st.just(queue_name), hostile)),
+            "minAvailable": draw(counter),
+            "tasks": [
+                {
+                    "name": task_name,
+                    "replicas": draw(st.integers(0, 5)),
+                    "template": {"spec": {"containers": [{"name": "c", "image": draw(hostile)}]}},
+                    "policies": [{"event": draw(hostile), "action": draw(hostile)}],
+                }
+            ],
+            "plugins": {draw(hostile): [draw(hostile)]},
+        },
     }
     if draw(st.booleans()):
         job["status"] = {
-            "state": _drop_none({"phase": draw(phase), "reason": draw(hostile), "message": draw(hostile),
-                                 "lastTransitionTime": draw(timestamp)}),
-            **_drop_none({"running": draw(counter), "pending": draw(counter), "failed": draw(counter),
-                          "minAvailable": draw(counter), "retryCount": draw(counter)}),
+            "state": _drop_none(
+                {
+                    "phase": draw(phase),
+                    "reason": draw(hostile),
+                    "message": draw(hostile),
+                    "lastTransitionTime": draw(timestamp),
+                }
+            ),
+            **_drop_none(
+                {
+                    "running": draw(counter),
+                    "pending": draw(counter),
+                    "failed": draw(counter),
+                    "minAvailable": draw(counter),
+                    "retryCount": draw(counter),
+                }
+            ),
             "taskStatusCount": {task_name: {"phase": {draw(hostile): draw(st.integers(0, 9))}}},
             "conditions": [_drop_none({"status": draw(phase), "lastTransitionTime": draw(timestamp)})],
         }
     pg = {
-        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-        "metadata": {"name": f"{job_name[:200]}-pg", "namespace": ns, "labels": labels,
-                     "ownerReferences": [{"apiVersion": "batch.volcano.sh/v1alpha1", "kind": draw(
-                         st.sampled_from(["Job", "Deployment", "StatefulSet"])), "name": job_name,
-                         "uid": f"uid-{n}", "controller": True}]},
-        "spec": {"minMember": draw(st.integers(0, 10)), "queue": queue_name, "minResources": draw(resources),
-                 "minTaskMember": {draw(hostile): draw(st.integers(0, 5))}},
-        "status": _drop_none({"phase": draw(phase), "running": draw(counter), "conditions": [_drop_none({
-            "type": draw(st.sampled_from(["Unschedulable", "Scheduled", "Other"])), "status": "True",
-            "reason": draw(hostile), "message": draw(hostile), "lastTransitionTime": draw(timestamp)})]}),
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": f"{job_name[:200]}-pg",
+            "namespace": ns,
+            "labels": labels,
+            "ownerReferences": [
+                {
+                    "apiVersion": "batch.volcano.sh/v1alpha1",
+                    "kind": draw(st.sampled_from(["Job", "Deployment", "StatefulSet"])),
+                    "name": job_name,
+                    "uid": f"uid-{n}",
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {
+            "minMember": draw(st.integers(0, 10)),
+            "queue": queue_name,
+            "minResources": draw(resources),
+            "minTaskMember": {draw(hostile): draw(st.integers(0, 5))},
+        },
+        "status": _drop_none(
+            {
+                "phase": draw(phase),
+                "running": draw(counter),
+                "conditions": [
+                    _drop_none(
+                        {
+                            "type": draw(st.sampled_from(["Unschedulable", "Scheduled", "Other"])),
+                            "status": "True",
+                            "reason": draw(hostile),
+                            "message": draw(hostile),
+                            "lastTransitionTime": draw(timestamp),
+                        }
+                    )
+                ],
+            }
+        ),
     }
     queue = {
-        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
         "metadata": {"name": queue_name if queue_name != "default" else f"q-{n}", "annotations": annotations},
-        "spec": {"weight": draw(st.integers(1, 65535)), "parent": draw(st.one_of(st.just("root"), hostile)),
-                 "capability": draw(resources), "deserved": draw(resources),
-                 "guarantee": {"resource": draw(resources)}},
-        "status": _drop_none({"state": draw(st.one_of(st.sampled_from(["Open", "Closed", "Closing"]), hostile)),
-                              "allocated": draw(resources)}),
+        "spec": {
+            "weight": draw(st.integers(1, 65535)),
+            "parent": draw(st.one_of(st.just("root"), hostile)),
+            "capability": draw(resources),
+            "deserved": draw(resources),
+            "guarantee": {"resource": draw(resources)},
+        },
+        "status": _drop_none(
+            {
+                "state": draw(st.one_of(st.sampled_from(["Open", "Closed", "Closing"]), hostile)),
+                "allocated": draw(resources),
+            }
+        ),
     }
     pod = {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": f"{job_name[:200]}-0", "namespace": ns,
-                     "labels": {"volcano.sh/job-name": job_name, "volcano.sh/task-spec": "t"},
-                     "annotations": {"scheduling.k8s.io/group-name": pg["metadata"]["name"],
-                                     "volcano.sh/task-spec": task_name}},
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{job_name[:200]}-0",
+            "namespace": ns,
+            "labels": {"volcano.sh/job-name": job_name, "volcano.sh/task-spec": "t"},
+            "annotations": {
+                "scheduling.k8s.io/group-name": pg["metadata"]["name"],
+                "volcano.sh/task-spec": task_name,
+            },
+        },
         "spec": {"containers": [{"name": "c", "image": draw(hostile)}], "nodeName": draw(hostile)},
-        "status": {"phase": draw(hostile), "reason": draw(hostile),
-                   "conditions": [{"type": "PodScheduled", "status": "False", "message": draw(hostile)}],
-                   "containerStatuses": [{"name": draw(hostile), "ready": draw(st.booleans()),
-                                          "restartCount": draw(st.integers(0, 99)),
-                                          "state": {"waiting": {"reason": draw(hostile), "message": draw(hostile)}}}]},
+        "status": {
+            "phase": draw(hostile),
+            "reason": draw(hostile),
+            "conditions": [{"type": "PodScheduled", "status": "False", "message": draw(hostile)}],
+            "containerStatuses": [
+                {
+                    "name": draw(hostile),
+                    "ready": draw(st.booleans()),
+                    "restartCount": draw(st.integers(0, 99)),
+                    "state": {"waiting": {"reason": draw(hostile), "message": draw(hostile)}},
+                }
+            ],
+        },
     }
     event = {
-        "apiVersion": "v1", "kind": "Event",
+        "apiVersion": "v1",
+        "kind": "Event",
         "metadata": {"name": f"ev-{n}", "namespace": ns},
-        "involvedObject": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": job_name,
-                           "namespace": ns, "uid": f"uid-{n}"},
-        "type": draw(st.sampled_from(["Warning", "Normal", "Other"])), "reason": draw(hostile),
+        "involvedObject": {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "name": job_name,
+            "namespace": ns,
+            "uid": f"uid-{n}",
+        },
+        "type": draw(st.sampled_from(["Warning", "Normal", "Other"])),
+        "reason": draw(hostile),
         "message": draw(hostile),
-        **draw(st.sampled_from([
-            {"eventTime": "2026-11-29T10:00:00.000001Z", "series": {"count": 3, "lastObservedTime": "2026-11-29T10:01:00.5Z"}},
-            {"firstTimestamp": "2026-11-29T09:59:00Z", "lastTimestamp": "2026-11-29T10:00:00Z", "count": 9},
-            {},
-        ])),
+        **draw(
+            st.sampled_from(
+                [
+                    {
+                        "eventTime": "2026-11-29T10:00:00.000001Z",
+                        "series": {"count": 3, "lastObservedTime": "2026-11-29T10:01:00.5Z"},
+                    },
+                    {
+                        "firstTimestamp": "2026-11-29T09:59:00Z",
+                        "lastTimestamp": "2026-11-29T10:00:00Z",
+                        "count": 9,
+                    },
+                    {},
+                ]
+            )
+        ),
     }
     return ns, job, pg, queue, pod, event
 
 
 @pytest.fixture(scope="module")
 def hostile_cluster(tmp_path_factory):
-    pytest.importorskip("dashboard.sim.cluster", reason="the simulated cluster (dashboard.sim) is not available")
+    pytest.importorskip(
+        "dashboard.sim.cluster", reason="the simulated cluster (dashboard.sim) is not available"
+    )
     from dashboard.kube import build_cluster_cache, override_cluster_cache
     from tests.conftest import _new_cluster, fast_cache_options
 
     cluster = _new_cluster(seed=1, controllers=False)
     kubeconfig = cluster.write_kubeconfig(tmp_path_factory.mktemp("hostile") / "kubeconfig", user="admin")
-    cache = build_cluster_cache(kubeconfig=str(kubeconfig), context="", mode="kubeconfig",
-                                options=fast_cache_options())
+    cache = build_cluster_cache(
+        kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
+    )
     cache.start()
     previous = presenters.set_time_source(cluster.clock.now)
     try:
@@ -155,8 +282,13 @@ def _load(cluster, cache, ns, job, pg, queue, pod, event) -> None:
     store.create(kind("scheduling.volcano.sh", "podgroups"), pg, ns, replay=True)
     store.create(kind("", "pods"), pod, ns, replay=True)
     store.create(kind("", "events"), event, ns, replay=True)
-    cache.wait_for(lambda s: s.events.get(ns, event["metadata"]["name"]) is not None
-                   and s.pods.get(ns, pod["metadata"]["name"]) is not None, timeout=10)
+    cache.wait_for(
+        lambda s: (
+            s.events.get(ns, event["metadata"]["name"]) is not None
+            and s.pods.get(ns, pod["metadata"]["name"]) is not None
+        ),
+        timeout=10,
+    )
 
 
 def _assert_safe(resp) -> None:
@@ -170,15 +302,30 @@ def _urls(ns, job, pg, queue, pod):
     from django.urls import reverse
 
     jn, pn, qn = job["metadata"]["name"], pg["metadata"]["name"], queue["metadata"]["name"]
-    return ["/", "/jobs/", f"/jobs/?ns={ns}", "/jobs/?q=%3Cscript%3E&selector=a%3D%3Cb%3E", "/queues/", "/podgroups/",
-            "/kiosk/", "/kiosk/?rotate=5",
-            reverse("job_detail", args=[ns, jn]), reverse("podgroup_detail", args=[ns, pn]),
-            reverse("queue_detail", args=[qn]), reverse("pod_detail", args=[ns, pod["metadata"]["name"]]),
-            reverse("queue_detail", args=[job["spec"]["queue"]]) if job["spec"]["queue"] and "/" not in job["spec"]["queue"] else "/queues/x/"]
+    return [
+        "/",
+        "/jobs/",
+        f"/jobs/?ns={ns}",
+        "/jobs/?q=%3Cscript%3E&selector=a%3D%3Cb%3E",
+        "/queues/",
+        "/podgroups/",
+        "/kiosk/",
+        "/kiosk/?rotate=5",
+        reverse("job_detail", args=[ns, jn]),
+        reverse("podgroup_detail", args=[ns, pn]),
+        reverse("queue_detail", args=[qn]),
+        reverse("pod_detail", args=[ns, pod["metadata"]["name"]]),
+        reverse("queue_detail", args=[job["spec"]["queue"]])
+        if job["spec"]["queue"] and "/" not in job["spec"]["queue"]
+        else "/queues/x/",
+    ]
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(bundle=bundles())
 def test_every_page_and_fragment_renders_escaped(hostile_cluster, client, bundle):
     cluster, cache = hostile_cluster
@@ -191,7 +338,9 @@ def test_every_page_and_fragment_renders_escaped(hostile_cluster, client, bundle
             continue
         page = resp.content.decode()
         for frag in re.findall(r'id="frag-([a-z]+)" hx-get=', page):
-            _assert_safe(client.get(with_version(fragment_url(page, frag), "x"), headers={"HX-Request": "true"}))
+            _assert_safe(
+                client.get(with_version(fragment_url(page, frag), "x"), headers={"HX-Request": "true"})
+            )
     detail = client.get(f"/jobs/{ns}/{job['metadata']['name']}/")
     assert detail.status_code == 200
     # The hostile values are on the page, escaped (not dropped).
@@ -200,8 +349,16 @@ def test_every_page_and_fragment_renders_escaped(hostile_cluster, client, bundle
             assert "&lt;script&gt;alert(1)&lt;/script&gt;" in detail.content.decode()
 
 
-@pytest.mark.parametrize("path", ["/jobs/%3Cscript%3Ealert(1)%3C%2Fscript%3E/x/", "/queues/%22%3E%3Cimg%20src%3Dx%3E/",
-                                  "/podgroups/ns/%3Csvg%20onload%3Dalert(1)%3E/", "/pods/a/b/", "/nope/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/jobs/%3Cscript%3Ealert(1)%3C%2Fscript%3E/x/",
+        "/queues/%22%3E%3Cimg%20src%3Dx%3E/",
+        "/podgroups/ns/%3Csvg%20onload%3Dalert(1)%3E/",
+        "/pods/a/b/",
+        "/nope/",
+    ],
+)
 def test_hostile_addresses_are_escaped_404s(hostile_cluster, client, path):
     resp = client.get(path)
     assert resp.status_code == 404

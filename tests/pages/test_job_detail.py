@@ -13,8 +13,11 @@ pytestmark = pytest.mark.usefixtures("demo_cache")
 
 def podgroup_of(cluster, job):
     uid = job["metadata"]["uid"]
-    return next(g for g in podgroups(cluster, job["metadata"]["namespace"])
-                if any(r.get("uid") == uid for r in g["metadata"].get("ownerReferences", [])))
+    return next(
+        g
+        for g in podgroups(cluster, job["metadata"]["namespace"])
+        if any(r.get("uid") == uid for r in g["metadata"].get("ownerReferences", []))
+    )
 
 
 def test_pending_gang_explains_why_in_plain_words_with_the_scheduler_message(client, demo_cluster):
@@ -48,8 +51,11 @@ def test_running_job_shows_gang_tasks_pods_and_history(client, demo_cluster):
     assert f"<strong>{job['status']['running']}</strong>/{job['status']['minAvailable']}" in page
     for task in job["spec"]["tasks"]:
         assert task["name"] in body
-    job_pods = [p for p in pods(demo_cluster, "team-vision")
-                if p["metadata"].get("labels", {}).get("volcano.sh/job-name") == "yolo-finetune"]
+    job_pods = [
+        p
+        for p in pods(demo_cluster, "team-vision")
+        if p["metadata"].get("labels", {}).get("volcano.sh/job-name") == "yolo-finetune"
+    ]
     assert job_pods
     for pod in job_pods:
         assert f'href="/pods/team-vision/{pod["metadata"]["name"]}/"' in page

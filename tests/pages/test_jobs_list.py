@@ -44,12 +44,18 @@ def test_filters_by_namespace_queue_phase_text_and_label_selector(client, demo_c
     nlp = {f"team-nlp/{j['metadata']['name']}" for j in jobs(demo_cluster, "team-nlp")}
     assert set(rows(client.get("/jobs/?ns=team-nlp").content.decode())) == nlp
 
-    in_queue = {f"{j['metadata']['namespace']}/{j['metadata']['name']}" for j in jobs(demo_cluster)
-                if j["spec"].get("queue") == "research-nlp"}
+    in_queue = {
+        f"{j['metadata']['namespace']}/{j['metadata']['name']}"
+        for j in jobs(demo_cluster)
+        if j["spec"].get("queue") == "research-nlp"
+    }
     assert set(rows(client.get("/jobs/?queue=research-nlp").content.decode())) == in_queue
 
-    pending = {f"{j['metadata']['namespace']}/{j['metadata']['name']}" for j in jobs(demo_cluster)
-               if phase(j) == "Pending"}
+    pending = {
+        f"{j['metadata']['namespace']}/{j['metadata']['name']}"
+        for j in jobs(demo_cluster)
+        if phase(j) == "Pending"
+    }
     page = client.get("/jobs/?phase=Pending").content.decode()
     assert set(rows(page)) == pending
     # The phase chips still count every phase under the other filters.
@@ -61,7 +67,9 @@ def test_filters_by_namespace_queue_phase_text_and_label_selector(client, demo_c
     page = client.get("/jobs/?selector=volcano-ui.demo/team%3Dplatform").content.decode()
     assert set(rows(page)) == platform
     page = client.get("/jobs/?selector=volcano-ui.demo/team+in+(platform,research),!missing").content.decode()
-    assert set(rows(page)) == platform | {f"research/{j['metadata']['name']}" for j in jobs(demo_cluster, "research")}
+    assert set(rows(page)) == platform | {
+        f"research/{j['metadata']['name']}" for j in jobs(demo_cluster, "research")
+    }
 
 
 def test_a_bad_selector_says_so_and_matches_nothing(client):
@@ -76,7 +84,9 @@ def test_sort_is_stable_and_reversible(client):
     assert names == sorted(names)
     assert rows(client.get("/jobs/?sort=-name").content.decode())[0] == by_name[-1]
     # The same request twice gives the same order (ties broken by namespace/name).
-    assert rows(client.get("/jobs/?sort=phase").content.decode()) == rows(client.get("/jobs/?sort=phase").content.decode())
+    assert rows(client.get("/jobs/?sort=phase").content.decode()) == rows(
+        client.get("/jobs/?sort=phase").content.decode()
+    )
     # An unknown sort key falls back to the default instead of failing.
     assert client.get("/jobs/?sort=bogus").status_code == 200
 

@@ -10,8 +10,11 @@ pytestmark = pytest.mark.usefixtures("demo_cache")
 
 
 def test_pod_page_links_back_to_job_podgroup_and_queue(client, demo_cluster):
-    pod = next(p for p in pods(demo_cluster, "team-vision")
-               if p["metadata"].get("labels", {}).get("volcano.sh/job-name") == "augment-crashloop")
+    pod = next(
+        p
+        for p in pods(demo_cluster, "team-vision")
+        if p["metadata"].get("labels", {}).get("volcano.sh/job-name") == "augment-crashloop"
+    )
     name = pod["metadata"]["name"]
     page = client.get(f"/pods/team-vision/{name}/").content.decode()
     assert 'href="/jobs/team-vision/augment-crashloop/"' in page

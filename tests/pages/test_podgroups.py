@@ -14,18 +14,28 @@ pytestmark = pytest.mark.usefixtures("demo_cache")
 def test_list_links_each_podgroup_to_its_job_or_owner_and_queue(client, demo_cluster):
     page = client.get("/podgroups/").content.decode()
     listed = set(re.findall(r'<tr data-podgroup="([^"]+)"', page))
-    assert listed == {f"{g['metadata']['namespace']}/{g['metadata']['name']}" for g in podgroups(demo_cluster)}
+    assert listed == {
+        f"{g['metadata']['namespace']}/{g['metadata']['name']}" for g in podgroups(demo_cluster)
+    }
     job = job_named(demo_cluster, "team-vision", "yolo-finetune")
-    pg = next(g for g in podgroups(demo_cluster, "team-vision")
-              if g["metadata"]["name"] == f"yolo-finetune-{job['metadata']['uid']}")
+    pg = next(
+        g
+        for g in podgroups(demo_cluster, "team-vision")
+        if g["metadata"]["name"] == f"yolo-finetune-{job['metadata']['uid']}"
+    )
     row = page.split(f'data-podgroup="team-vision/{pg["metadata"]["name"]}"')[1].split("</tr>")[0]
     assert 'href="/jobs/team-vision/yolo-finetune/"' in row
     assert 'href="/queues/research-vision/"' in row
     # A PodGroup of a non-Volcano workload names its owner's kind instead of a Job link.
-    others = [g for g in podgroups(demo_cluster) if not any(
-        r.get("kind") == "Job" for r in g["metadata"].get("ownerReferences", []))]
+    others = [
+        g
+        for g in podgroups(demo_cluster)
+        if not any(r.get("kind") == "Job" for r in g["metadata"].get("ownerReferences", []))
+    ]
     for g in others:
-        row = page.split(f'data-podgroup="{g["metadata"]["namespace"]}/{g["metadata"]["name"]}"')[1].split("</tr>")[0]
+        row = page.split(f'data-podgroup="{g["metadata"]["namespace"]}/{g["metadata"]["name"]}"')[1].split(
+            "</tr>"
+        )[0]
         owner = (g["metadata"].get("ownerReferences") or [{}])[0]
         if owner.get("kind"):
             assert owner["kind"] in row
@@ -33,8 +43,11 @@ def test_list_links_each_podgroup_to_its_job_or_owner_and_queue(client, demo_clu
 
 def test_filter_by_phase_and_queue(client, demo_cluster):
     page = client.get("/podgroups/?phase=Pending").content.decode()
-    pending = {f"{g['metadata']['namespace']}/{g['metadata']['name']}" for g in podgroups(demo_cluster)
-               if (g.get("status") or {}).get("phase") == "Pending"}
+    pending = {
+        f"{g['metadata']['namespace']}/{g['metadata']['name']}"
+        for g in podgroups(demo_cluster)
+        if (g.get("status") or {}).get("phase") == "Pending"
+    }
     assert set(re.findall(r'<tr data-podgroup="([^"]+)"', page)) == pending
 
 

@@ -26,8 +26,11 @@ def test_tree_lists_every_queue_children_below_parents(client, demo_cluster):
 def test_podgroup_counts_are_derived_from_podgroups(client, demo_cluster):
     page = client.get("/queues/").content.decode()
     row = page.split('data-queue="research-nlp"')[1].split("</tr>")[0]
-    counts = Counter((g.get("status") or {}).get("phase", "") for g in podgroups(demo_cluster)
-                     if g["spec"].get("queue") == "research-nlp")
+    counts = Counter(
+        (g.get("status") or {}).get("phase", "")
+        for g in podgroups(demo_cluster)
+        if g["spec"].get("queue") == "research-nlp"
+    )
     for phase_name, n in counts.items():
         if phase_name:
             assert re.search(rf"{phase_name} <span class=\"chip-count\">{n}</span>", row), phase_name

@@ -1,0 +1,69 @@
+"""Kinds that are not live get one clear notice on their pages, never empty tables or zeros.
+
+Uses the in-memory ClusterCache (the real cache class, no informers): its per-kind states are set
+the way the informers set them for a missing CRD, a 403, a lost watch.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pages.helpers import text
+
+ALL = ("jobs", "podgroups", "queues", "pods", "events")
+
+
+@pytest.fixture
+def cache(memory_cache):
+    for kind in ALL:
+        memory_cache.store(kind).mark_synced()
+    memory_cache.store("queues").upsert({"metadata": {"name": "default", "resourceVersion": "1"},
+                                         "spec": {"weight": 1}, "status": {"state": "Open"}})
+    return memory_cache
+
+
+def test_jobs_not_installed_is_one_notice_not_an_empty_table(client, cache):
+    cache.store("jobs").set_state("not_installed")
+    for url in ("/", "/jobs/", "/queues/default/"):
+        page = client.get(url).content.decode()
+        assert page.count('data-kind="jobs" data-state="not_installed"') == 1, url
+        assert "are not installed in this cluster" in text(page)
+    page = client.get("/jobs/").content.decode()
+    assert "Jobs cannot be shown" in text(page)
+    assert "<table" not in page.split('id="frag-results"')[1]
+    jobs_card = client.get("/").content.decode().split('id="jobs-by-phase"')[1].split('id="pgs-by-phase"')[0]
+    assert "data-count" not in jobs_card and "Jobs are not available" in text(jobs_card)
+
+
+def test_forbidden_podgroups(client, cache):
+    cache.store("podgroups").set_state("forbidden", error="podgroups is forbidden")
+    page = client.get("/podgroups/").content.decode()
+    assert "You are not allowed to list PodGroups" in text(page)
+    assert "PodGroups cannot be shown" in text(page)
+
+
+def test_stale_kind_warns_but_keeps_showing_data(client, cache):
+    cache.store("queues").set_state("stale", error="watch dropped")
+    page = client.get("/queues/").content.decode()
+    assert "may be out of date" in text(page)
+    assert 'data-queue="default"' in page
+    assert "watch dropped" in page
+
+
+def test_syncing_then_synced_changes_the_notices_fragment(client, cache):
+    cache.store("events").set_state("syncing")
+    page = client.get("/").content.decode()
+    assert "Loading Events from the cluster" in text(page)
+    cache.store("events").mark_synced()
+    from tests.pages.helpers import fragment_url
+
+    resp = client.get(fragment_url(page, "notices"), headers={"HX-Request": "true"})
+    assert resp.status_code == 200
+    assert "Loading Events" not in resp.content.decode()
+
+
+def test_missing_objects_are_404_with_a_page(client, cache):
+    for url in ("/jobs/a/b/", "/podgroups/a/b/", "/queues/nope/", "/pods/a/b/"):
+        resp = client.get(url)
+        assert resp.status_code == 404
+        assert "Not found" in resp.content.decode()
