@@ -125,6 +125,8 @@ class PodInfo:
     exit_code: int | None
     created: str
     ready: bool = False
+    node_selector: dict | None = None
+    scheduled_condition: tuple[str, str, str] | None = None  # PodScheduled (status, reason, message)
     charged_queue: str = ""
 
     @property
@@ -191,6 +193,7 @@ def _pod_info(obj: dict) -> PodInfo:
     ref = controller_ref(obj) or {}
     annotations = md.get("annotations") or {}
     labels = md.get("labels") or {}
+    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
     exit_code = None
     for cs in status.get("containerStatuses") or []:
         term = (cs.get("state") or {}).get("terminated")
@@ -211,8 +214,15 @@ def _pod_info(obj: dict) -> PodInfo:
         requests=R.pod_requests(spec),
         exit_code=exit_code,
         created=md.get("creationTimestamp") or "",
-        ready=any(
-            c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or []
+        ready=any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions),
+        node_selector=dict(spec.get("nodeSelector") or {}) or None,
+        scheduled_condition=next(
+            (
+                (c.get("status", ""), c.get("reason", ""), c.get("message", ""))
+                for c in conditions
+                if c.get("type") == "PodScheduled"
+            ),
+            None,
         ),
     )
 

@@ -24,7 +24,7 @@ waiting ones again only when resources were released (or every ``retry_seconds``
 from __future__ import annotations
 
 from . import resources as R
-from .controllers import POD, PodGroupInfo, PodInfo
+from .controllers import PodGroupInfo, PodInfo
 from .store import ApiError
 
 READY_REASON = "tasks in gang are ready to be scheduled"
@@ -59,7 +59,6 @@ class Scheduler:
         self._attempt: dict[tuple[str, str], tuple[int, float]] = {}
         self._ungrouped: dict[tuple[str, str], None] = {}
         self._node_order: list[str] | None = None
-        self._selectors: dict[str, dict] = {}
         self.session_uid = ""
         self.sessions = 0
 
@@ -68,7 +67,6 @@ class Scheduler:
         self._node_order = None
 
     def forget_pod(self, pod: PodInfo) -> None:
-        self._selectors.pop(pod.uid, None)
         self._ungrouped.pop(pod.key, None)
 
     def forget_podgroup(self, key: tuple[str, str]) -> None:
@@ -279,21 +277,8 @@ class Scheduler:
             )
             st["conditions"] = conds
 
-        try:
-            obj = c.store.get(POD, pod.namespace, pod.name)
-        except ApiError:
-            return
-        old = next(
-            (x for x in (obj.get("status") or {}).get("conditions") or [] if x.get("type") == "PodScheduled"),
-            None,
-        )
-        if (
-            old
-            and old.get("status") == "False"
-            and old.get("message") == message
-            and old.get("reason") == reason
-        ):
-            return
+        if pod.scheduled_condition == ("False", reason, message):
+            return  # already says so
         try:
             c.write("Pod", pod.namespace, pod.name, fn)
         except ApiError:
@@ -427,17 +412,7 @@ class Scheduler:
         return fit_errors, {pod.name: node for pod, node in placements}
 
     def _selector(self, pod: PodInfo) -> dict:
-        sel = self._selectors.get(pod.uid)
-        if sel is None:
-            try:
-                obj = self.c.store.get(POD, pod.namespace, pod.name)
-                sel = dict((obj.get("spec") or {}).get("nodeSelector") or {})
-            except ApiError:
-                sel = {}
-            if len(self._selectors) > 100_000:
-                self._selectors.clear()
-            self._selectors[pod.uid] = sel
-        return sel
+        return pod.node_selector or {}
 
     def _bind(self, pod: PodInfo, node: str) -> None:
         c = self.c
