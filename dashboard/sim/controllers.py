@@ -332,6 +332,7 @@ class Controllers:
         self.cluster_used: R.Res = {}
         self.cluster_reserved: R.Res = {}
         self.capacity_epoch = 0  # bumped whenever resources are released
+        self.charge_epoch = 0  # bumped whenever any queue's allocated/reserved changes
 
         # Dirty sets (dicts as ordered sets, so processing order is deterministic).
         self.dirty_jobs: dict[tuple[str, str], None] = {}
@@ -622,6 +623,7 @@ class Controllers:
         """Add (sign=+1) or remove (-1) a pod's requests from its node, the cluster and its queue."""
         if not pod.holds:
             return
+        self.charge_epoch += 1
         node = self.nodes.get(pod.node)
         if node is not None:
             R.add(node.used, pod.requests, sign)
@@ -637,6 +639,7 @@ class Controllers:
     def _charge_pg(self, pg: PodGroupInfo, sign: int) -> None:
         if not pg.reserving:
             return
+        self.charge_epoch += 1
         R.add(self.cluster_reserved, pg.min_resources, sign)
         if sign > 0:
             pg.charged_queue = pg.queue
@@ -791,7 +794,21 @@ class Controllers:
         return [self.queues[n] for n in self._children_map().get(name, ()) if n in self.queues]
 
     def subtree_totals(self, name: str) -> tuple[R.Res, R.Res]:
-        """(allocated, reserved) summed over the queue and its descendants."""
+        """(allocated, reserved) summed over the queue and its descendants (cached until the next
+        charge or queue change; callers must not modify the result)."""
+        stamp = (self.charge_epoch, self.queue_epoch)
+        if self._subtree_stamp != stamp:
+            self._subtree_cache = {}
+            self._subtree_stamp = stamp
+        cached = self._subtree_cache.get(name)
+        if cached is None:
+            cached = self._subtree_cache[name] = self._subtree_totals(name)
+        return cached
+
+    _subtree_cache: dict[str, tuple[R.Res, R.Res]] = {}
+    _subtree_stamp: tuple = ()
+
+    def _subtree_totals(self, name: str) -> tuple[R.Res, R.Res]:
         alloc: R.Res = {}
         reserved: R.Res = {}
         stack = [name]

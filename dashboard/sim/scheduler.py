@@ -17,8 +17,8 @@ Facts from shared/volcano/REFERENCE.md §2, §3 and §5 (Volcano ``pkg/scheduler
 - ``Queue.status.allocated`` summed up into parents.
 
 Work per session is bounded: PodGroups are reconsidered when they or their pods change, and
-waiting ones again only when resources were released (or every ``retry_seconds``), at most
-``max_retries`` of them per session.
+waiting ones again when resources were released (at most every ``min_retry_seconds``) or every
+``retry_seconds``, at most ``max_retries`` of them per session.
 """
 
 from __future__ import annotations
@@ -51,9 +51,17 @@ def _set_pg_condition(conditions: list[dict], cond: dict) -> tuple[list[dict], b
 
 
 class Scheduler:
-    def __init__(self, controllers, *, retry_seconds: float = 10.0, max_retries: int = 400) -> None:
+    def __init__(
+        self,
+        controllers,
+        *,
+        retry_seconds: float = 10.0,
+        min_retry_seconds: float = 3.0,
+        max_retries: int = 400,
+    ) -> None:
         self.c = controllers
         self.retry_seconds = retry_seconds
+        self.min_retry_seconds = min_retry_seconds
         self.max_retries = max_retries
         self.waiting: dict[tuple[str, str], None] = {}
         self._attempt: dict[tuple[str, str], tuple[int, float]] = {}
@@ -97,7 +105,11 @@ class Scheduler:
             if key in candidates:
                 continue
             epoch, when = self._attempt.get(key, (-1, 0.0))
-            if epoch != c.capacity_epoch or now - when >= self.retry_seconds:
+            # Released resources make a retry worthwhile, but not more than every min_retry_seconds
+            # for one PodGroup (with churn something is released every session).
+            if (epoch != c.capacity_epoch and now - when >= self.min_retry_seconds) or (
+                now - when >= self.retry_seconds
+            ):
                 candidates[key] = None
                 retries += 1
                 if retries >= self.max_retries:
