@@ -37,9 +37,14 @@ def name_problem(kind: Kind, name: str) -> str | None:
 
 def drop_nulls(value: Any) -> Any:
     """Remove ``null`` map entries recursively (Go ``omitempty`` / CRD nullable=false, REFERENCE §9.3)."""
-    if isinstance(value, dict):
+    # Returns a fresh deep copy as a side effect (the store relies on that).
+    if type(value) is dict:
         return {k: drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
+    if type(value) is list:
+        return [drop_nulls(v) for v in value]
+    if isinstance(value, dict):  # dict subclasses (e.g. from YAML loaders)
+        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
         return [drop_nulls(v) for v in value]
     return value
 

@@ -197,3 +197,67 @@ def test_stop_is_clean_with_open_watch(core):
         pass
     with pytest.raises(OSError):
         urllib.request.urlopen(c.url + "/version", timeout=2)
+
+
+def request(cluster, method, path, body: bytes | None = None, content_type="application/json"):
+    req = urllib.request.Request(cluster.url + path, method=method, data=body, headers={
+        "Authorization": f"Bearer {cluster.admin_token}", "Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def test_dry_run_deletecollection_apply_patch_and_media_types(cluster):
+    ns_path = "/api/v1/namespaces/default/configmaps"
+    for name in ("a", "b", "c"):
+        body = {"metadata": {"name": name, "labels": {"drop": "yes" if name != "c" else "no"}}, "data": {"k": name}}
+        assert admin(cluster, "POST", ns_path, body)[0] == 201
+    code, _ = admin(cluster, "POST", ns_path + "?dryRun=All", {"metadata": {"name": "dry"}})
+    assert code == 201 and admin(cluster, "GET", ns_path + "/dry")[0] == 404
+    code, body = admin(cluster, "DELETE", ns_path + "?labelSelector=drop%3Dyes")
+    assert code == 200 and [i["metadata"]["name"] for i in body["items"]] == ["a", "b"]
+    assert [i["metadata"]["name"] for i in admin(cluster, "GET", ns_path)[1]["items"]] == ["c"]
+    code, raw_body = request(cluster, "PATCH", ns_path + "/c?fieldManager=me",
+                             b"metadata:\n  labels:\n    applied: 'yes'\n", "application/apply-patch+yaml")
+    assert code == 200 and json.loads(raw_body)["metadata"]["labels"] == {"drop": "no", "applied": "yes"}
+    code, raw_body = request(cluster, "PATCH", ns_path + "/c", b"{}", "text/plain")
+    assert code == 415 and json.loads(raw_body)["reason"] == "UnsupportedMediaType"
+    code, raw_body = request(cluster, "POST", ns_path, b"k8s\x00...", "application/vnd.kubernetes.protobuf")
+    assert code == 415
+    code, raw_body = request(cluster, "POST", ns_path, b"{not json")
+    assert code == 400 and json.loads(raw_body)["reason"] == "BadRequest"
+
+
+def test_legacy_watch_path_and_chunked_events(cluster):
+    rv = cluster.store.resource_version
+    cluster.store.create("configmaps", {"metadata": {"name": "w", "namespace": "default"}})
+    req = urllib.request.Request(cluster.url + f"/api/v1/watch/namespaces/default/configmaps?resourceVersion={rv}"
+                                 "&timeoutSeconds=1", headers={"Authorization": f"Bearer {cluster.admin_token}"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        assert resp.headers["Transfer-Encoding"] == "chunked"
+        lines = resp.read().splitlines()
+    events = [json.loads(line) for line in lines]
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "w")]
+
+
+def test_keep_alive_connection_survives_errors(cluster):
+    import http.client
+
+    conn = http.client.HTTPConnection(cluster.url.removeprefix("http://"), timeout=10)
+    headers = {"Authorization": f"Bearer {cluster.admin_token}", "Content-Type": "application/json"}
+    for path, code in (("/api/v1/namespaces/default/pods/x", 404), ("/api/v1/namespaces", 200)):
+        conn.request("GET", path, headers=headers)
+        resp = conn.getresponse()
+        assert resp.status == code
+        resp.read()
+    # An error answered before the body is read must not poison the connection.
+    conn.request("POST", "/api/v1/namespaces/default/pods", body=b'{"metadata": {"name": "x"}}',
+                 headers={"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    assert resp.status == 401
+    resp.read()
+    conn.request("GET", "/version", headers=headers)
+    assert conn.getresponse().status == 200
+    conn.close()
