@@ -1,9 +1,9 @@
 """A generator of large simulated clusters for benchmarks (``--scenario large``).
 
-``generate_large(cluster, jobs=10000, pods=50000, queues=200, events=100000, seed=None, churn=2.0)``
+``generate_large(cluster, jobs=10000, pods=50000, queues=200, events=100000, seed=None, churn=0.0)``
 creates, directly in the store (replay mode: statuses written as given), a consistent cluster:
 
-- namespaces ``team-000``.., a queue tree (root -> ``dept-NN`` parents -> ``q-NNN`` leaves) with
+- namespaces ``team-000``.., a queue tree (root -> ``dept-NN`` -> ``dept-NN-qMM`` leaves) with
   capability/deserved/guarantee, and enough nodes (64 cpu, 256Gi, 110 pods; every 8th with 8 GPUs)
   for the bound pods;
 - Jobs in a realistic mix of phases — Running (PodGroup Running, pods Running on nodes), Completed
@@ -15,7 +15,8 @@ creates, directly in the store (replay mode: statuses written as given), a consi
 
 With the controllers on, the cluster then keeps changing: running pods finish after their
 ``sim.volcano-ui/duration`` (annotation on the pod templates), finished Jobs are garbage-collected
-by ``ttlSecondsAfterFinished``, and ``churn`` new Jobs per simulated second arrive (0 = none).
+by ``ttlSecondsAfterFinished``, and ``churn`` new Jobs per simulated second arrive (default 0:
+callers such as the benchmark add their own arrivals; ``simcluster --scenario large`` uses 2).
 Returns counts of the objects created per kind.
 """
 
@@ -65,7 +66,7 @@ def generate_large(
     queues: int = 200,
     events: int = 100000,
     seed: int | None = None,
-    churn: float = 2.0,
+    churn: float = 0.0,
     namespaces: int | None = None,
 ) -> dict[str, int]:
     store = cluster.store
@@ -93,17 +94,25 @@ def generate_large(
             },
         )
 
-    # Queues: root and default exist; dept-NN parents, q-NNN leaves.
-    n_leaves = max(1, queues - 2 - max(1, queues // 20))
-    n_parents = max(1, queues - 2 - n_leaves)
-    parents = [f"dept-{i:02d}" for i in range(n_parents)]
-    leaves = [f"q-{i:03d}" for i in range(n_leaves)]
+    # Queues (exactly ``queues`` with the bootstrap's root and default): dept-NN under root, leaves
+    # dept-NN-qMM under them (the naming bench/scale.py uses, so its arrivals find their queues).
+    # The last leaf is tiny: generated Pending Jobs wait there (a real "why pending").
+    rest = max(1, queues - 2)
+    n_parents = max(1, round(rest / 11)) if rest > 1 else 1
+    n_leaves = max(1, rest - n_parents)
+    parents = [f"dept-{d:02d}" for d in range(n_parents)]
+    all_leaves = [f"dept-{i % n_parents:02d}-q{i // n_parents:02d}" for i in range(n_leaves)]
+    starved = all_leaves[-1]
+    leaves = all_leaves[:-1] or all_leaves
+    n_leaves = len(leaves)
     for name in parents:
         put(QUEUE, _queue(rng, name, "root", now, cpu=4000, gpu=256))
-    for i, name in enumerate(leaves):
-        put(QUEUE, _queue(rng, name, parents[i % n_parents], now, cpu=1000, gpu=64))
-    # Generated Pending Jobs wait in a queue that is too small for them (a real "why pending").
-    put(QUEUE, _queue(rng, "q-starved", parents[0], now, cpu=2, gpu=0))
+    for i, name in enumerate(all_leaves):
+        parent = parents[i % n_parents]
+        if name == starved and len(all_leaves) > 1:
+            put(QUEUE, _queue(rng, name, parent, now, cpu=2, gpu=0))
+        else:
+            put(QUEUE, _queue(rng, name, parent, now, cpu=1000, gpu=64))
 
     # Phases and pod counts per job: pods only for phases that have them.
     phases = [p for p, w in PHASES for _ in range(w)]
@@ -134,7 +143,7 @@ def generate_large(
     for i in range(jobs):
         phase = job_phases[i]
         ns = ns_names[i % n_ns]
-        queue = "q-starved" if phase == "Pending" else leaves[rng.randrange(n_leaves)]
+        queue = starved if phase == "Pending" else leaves[rng.randrange(n_leaves)]
         size = sizes[i]
         # Inqueue Jobs ask for 16 GPUs per pod (no node has more than 8), so they stay Inqueue with
         # unbound pods while reserving only GPUs.

@@ -6,7 +6,8 @@
 - ``"empty"``: nothing (the cluster's bootstrap already has the namespaces and root/default queues).
 - ``"demo"``: dashboard/sim/demo_scenario.py; arrivals and Commands are scheduled on the
   controllers' timers, so they only happen with the controllers on.
-- ``"large"``: ``generate_large(cluster, jobs=..., pods=..., queues=..., events=...)``.
+- ``"large"``: ``generate_large(cluster, jobs=..., pods=..., queues=..., events=..., churn=...)``
+  (dashboard/sim/generator.py; re-exported here for the benchmark).
 - a path to a ``.yaml``/``.yml`` (multi-document) or ``.json`` (one object, a ``List``, or any
   ``*List``) file: every object is created verbatim with the store's replay mode — uid,
   creationTimestamp, deletionTimestamp, generation and status exactly as written — so a reported
@@ -25,6 +26,7 @@ from typing import Any
 import yaml
 
 from . import demo_scenario as demo
+from .generator import generate_large
 from .kinds import kind_by_name
 
 NAMESPACE = kind_by_name("Namespace", "")
@@ -37,6 +39,14 @@ EVENT = kind_by_name("Event", "")
 POD = kind_by_name("Pod", "")
 
 SCENARIOS = ("empty", "demo", "large")
+__all__ = [
+    "DEMO_SETTLE_SECONDS",
+    "SCENARIOS",
+    "ScenarioError",
+    "generate_large",
+    "load_scenario",
+    "replay_file",
+]
 # Simulated seconds after which the demo shows every state it promises at once (see demo_scenario.py);
 # tests/conftest.py's demo_cluster fixture reads it.
 DEMO_SETTLE_SECONDS = 60.0
@@ -54,8 +64,6 @@ def load_scenario(cluster, name_or_path: str | Path, **options: Any) -> dict[str
     if name == "demo":
         return load_demo(cluster, seed=options.get("seed"))
     if name == "large":
-        from .generator import generate_large
-
         return generate_large(cluster, **options)
     path = Path(name)
     if not path.is_file():

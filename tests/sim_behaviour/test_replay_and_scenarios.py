@@ -287,9 +287,9 @@ def test_demo_is_deterministic_for_a_seed():
 
 def test_large_generator_is_consistent_and_churns():
     cluster = SimulatedCluster(seed=2)
-    counts = load_scenario(cluster, "large", jobs=300, pods=1500, queues=20, events=2000)
+    counts = load_scenario(cluster, "large", jobs=300, pods=1500, queues=20, events=2000, churn=2.0)
     assert counts["Job"] == 300 and counts["Pod"] == 1500 and counts["Event"] == 2000
-    assert counts["Queue"] == 19  # plus the bootstrap's root and default
+    assert counts["Queue"] == 18  # plus the bootstrap's root and default: exactly 20
     jobs = cluster.store.list(JOB)[0]
     by_uid = {j["metadata"]["uid"]: j for j in jobs}
     per_job = collections.Counter()
@@ -308,7 +308,12 @@ def test_large_generator_is_consistent_and_churns():
     churned = [j for j in cluster.store.list(JOB)[0] if j["metadata"]["name"].startswith("churn-")]
     assert len(churned) >= 30
     assert any(j["status"]["state"]["phase"] == "Running" for j in churned)
-    pending_pg = [pg for pg in cluster.store.list(PODGROUP)[0] if pg["spec"]["queue"] == "q-starved"]
+    starved = {
+        q["metadata"]["name"]
+        for q in cluster.store.list(QUEUE)[0]
+        if (q["spec"].get("capability") or {}).get("cpu") == "2"
+    }
+    pending_pg = [pg for pg in cluster.store.list(PODGROUP)[0] if pg["spec"]["queue"] in starved]
     assert pending_pg and all(pg["status"]["phase"] == "Pending" for pg in pending_pg)
 
 

@@ -53,6 +53,7 @@ def build_cluster(
     queues: int | None = None,
     events: int | None = None,
     start_time: datetime | None = None,
+    churn: float = 2.0,
 ):
     """A SimulatedCluster with ``scenario`` loaded; ``jobs``/``pods``/``queues``/``events`` size the
     ``large`` scenario. Raises CommandError for a scenario that cannot be loaded."""
@@ -76,6 +77,7 @@ def build_cluster(
             for k, v in (("jobs", jobs), ("pods", pods), ("queues", queues), ("events", events))
             if v is not None
         }
+        options["churn"] = churn
     try:
         counts = load_scenario(cluster, scenario, **options)
     except ScenarioError as exc:
@@ -115,6 +117,12 @@ class Command(BaseCommand):
         parser.add_argument("--queues", type=int, help="large scenario: number of queues (default 200)")
         parser.add_argument("--events", type=int, help="large scenario: number of Events (default 100000)")
         parser.add_argument(
+            "--churn",
+            type=float,
+            default=2.0,
+            help="large scenario with controllers: new Jobs per simulated second (default 2; 0 = none)",
+        )
+        parser.add_argument(
             "--start-time",
             type=start_time_arg,
             default="now",
@@ -127,7 +135,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:
         if opts["history"] < 1:
             raise CommandError("--history must be at least 1")
-        for name in ("jobs", "pods", "queues", "events"):
+        for name in ("jobs", "pods", "queues", "events", "churn"):
             if opts[name] is not None and opts[name] < 0:
                 raise CommandError(f"--{name} must not be negative")
         started = time.monotonic()
@@ -142,6 +150,7 @@ class Command(BaseCommand):
             queues=opts["queues"],
             events=opts["events"],
             start_time=opts["start_time"],
+            churn=opts["churn"],
         )
         loaded = time.monotonic() - started
         try:
