@@ -36,6 +36,7 @@ class SimClock:
             raise ValueError("SimClock needs a timezone-aware start time")
         self._now = start.astimezone(UTC)
         self._lock = threading.Lock()
+        self._stamp: tuple[int, str] = (-1, "")  # (whole seconds, rfc3339) cache: stamped on every write
 
     def now(self) -> datetime:
         with self._lock:
@@ -54,7 +55,12 @@ class SimClock:
 
     def rfc3339(self) -> str:
         """The current time as "2026-11-29T10:00:00Z"."""
-        return rfc3339(self.now())
+        now = self.now()
+        second = int(now.timestamp())
+        cached = self._stamp
+        if cached[0] != second:
+            cached = self._stamp = (second, rfc3339(now))
+        return cached[1]
 
     def timestamp(self) -> float:
         """The current time as POSIX seconds."""

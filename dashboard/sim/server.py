@@ -31,7 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import openapi, tables
+from . import openapi, protobuf, tables
 from .auth import Authorizer, User, forbidden_message
 from .clock import SimClock
 from .kinds import KINDS, Kind, kind_for, resolve
@@ -419,6 +419,12 @@ class _Handler(BaseHTTPRequestHandler):
         if not raw:
             return None
         ctype = (self.headers.get("Content-Type") or "application/json").split(";")[0].strip()
+        if ctype == "application/vnd.kubernetes.protobuf":
+            try:
+                return protobuf.decode(raw)
+            except (protobuf.ProtobufUnsupported, UnicodeDecodeError) as exc:
+                raise ApiError(415, "UnsupportedMediaType", f"the body of the request was in an unknown format: "
+                               f"{ctype} ({exc})") from None
         if "protobuf" in ctype or "cbor" in ctype:
             raise ApiError(415, "UnsupportedMediaType", f"the body of the request was in an unknown format: {ctype}")
         try:
@@ -786,10 +792,8 @@ class _Handler(BaseHTTPRequestHandler):
                 namespaced = target_kind.namespaced if target_kind else bool(attrs.get("namespace"))
                 allowed, reason = sim.auth.decide(subject, groups, attrs.get("verb") or "", group, resource,
                                                   attrs.get("namespace") or None, namespaced=namespaced)
-                status: dict[str, Any] = {"allowed": allowed, "reason": reason}
-                if not allowed:
-                    status["denied"] = False  # "no opinion" rather than an explicit deny, as RBAC answers
-                out["status"] = status
+                # As RBAC answers: a reason when allowed; a plain "not allowed" (no opinion) otherwise.
+                out["status"] = {"allowed": True, "reason": reason} if allowed else {"allowed": False}
         self._json(201, out)
 
     # ------------------------------------------------------------ admin API

@@ -98,7 +98,8 @@ def test_get_watch_streams_a_change(kubectl, cluster):
 
 
 def test_namespace_user_is_forbidden_cluster_wide(kubectl, cluster, kubectl_bin, tmp_path):
-    cluster.store.create("namespaces", {"metadata": {"name": "team-a"}})
+    # `kubectl create namespace` sends a protobuf body (typed client): decoded by sim/protobuf.py.
+    assert "namespace/team-a created" in kubectl("create", "namespace", "team-a").stdout
     cluster.add_user("alice", "alice-token", ["team-a"])
     kubeconfig = cluster.write_kubeconfig(tmp_path / "alice", "alice")
     base = [kubectl_bin, f"--kubeconfig={kubeconfig}", f"--cache-dir={tmp_path / 'cache-alice'}"]
@@ -106,3 +107,18 @@ def test_namespace_user_is_forbidden_cluster_wide(kubectl, cluster, kubectl_bin,
     assert denied.returncode != 0 and "forbidden" in denied.stderr
     ok = subprocess.run([*base, "get", "vcjob"], capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0 and "No resources found in team-a namespace." in ok.stderr
+    for args, answer in ((["create", "commands.bus.volcano.sh"], "yes"), (["delete", "jobs.batch.volcano.sh"], "no"),
+                         (["list", "pods", "-n", "default"], "no"), (["watch", "queues.scheduling.volcano.sh"], "yes")):
+        can = subprocess.run([*base, "auth", "can-i", *args], capture_output=True, text=True, timeout=60)
+        assert can.stdout.strip() == answer, (args, can.stdout, can.stderr)
+
+
+def test_imperative_create_commands(kubectl, cluster):
+    kubectl("create", "configmap", "cm1", "--from-literal=a=b")
+    assert cluster.store.get("configmaps", "default", "cm1")["data"] == {"a": "b"}
+    kubectl("create", "secret", "generic", "s1", "--from-literal=k=v")
+    assert cluster.store.get("secrets", "default", "s1")["data"] == {"k": "dg=="}
+    kubectl("create", "priorityclass", "high", "--value=1000")
+    assert cluster.store.get("priorityclasses", None, "high")["value"] == 1000
+    unsupported = kubectl("create", "deployment", "d", "--image=nginx", check=False)
+    assert unsupported.returncode != 0 and "are not supported; send JSON" in unsupported.stderr

@@ -164,3 +164,34 @@ def test_pagination_returns_every_object_once_in_order(keys, limit, deleted):
         if not token:
             break
     assert got == expected
+
+
+def _pb_field(number: int, value: bytes | int) -> bytes:
+    def varint(n: int) -> bytes:
+        out = bytearray()
+        while True:
+            b = n & 0x7F
+            n >>= 7
+            out.append(b | (0x80 if n else 0))
+            if not n:
+                return bytes(out)
+
+    if isinstance(value, int):
+        return varint(number << 3) + varint(value)
+    return varint(number << 3 | 2) + varint(len(value)) + value
+
+
+def test_protobuf_request_bodies():
+    from dashboard.sim import protobuf
+
+    meta = _pb_field(1, b"cm") + _pb_field(2, b"") + _pb_field(11, _pb_field(1, b"app") + _pb_field(2, b"x"))
+    obj = _pb_field(1, meta) + _pb_field(2, _pb_field(1, b"k") + _pb_field(2, b"v")) + _pb_field(4, 1)
+    envelope = _pb_field(1, _pb_field(1, b"v1") + _pb_field(2, b"ConfigMap")) + _pb_field(2, obj)
+    assert protobuf.decode(b"k8s\x00" + envelope) == {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "labels": {"app": "x"}},
+        "data": {"k": "v"}, "immutable": True}
+    other = _pb_field(1, _pb_field(1, b"apps/v1") + _pb_field(2, b"Deployment"))
+    with pytest.raises(protobuf.ProtobufUnsupported):
+        protobuf.decode(b"k8s\x00" + other)
+    with pytest.raises(protobuf.ProtobufUnsupported):
+        protobuf.decode(b"{}")
