@@ -8,8 +8,9 @@ strategic patch, delete (with propagationPolicy) and deletecollection for every 
 meta.k8s.io/v1 Tables for kubectl; fault switches and the admin API under ``/_sim/``.
 
 /openapi/v3 is a minimal index that tells kubectl every resource supports server-side field
-validation (see openapi.py); /openapi/v2 answers 404. Discovery is served in the legacy (unaggregated) form;
-clients asking for aggregated discovery get plain JSON and fall back, as they do against older servers.
+validation (see openapi.py); /openapi/v2 answers 404. Discovery is served both aggregated
+(apidiscovery.k8s.io/v2 on /api and /apis, when the Accept header asks for it, as kubectl does) and
+in the legacy per-group form.
 
 A dead API server (fault ``unavailable_seconds``) accepts connections but answers nothing; when the
 outage ends, the held requests' connections are closed without a response (clients see
@@ -310,6 +311,33 @@ class SimServer:
             groups.append({"name": group, "versions": [gv], "preferredVersion": gv})
         return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
+    def aggregated_discovery(self, *, core: bool) -> dict[str, Any]:
+        """An apidiscovery.k8s.io/v2 APIGroupDiscoveryList for /api (core) or /apis (the groups)."""
+        items = []
+        groups = [""] if core else list(dict.fromkeys(k.group for k in KINDS if k.group))
+        for group in groups:
+            kinds = [k for k in KINDS if k.group == group and self.served(k)]
+            if not kinds:
+                continue
+            items.append(
+                {
+                    "metadata": {"name": group, "creationTimestamp": None},
+                    "versions": [
+                        {
+                            "version": kinds[0].version,
+                            "freshness": "Current",
+                            "resources": [_aggregated_resource(k) for k in kinds],
+                        }
+                    ],
+                }
+            )
+        return {
+            "kind": "APIGroupDiscoveryList",
+            "apiVersion": "apidiscovery.k8s.io/v2",
+            "metadata": {},
+            "items": items,
+        }
+
     def discovery_group(self, group: str) -> dict[str, Any] | None:
         for g in self.discovery_groups()["groups"]:
             if g["name"] == group:
@@ -350,6 +378,29 @@ class SimServer:
             "groupVersion": kinds[0].api_version,
             "resources": resources,
         }
+
+
+def _aggregated_resource(k: Kind) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "resource": k.plural,
+        "responseKind": {"group": k.group, "version": k.version, "kind": k.kind},
+        "scope": "Namespaced" if k.namespaced else "Cluster",
+        "singularResource": k.singular,
+        "verbs": sorted(k.verbs),
+    }
+    if k.short_names:
+        entry["shortNames"] = list(k.short_names)
+    if k.categories:
+        entry["categories"] = list(k.categories)
+    if k.status_subresource:
+        entry["subresources"] = [
+            {
+                "subresource": "status",
+                "verbs": ["get", "patch", "update"],
+                "responseKind": {"group": k.group, "version": k.version, "kind": k.kind},
+            }
+        ]
+    return entry
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -525,6 +576,13 @@ class _Handler(BaseHTTPRequestHandler):
         if method != "GET":
             return False
         doc: Any = None
+        if path in ("/api", "/apis") and self._wants_aggregated():
+            # Aggregated discovery (apidiscovery.k8s.io/v2): everything in one document per root,
+            # which modern kubectl and client-go ask for first.
+            body = _dumps(sim.aggregated_discovery(core=path == "/api"))
+            self.sim.count("discovery")
+            self._send(200, body, "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+            return True
         if path == "/version":
             doc = SERVER_VERSION
         elif path == "/api":
@@ -558,6 +616,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.sim.count("discovery")
         self._json(200, doc)
         return True
+
+    def _wants_aggregated(self) -> bool:
+        accept = self.headers.get("Accept") or ""
+        for part in accept.split(","):
+            params = dict(p.strip().split("=", 1) for p in part.split(";")[1:] if "=" in p)
+            if (
+                params.get("g") == "apidiscovery.k8s.io"
+                and params.get("v") == "v2"
+                and params.get("as") == "APIGroupDiscoveryList"
+            ):
+                return True
+        return False
 
     # ------------------------------------------------------------ resources
     def _route(self, path: str) -> tuple[Kind, str | None, str | None, str | None, bool]:

@@ -312,3 +312,35 @@ def test_keep_alive_connection_survives_errors(cluster):
     conn.request("GET", "/version", headers=headers)
     assert conn.getresponse().status == 200
     conn.close()
+
+
+def test_aggregated_discovery(cluster):
+    accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+
+    def get(path):
+        req = urllib.request.Request(
+            cluster.url + path, headers={"Authorization": f"Bearer {cluster.admin_token}", "Accept": accept}
+        )
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.headers["Content-Type"], json.loads(resp.read())
+
+    ctype, doc = get("/apis")
+    assert ctype == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    groups = {g["metadata"]["name"]: g for g in doc["items"]}
+    version = groups["scheduling.volcano.sh"]["versions"][0]
+    assert version["version"] == "v1beta1" and version["freshness"] == "Current"
+    res = {r["resource"]: r for r in version["resources"]}
+    assert res["queues"]["scope"] == "Cluster" and res["queues"]["shortNames"] == ["q", "queue-v1beta1"]
+    assert (
+        res["queues"]["subresources"][0]["subresource"] == "status" and "subresources" not in res["podgroups"]
+    )
+    assert res["podgroups"]["responseKind"] == {
+        "group": "scheduling.volcano.sh",
+        "version": "v1beta1",
+        "kind": "PodGroup",
+    }
+    _, core = get("/api")
+    assert [g["metadata"]["name"] for g in core["items"]] == [""]
+    assert "pods" in {r["resource"] for r in core["items"][0]["versions"][0]["resources"]}
+    admin(cluster, "POST", "/_sim/faults", {"not_installed": ["podgroups", "queues"]})
+    assert "scheduling.volcano.sh" not in {g["metadata"]["name"] for g in get("/apis")[1]["items"]}
