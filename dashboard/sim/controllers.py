@@ -408,7 +408,7 @@ class Controllers:
             self.queue_controller.sync()
             self.scheduler.session()
             self.drain()
-            self.events.expire()
+            self.guard("event expiry", self.events.expire)
 
     def guard(self, what: str, fn: Callable, *args, **kwargs):
         """Run one controller step for one object. An API error (a conflict, an object deleted
