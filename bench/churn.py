@@ -54,8 +54,14 @@ class ControllerChurn:
         arrivals, self._carry = int(self._carry), self._carry - int(self._carry)
         for _ in range(arrivals):
             ns = self.rng.choice(self.builder.namespaces)
-            job = self.builder.job(ns, self.builder.job_name(), self.rng.choice(self.builder.leaf_queues),
-                                   (1, self.rng.randrange(1, 8)), "")
+            job = self.builder.job(
+                ns,
+                self.builder.job_name(),
+                self.rng.choice(self.builder.leaf_queues),
+                (1, self.rng.randrange(1, 8)),
+                "",
+                arrival=True,
+            )
             del job["status"]
             for key in ("uid", "creationTimestamp"):
                 job["metadata"].pop(key)

@@ -359,8 +359,14 @@ def start_dashboard(
     # Production serves hashed static files from a manifest that `collectstatic` writes (the image
     # does it at build time); without it every page using {% static %} fails with DEBUG off.
     env["VOLCANO_UI_STATIC_ROOT"] = str(workdir / "static")
-    collect = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput"], cwd=REPO, env=env,
-                             capture_output=True, text=True, timeout=300)
+    collect = subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if collect.returncode != 0:
         raise RuntimeError(f"collectstatic failed:\n{collect.stderr[-2000:]}")
     log("dashboard: " + " ".join(cmd[1:]))

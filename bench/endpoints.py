@@ -77,7 +77,9 @@ def pick_objects(kubeconfig: str) -> dict:
         jobs = json.loads(raw.data)["items"]
     finally:
         api.close()
-    jobs.sort(key=lambda j: j["metadata"]["name"])
+    # Churn arrivals finish and are deleted mid-run: measure only Jobs that were loaded.
+    jobs = [j for j in jobs if "bench.volcano-ui/arrival" not in (j["metadata"].get("labels") or {})]
+    jobs.sort(key=lambda j: (j["metadata"].get("creationTimestamp") or "", j["metadata"]["name"]))
     by_queue: dict[str, int] = {}
     running = []
     for job in jobs:

@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queues", type=int)
     parser.add_argument("--events", type=int)
     parser.add_argument("--churn", default="bench", choices=("bench", "controllers", "off"))
-    parser.add_argument("--arrivals-per-min", type=float, default=120.0)
+    parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
     parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
     parser.add_argument("--pollers", type=int, default=20)
     parser.add_argument("--interval", type=float, default=2.0)
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         sync_s = wait_ready(dash)
         workers = max(1, len(dash.pids()) - 1)
         eps = ep_mod.resolve(dash.base, str(sim.kubeconfig))
-        request, observe = ep_mod.poll_mix(eps, dash.base)
+        request, observe = ep_mod.poll_mix(eps, dash.base, page_every=5)
         faults = Faults(sim)
         log(f"ready in {sync_s:.1f}s with {workers} workers")
 

@@ -19,15 +19,13 @@ from dataclasses import dataclass, field
 
 from bench.common import LOOPBACK, percentile
 
-_SERVER_TIMING_RE = re.compile(r"(?:^|,)\s*app\s*;[^,]*?dur=([0-9.]+)")
 
-
-def server_time_ms(headers: http.client.HTTPMessage | dict) -> float | None:
-    """The ``app`` metric of a Server-Timing header in milliseconds, or None when absent."""
+def server_time_ms(headers: http.client.HTTPMessage | dict, metric: str = "app") -> float | None:
+    """A metric (``app``: wall, ``cpu``: thread CPU) of a Server-Timing header in ms, or None."""
     value = headers.get("Server-Timing") if headers is not None else None
     if not value:
         return None
-    match = _SERVER_TIMING_RE.search(value)
+    match = re.search(r"(?:^|,)\s*" + re.escape(metric) + r"\s*;[^,]*?dur=([0-9.]+)", value)
     return float(match.group(1)) if match else None
 
 
@@ -76,6 +74,7 @@ class Result:
     concurrency: int
     latencies_ms: list[float] = field(default_factory=list)
     server_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
     statuses: Counter = field(default_factory=Counter)
     errors: Counter = field(default_factory=Counter)
     wall_s: float = 0.0
@@ -105,6 +104,7 @@ class Result:
     def merge(self, other: Result) -> None:
         self.latencies_ms += other.latencies_ms
         self.server_ms += other.server_ms
+        self.cpu_ms += other.cpu_ms
         self.statuses.update(other.statuses)
         self.errors.update(other.errors)
         self.nbytes += other.nbytes
@@ -124,6 +124,7 @@ class Result:
             "p99_ms": self.p(99),
             "server_p50_ms": self.server_p(50),
             "server_p95_ms": self.server_p(95),
+            "cpu_p50_ms": percentile(self.cpu_ms, 50),
             "mean_bytes": round(self.nbytes / self.count) if self.count else 0,
         }
 
@@ -167,6 +168,9 @@ class _Client:
         server = server_time_ms(resp.headers)
         if server is not None:
             self.result.server_ms.append(server)
+        cpu = server_time_ms(resp.headers, "cpu")
+        if cpu is not None:
+            self.result.cpu_ms.append(cpu)
         if resp.status not in expect:
             self.result.errors[f"HTTP {resp.status}"] += 1
         if resp.will_close:

@@ -30,6 +30,7 @@ from bench.common import (
     median,
     memory,
     other_load,
+    percentile,
     start_dashboard,
     start_sim,
     wait_ready,
@@ -58,7 +59,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--queues", type=int)
     parser.add_argument("--events", type=int)
     parser.add_argument("--churn", default="bench", choices=("bench", "controllers", "off"))
-    parser.add_argument("--arrivals-per-min", type=float, default=120.0)
+    parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
     parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
     parser.add_argument("--concurrency", default="1,10,100", help="comma-separated client counts")
     parser.add_argument("--seconds", type=float, default=10.0, help="max seconds per endpoint and level")
@@ -82,14 +83,12 @@ def sim_extra(args: argparse.Namespace) -> list[str]:
     extra = [
         "--churn",
         args.churn,
-        "--arrivals-per-min",
-        str(args.arrivals_per_min),
         "--generator",
         args.generator,
     ]
-    for name in ("jobs", "pods", "queues", "events"):
-        if getattr(args, name) is not None:
-            extra += [f"--{name}", str(getattr(args, name))]
+    for name in ("jobs", "pods", "queues", "events", "arrivals_per_min"):
+        if getattr(args, name, None) is not None:
+            extra += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     return extra
 
 
@@ -192,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                         fmt_ms(res.p(99)),
                         fmt_ms(res.server_p(50)),
                         fmt_ms(res.server_p(95)),
+                        fmt_ms(percentile(res.cpu_ms, 50)),
                         f"{res.statuses.get(204, 0) / res.count:.0%}"
                         if res.count and 204 in target.expect
                         else "",
@@ -306,13 +306,15 @@ def render(results: dict, rows: list, args: argparse.Namespace, poll_res) -> str
         f"at end: {results['busy_after']}.",
         "",
         f"Cluster: {', '.join(f'{v} {k}' for k, v in sim['counts'].items())}; loaded by {sim['generator']} "
-        f"in {sim['load_seconds']} s; churn `{sim['churn']}` at {args.arrivals_per_min:.0f} new Jobs/min.",
+        f"in {sim['load_seconds']} s; churn `{sim['churn']}` at {sim['arrivals_per_min']:g} new Jobs/min.",
         f"Dashboard: `{results['gunicorn']}` (DEBUG off).",
         "",
         f"Initial sync (spawn to every worker's /readyz 200): **{results['initial_sync_s']} s**. "
         f"API calls during sync: {results['api_calls_during_sync'] or 'not counted'}.",
         "",
-        "Latency in ms (client-observed over loopback keep-alive; server = `Server-Timing: app`):",
+        "Latency in ms (client-observed over loopback keep-alive; server = `Server-Timing: app`, the "
+        "wall time in Django; server CPU = `Server-Timing: cpu`, the serving thread's CPU time, which "
+        "other load on the machine inflates less):",
         "",
         markdown_table(
             [
@@ -326,6 +328,7 @@ def render(results: dict, rows: list, args: argparse.Namespace, poll_res) -> str
                 "p99",
                 "server p50",
                 "server p95",
+                "server CPU p50",
                 "204 share",
             ],
             rows,

@@ -96,7 +96,9 @@ class Builder:
         self.serial += 1
         return f"job-{self.serial:06d}"
 
-    def job(self, ns: str, name: str, queue: str, replicas: tuple[int, int], now: str) -> dict:
+    def job(
+        self, ns: str, name: str, queue: str, replicas: tuple[int, int], now: str, *, arrival: bool = False
+    ) -> dict:
         master, workers = replicas
         tasks = []
         for task, count in (("master", master), ("worker", workers)):
@@ -128,7 +130,9 @@ class Builder:
                 "namespace": ns,
                 "uid": str(uuid.UUID(int=self.rng.getrandbits(128))),
                 "creationTimestamp": now,
-                "labels": {"bench.volcano-ui/churn": "true"},
+                # Arrivals (created by churn, deleted when finished) are labelled so the benchmark
+                # measures only loaded Jobs, which live through the run.
+                "labels": {"bench.volcano-ui/arrival": "true"} if arrival else {},
             },
             "spec": {
                 "schedulerName": "volcano",
@@ -450,6 +454,7 @@ class ChurnDriver:
                 self.rng.choice(self.builder.leaf_queues),
                 (1, self.rng.randrange(1, 8)),
                 now,
+                arrival=True,
             )
             job = store.create(self.kinds["job"], job, ns, replay=True)
             store.create(self.kinds["pg"], self.builder.podgroup(job, now, None), ns, replay=True)

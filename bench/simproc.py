@@ -91,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generator", choices=("auto", "sim", "bench"), default="auto")
     parser.add_argument("--churn", choices=("bench", "controllers", "off"), default="bench")
     parser.add_argument(
-        "--arrivals-per-min", type=float, default=120.0, help="new Jobs per minute of wall time"
+        "--arrivals-per-min",
+        type=float,
+        help="new Jobs per minute of wall time (default: 120 per 10,000 Jobs)",
     )
     parser.add_argument("--tick", type=float, default=1.0, help="seconds of wall time per churn step")
     parser.add_argument("--speed", type=float, default=1.0, help="simulated seconds per wall second")
@@ -106,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
             setattr(spec, name, getattr(args, name))
     spec.seed = args.seed
 
+    if args.arrivals_per_min is None:
+        # The same turnover at every scale: at 10,000 Jobs, 2 a second (a loaded Job lives ~80 min).
+        args.arrivals_per_min = max(1.0, 120.0 * spec.jobs / 10_000)
     started = time.monotonic()
     controllers = args.churn == "controllers"
     cluster = SimulatedCluster(
@@ -146,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                 "load_seconds": round(load_s, 2),
                 "generator": generator,
                 "churn": args.churn,
+                "arrivals_per_min": args.arrivals_per_min,
             }
         ),
         flush=True,

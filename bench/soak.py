@@ -32,7 +32,7 @@ from bench.common import (
     start_sim,
     wait_ready,
 )
-from bench.loadgen import pollers
+from bench.loadgen import closed_loop, pollers
 from bench.run import sim_extra
 from bench.simstats import api_calls, open_watches, per_minute
 
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queues", type=int)
     parser.add_argument("--events", type=int)
     parser.add_argument("--churn", default="bench", choices=("bench", "controllers", "off"))
-    parser.add_argument("--arrivals-per-min", type=float, default=120.0)
+    parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
     parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
     parser.add_argument("--workers", type=int)
     parser.add_argument("--threads", type=int)
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         dash = start_dashboard(workdir, sim, port=args.port, workers=args.workers, threads=args.threads)
         sync_s = wait_ready(dash)
         eps = ep_mod.resolve(dash.base, str(sim.kubeconfig))
-        request, observe = ep_mod.poll_mix(eps, dash.base)
+        request, observe = ep_mod.poll_mix(eps, dash.base, page_every=5)
         log(f"ready in {sync_s:.1f}s; warm-up {warmup:g} min with {args.pollers} pollers")
         warm = pollers(
             port=dash.port,
@@ -85,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
             observe=observe,
             name="warm-up",
         )
+        # gunicorn's gthread pool starts threads on demand up to its size: a short burst above the
+        # pool size brings it to its steady count now, so later growth means a leak, not warm-up.
+        for target in ep_mod.targets(eps, dash.base):
+            closed_loop(target, port=dash.port, concurrency=32, max_requests=64, max_seconds=10)
 
         samples: list[dict] = []
 
@@ -126,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             "",
             f"Ran **{args.minutes:g} min** (after {warmup:g} min warm-up) with {args.pollers} pollers every "
             f"{args.interval:g} s; cluster {sim.info['counts']} with churn `{sim.info['churn']}` at "
-            f"{args.arrivals_per_min:g} new Jobs/min. "
+            f"{sim.info['arrivals_per_min']:g} new Jobs/min. "
             f"Machine: {machine['nproc']} cores, {machine['memory']}, "
             f"Python {machine['python']}, load {machine['loadavg']}; busy at start: {busy}.",
             "",

@@ -18,7 +18,11 @@ KINDS = ("jobs", "podgroups", "queues", "pods", "events")
 
 
 def cache_dump(request: HttpRequest) -> JsonResponse:
-    """``{"pid": int, "kinds": {kind: {"state": str, "version": int, "objects": {"ns/name": rv}}}}``."""
+    """``{"pid": int, "kinds": {kind: {"state", "version", "objects": {"ns/name": rv}}}, "limits": {...}}``.
+
+    ``limits`` carries the cache's retention settings (scheduler names, event caps) so the checker
+    knows which differences from a fresh list are by design.
+    """
     if not getattr(settings, "VOLCANO_UI_BENCH_ENDPOINTS", False):
         raise Http404
     from dashboard.kube import get_cluster_cache
@@ -32,4 +36,9 @@ def cache_dump(request: HttpRequest) -> JsonResponse:
             meta = obj.get("metadata") or {}
             objects[f"{meta.get('namespace') or ''}/{meta.get('name')}"] = meta.get("resourceVersion")
         kinds[name] = {"state": view.state.name, "version": view.version, "objects": objects}
-    return JsonResponse({"pid": os.getpid(), "kinds": kinds})
+    limits = {
+        "scheduler_names": list(getattr(settings, "VOLCANO_UI_SCHEDULER_NAMES", ["volcano"])),
+        "events_total": getattr(settings, "VOLCANO_UI_EVENTS_TOTAL", None),
+        "events_per_object": getattr(settings, "VOLCANO_UI_EVENTS_PER_OBJECT", None),
+    }
+    return JsonResponse({"pid": os.getpid(), "kinds": kinds, "limits": limits})

@@ -135,10 +135,7 @@ class ClusterCacheCollector(Collector):
                 objects.add_metric([kind], len(view))
                 for name in ALL_STATES:
                     state.add_metric([kind, name], 1.0 if view.state.name == name else 0.0)
-                counters = getattr(cache, "kind_counters", None)
-                if counters is None:
-                    continue
-                counts = counters(kind)
+                counts = cache.kind_counters(kind)
                 restarts.add_metric([kind], counts.watch_restarts)
                 relists.add_metric([kind], counts.relists_410)
                 if counts.last_event_at is not None:

@@ -54,6 +54,9 @@ class CacheOptions:
     pod_watch: str = "all"
     events_per_object: int = 50
     events_total: int = 20000
+    # Seconds between two published views of a changing kind (see store.KindStore); 0 = every read
+    # sees every write (in-memory caches for unit tests).
+    publish_interval: float = 0.05
     informer: InformerOptions = field(default_factory=InformerOptions)
 
 
@@ -65,6 +68,8 @@ class ClusterCache:
         self.client = client
         self.options = options or CacheOptions()
         self._changed = threading.Condition()
+        # An in-memory cache publishes every write at once: tests upsert and read straight away.
+        interval = self.options.publish_interval if client is not None else 0.0
         self._stores: dict[str, KindStore] = {}
         for spec in ALL_KINDS:
             if spec is EVENTS:
@@ -73,9 +78,10 @@ class ClusterCache:
                     per_object=self.options.events_per_object,
                     total=self.options.events_total,
                     on_change=self._notify,
+                    publish_interval=interval,
                 )
             else:
-                store = KindStore(spec, on_change=self._notify)
+                store = KindStore(spec, on_change=self._notify, publish_interval=interval)
             self._stores[spec.name] = store
         self.informers: list[Informer] = []
         self._started = False
@@ -107,7 +113,8 @@ class ClusterCache:
                 if remaining <= 0:
                     states = {n: s.state.name for n, s in self._stores.items()}
                     raise TimeoutError(f"condition not met within {timeout}s; kind states: {states}")
-                self._changed.wait(min(remaining, 0.5))
+                # Short waits: a change may be published up to publish_interval after its notification.
+                self._changed.wait(min(remaining, max(0.02, self.options.publish_interval)))
 
     def wait_synced(self, timeout: float = 10.0, kinds: Iterable[str] | None = None) -> Snapshot:
         names = tuple(kinds or self._stores)

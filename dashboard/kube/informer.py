@@ -140,6 +140,7 @@ class Informer:
         self.backoff = Backoff(options)
         self.resource_version: str | None = None
         self.version: str | None = None
+        self.fallback = False  # watching a served version other than spec.version (discovery.py)
         self.synced_once = False
         self.counters = {
             "lists": 0,
@@ -284,7 +285,7 @@ class Informer:
             for item in body.get("items") or []:
                 if not isinstance(item, dict):
                     continue
-                if getattr(self, "fallback", False) and not _shape_ok(self.spec, item):
+                if self.fallback and not _shape_ok(self.spec, item):
                     raise KubeError(
                         404, "UnsupportedVersion", f"{self.detail}; but its objects do not have that shape"
                     )

@@ -23,6 +23,7 @@ same resourceVersion does not count as a change.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -98,8 +99,17 @@ class KindData:
 class KindStore:
     """The writer side of one kind. All mutating methods are safe to call from several threads."""
 
-    def __init__(self, spec: KindSpec, on_change: Callable[[], None] | None = None):
+    def __init__(
+        self, spec: KindSpec, on_change: Callable[[], None] | None = None, publish_interval: float = 0.0
+    ):
         self.spec = spec
+        # With publish_interval > 0 a new view is published at most that often (seconds): readers
+        # may see data up to that old, and the copy-on-write copies are bounded to 1/interval per
+        # second however many readers poll a kind that changes continuously (README numbers).
+        self.publish_interval = publish_interval
+        self._last: KindData | None = None
+        self._last_at = 0.0
+        self.copies = 0  # copy-on-write copies made so far (benchmark figure)
         self._lock = threading.Lock()
         self._objects: dict[Key, dict] = {}
         self._versions: dict[Key, int] = {}
@@ -119,6 +129,9 @@ class KindStore:
         published = self._published
         if published is not None:
             return published
+        last = self._last
+        if last is not None and self.publish_interval and time.monotonic() - self._last_at < self.publish_interval:
+            return last
         with self._lock:
             if self._published is None:
                 self._shared = True
@@ -132,6 +145,7 @@ class KindStore:
                     self._version,
                     self._state,
                 )
+                self._last, self._last_at = self._published, time.monotonic()
             return self._published
 
     @property
@@ -148,6 +162,7 @@ class KindStore:
     # -- writer helpers (call with self._lock held) ---------------------------------------
     def _unshare(self) -> None:
         if self._shared:
+            self.copies += 1
             self._objects = dict(self._objects)
             self._versions = dict(self._versions)
             self._indexes = {name: dict(idx) for name, idx in self._indexes.items()}
@@ -320,7 +335,7 @@ class EventStore(KindStore):
     them ~1 h), and the pages show the latest few per object, so older ones are not worth memory.
     """
 
-    def __init__(self, spec: KindSpec, per_object: int = 50, total: int = 20000, **kw):
+    def __init__(self, spec: KindSpec, per_object: int = 50, total: int = 20000, **kw: Any):
         super().__init__(spec, **kw)
         self.per_object = per_object
         self.total = total

@@ -200,3 +200,54 @@ def test_retry_after_is_honoured(scripted):
         assert informer.state == "unreachable" and "429" in informer.last_error
     finally:
         informer.stop()
+
+
+def _fallback_routes(job_spec):
+    return {
+        "/apis/batch.volcano.sh": {
+            "kind": "APIGroup",
+            "versions": [{"groupVersion": "batch.volcano.sh/v1beta1", "version": "v1beta1"}],
+        },
+        "/apis/batch.volcano.sh/v1beta1": {"kind": "APIResourceList", "resources": [{"name": "jobs"}]},
+        "/apis/batch.volcano.sh/v1beta1/jobs": {
+            "kind": "JobList",
+            "metadata": {"resourceVersion": "3"},
+            "items": [{"metadata": {"name": "j", "namespace": "default", "resourceVersion": "3"}, "spec": job_spec}],
+        },
+    }
+
+
+@pytest.mark.parametrize("good", [True, False])
+def test_a_served_other_version_is_used_when_its_shape_reads(tiny_server, good):
+    from dashboard.kube.informer import Informer
+    from dashboard.kube.store import KindStore
+
+    _Handler.routes = _fallback_routes({"tasks": [{"name": "w"}]} if good else {"tasks": "not-a-list"})
+    store = KindStore(JOBS)
+    states = []
+    informer = Informer(
+        JOBS,
+        tiny_server,
+        store,
+        Discovery(tiny_server),
+        InformerOptions(backoff_initial=0.05, backoff_max=0.2, not_installed_recheck=0.2),
+        state_sink=lambda i: states.append((i.state, i.last_error, i.detail)),
+    )
+    informer.start()
+    try:
+        cond = threading.Event()
+        for _ in range(100):
+            if (good and len(store)) or (not good and any(s[0] == "not_installed" for s in states)):
+                cond.set()
+                break
+            cond.wait(0.05)
+        assert cond.is_set(), states
+        if good:
+            assert store.data().objects[("default", "j")]["spec"]["tasks"] == [{"name": "w"}]
+            assert "not the expected v1alpha1" in informer.detail
+        else:
+            state = next(s for s in states if s[0] == "not_installed")
+            assert "do not have that shape" in state[1]
+            assert len(store) == 0
+    finally:
+        informer.stop()

@@ -146,3 +146,52 @@ def test_forked_child_builds_its_own_informers(sim_cluster, tmp_path):
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out == {"same": False, "alive": 5, "queues": out["queues"]} and out["queues"] >= 2
+
+
+def test_exec_auth_plugin_and_context_selection(sim_cluster, tmp_path):
+    """The kubernetes client's own loader runs an exec credential plugin; the context setting picks
+    the context (the other one points at a closed port)."""
+    from dashboard.kube import build_cluster_cache
+    from tests.conftest import fast_cache_options
+
+    plugin = tmp_path / "credential-plugin"
+    credential = {
+        "apiVersion": "client.authentication.k8s.io/v1beta1",
+        "kind": "ExecCredential",
+        "status": {"token": sim_cluster.admin_token},
+    }
+    plugin.write_text(f"#!/bin/sh\ncat <<'EOF'\n{json.dumps(credential)}\nEOF\n")
+    plugin.chmod(0o755)
+    base = json.loads(sim_cluster.write_kubeconfig(tmp_path / "base").read_text())
+    server = base["clusters"][0]["cluster"]
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "sim", "cluster": server}, {"name": "dead", "cluster": {"server": "http://127.0.0.1:9"}}],
+        "users": [
+            {
+                "name": "exec-user",
+                "user": {
+                    "exec": {
+                        "apiVersion": "client.authentication.k8s.io/v1beta1",
+                        "command": str(plugin),
+                        "interactiveMode": "Never",
+                    }
+                },
+            }
+        ],
+        "contexts": [
+            {"name": "dead", "context": {"cluster": "dead", "user": "exec-user"}},
+            {"name": "sim", "context": {"cluster": "sim", "user": "exec-user"}},
+        ],
+        "current-context": "dead",
+    }
+    path = tmp_path / "kubeconfig"
+    path.write_text(json.dumps(kubeconfig))
+    cache = build_cluster_cache(kubeconfig=str(path), context="sim", mode="kubeconfig", options=fast_cache_options())
+    try:
+        cache.start()
+        cache.wait_synced(timeout=15)
+        assert len(cache.snapshot().queues) >= 2
+    finally:
+        cache.stop()
