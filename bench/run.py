@@ -21,6 +21,7 @@ from pathlib import Path
 from bench import endpoints as ep_mod
 from bench.common import (
     REPO,
+    cpu_seconds,
     exit_on_sigterm,
     fmt_mb,
     fmt_ms,
@@ -157,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         results["gunicorn"] = " ".join(Path(c).name if i == 0 else c for i, c in enumerate(dash.command))
         mem_ready = memory(dash.pids())
         log(f"dashboard ready in {sync_s:.1f}s; RSS {fmt_mb(mem_ready.rss)} MB")
+        # Who used the two cores while we measured: the simulated API server, the dashboard, us.
+        cpu0 = (time.monotonic(), cpu_seconds([sim.proc.pid]), cpu_seconds(dash.pids()), time.process_time())
         stats_ready = sim.stats()
         results["api_calls_during_sync"] = _delta(api_calls(stats0), api_calls(stats_ready))
 
@@ -212,6 +215,13 @@ def main(argv: list[str] | None = None) -> int:
 
         comparison = compare_without_dashboard(sim.kubeconfig, args.compare_runs) if args.compare_runs else {}
         results["comparison"] = comparison
+        wall = time.monotonic() - cpu0[0]
+        results["cpu_share"] = {
+            "wall_s": round(wall, 1),
+            "sim": round((cpu_seconds([sim.proc.pid]) - cpu0[1]) / wall, 2),
+            "dashboard": round((cpu_seconds(dash.pids()) - cpu0[2]) / wall, 2),
+            "load": round((time.process_time() - cpu0[3]) / wall, 2),
+        }
         busy_after = other_load()
         results["busy_after"] = busy_after
         results["memory"] = {
@@ -369,6 +379,13 @@ def render(results: dict, rows: list, args: argparse.Namespace, poll_res) -> str
                 ]
             ],
         ),
+        "",
+    ]
+    share = results["cpu_share"]
+    lines += [
+        f"CPU used while measuring ({share['wall_s']} s; cores busy on average, of 2): simulated API server "
+        f"{share['sim']}, dashboard {share['dashboard']}, load generator {share['load']}; the rest of the "
+        "machine's load came from other processes (see the top).",
         "",
     ]
     mem = results["memory"]

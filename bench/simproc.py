@@ -9,7 +9,8 @@ resumes it: the fault run pauses it to compare the dashboard's cache with a fres
 Scenarios: ``large`` (the brief's scale, sizes overridable), ``tiny`` (the smoke test's), ``demo``
 and ``empty`` (the simulated cluster's own). Generator: the simulated cluster's large-cluster
 generator when ``dashboard/sim/scenarios.py`` has one, else ``bench/scale.py``'s bulk loader.
-Churn: ``auto`` (controllers with the simulator's generator, else bench), ``bench`` (bench/scale.py's driver writes the lifecycle to the store), ``controllers``
+Churn: ``auto`` (controllers with the simulator's generator, else bench), ``bench``
+(bench/scale.py's driver writes the lifecycle to the store), ``controllers``
 (the simulated Volcano controllers run the lifecycle; this process adds arrivals and deletions),
 or ``off``.
 """
