@@ -79,9 +79,10 @@ class Result:
     errors: Counter = field(default_factory=Counter)
     wall_s: float = 0.0
     nbytes: int = 0
-    # (monotonic time, status) of every request, status 0 for a failed connection: lets the fault
-    # run attribute errors to the fault that was active when they happened.
-    timeline: list[tuple[float, int]] = field(default_factory=list)
+    # (monotonic time at the end, status, error name, latency ms) of every request; status 0 and the
+    # exception's name for a failed connection or a timeout: lets the fault run attribute errors
+    # and latency to the fault that was active when they happened.
+    timeline: list[tuple[float, int, str, float]] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -158,10 +159,12 @@ class _Client:
         except (OSError, http.client.HTTPException) as exc:
             self.close()
             self.result.errors[f"{type(exc).__name__}"] += 1
-            self.result.timeline.append((time.monotonic(), 0))
+            self.result.timeline.append(
+                (time.monotonic(), 0, type(exc).__name__, (time.perf_counter() - start) * 1000.0)
+            )
             return 0, b"", {}
         elapsed = (time.perf_counter() - start) * 1000.0
-        self.result.timeline.append((time.monotonic(), resp.status))
+        self.result.timeline.append((time.monotonic(), resp.status, "", elapsed))
         self.result.latencies_ms.append(elapsed)
         self.result.statuses[resp.status] += 1
         self.result.nbytes += len(body)
