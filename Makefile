@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: demo test setup browser lint bench soak faults bench-setup
+.PHONY: demo test setup browser lint bench soak faults bench-setup image-check
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ browser:
 # The whole test suite.
 test: setup browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The container image's steps without a Docker engine: fresh virtualenv, non-editable install,
+# collectstatic, gunicorn with deploy/gunicorn.conf.py until /readyz is 200 (also part of `make test`).
+image-check: setup
+	$(BIN)/python -m pytest -q tests/prod/test_image_steps.py
 
 # Benchmarks (README "Benchmarks"): scripts that print numbers, not part of `make test`.
 # Pass options through BENCH_ARGS, e.g. `make soak BENCH_ARGS="--minutes 5"`.

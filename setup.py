@@ -5,13 +5,22 @@ of a checkout first, then inside the installed package. Everything else is in py
 
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, find_packages, setup
 
 HERE = Path(__file__).resolve().parent
 ASSETS = {f"volcano_ui.{name}": name for name in ("templates", "static", "locale") if (HERE / name).is_dir()}
 
+# Every directory of data is listed as a (namespace) package so setuptools ships its files.
+data_packages = []
+for package, directory in ASSETS.items():
+    data_packages += [package] + [f"{package}.{sub}" for sub in find_namespace_packages(where=directory)]
+data_packages += find_namespace_packages(
+    include=["dashboard.templates.*", "dashboard.static", "dashboard.static.*"]
+)
+code_packages = find_packages(include=["volcano_ui", "volcano_ui.*", "dashboard", "dashboard.*"])
+
 setup(
-    packages=find_packages(include=["volcano_ui", "volcano_ui.*", "dashboard", "dashboard.*"]) + list(ASSETS),
+    packages=code_packages + data_packages,
     package_dir=ASSETS,
-    package_data={name: ["**/*"] for name in ASSETS} | {"dashboard": ["templates/**/*", "static/**/*"]},
+    package_data={package: ["*"] for package in data_packages},
 )

@@ -231,7 +231,7 @@ def job_action(request: HttpRequest, namespace: str, name: str, action: str) -> 
             ref = controller_ref(job, JOB_API_VERSION, "Job")
             body = build_command(ref, namespace, chosen.command, identity.username)
             ctx["created"] = reviews.create_command(namespace, body)
-    except ApiException as exc:
+    except (ApiException, reviews.ReviewError) as exc:
         return _failed(request, ctx, identity, chosen, namespace, name, exc)
     ACTIONS.labels(chosen.slug, "done").inc()
     log.info("action done", extra=_log_extra(identity, chosen, namespace, name))
@@ -265,21 +265,23 @@ def queue_action(request: HttpRequest, name: str, action: str) -> HttpResponse:
             QUEUE_COMMAND_NAMESPACE,
             build_command(ref, QUEUE_COMMAND_NAMESPACE, chosen.command, identity.username),
         )
-    except ApiException as exc:
+    except (ApiException, reviews.ReviewError) as exc:
         return _failed(request, ctx, identity, chosen, None, name, exc)
     ACTIONS.labels(chosen.slug, "done").inc()
     log.info("action done", extra=_log_extra(identity, chosen, None, name))
     return _result(request, ctx)
 
 
-def _failed(request, ctx, identity, chosen, namespace, name, exc: ApiException) -> HttpResponse:
+def _failed(request, ctx, identity, chosen, namespace, name, exc: Exception) -> HttpResponse:
     ACTIONS.labels(chosen.slug, "failed").inc()
-    log.error(
-        "action failed: %s %s", exc.status, exc.reason, extra=_log_extra(identity, chosen, namespace, name)
-    )
-    ctx["error"] = f"The API server answered {exc.status} {exc.reason}."
-    # 409: the object changed (uid precondition); anything else is the cluster's answer, passed on.
-    return _result(request, ctx, status=409 if exc.status == 409 else 502)
+    if isinstance(exc, ApiException):
+        detail = f"The API server answered {exc.status} {exc.reason}."
+        status = 409 if exc.status == 409 else 502  # 409: the Job changed (uid precondition)
+    else:
+        detail, status = f"The API server could not be asked: {exc}", 502
+    log.error("action failed: %s", detail, extra=_log_extra(identity, chosen, namespace, name))
+    ctx["error"] = detail
+    return _result(request, ctx, status=status)
 
 
 def _log_extra(identity, action: Action, namespace: str | None, name: str) -> dict:

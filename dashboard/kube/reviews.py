@@ -1,7 +1,8 @@
 """Authentication and authorization questions put to the API server, and the write actions.
 
 Every call here uses the dashboard's own credentials (its service account in a pod, or the
-kubeconfig given by VOLCANO_UI_KUBECONFIG / VOLCANO_UI_KUBE_CONTEXT), through the official client:
+kubeconfig given by VOLCANO_UI_KUBECONFIG / VOLCANO_UI_KUBE_CONTEXT): the ApiClient of the
+process's cluster cache, through the official client's generated API classes:
 
 - ``token_review(token)``: TokenReview (authentication.k8s.io/v1) -> the identity, or None.
 - ``subject_access_review(...)``: SubjectAccessReview (authorization.k8s.io/v1) -> allowed?
@@ -15,16 +16,11 @@ Errors: ``ReviewError`` when the API server cannot answer (unreachable, 5xx, our
 from __future__ import annotations
 
 import json
-import os
-import threading
 from dataclasses import dataclass
 
-from django.conf import settings
-from kubernetes import client, config
+from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-_lock = threading.Lock()
-_clients: dict[tuple, client.ApiClient] = {}
 _TIMEOUT = (3.05, 10)  # (connect, read) seconds: a review must never hang a page view
 
 
@@ -42,34 +38,17 @@ class ReviewedUser:
 
 
 def api_client() -> client.ApiClient:
-    """The process's ApiClient for the dashboard's own credentials (one per process and config).
+    """The ApiClient of the process's cluster cache: the same connection and credentials as the
+    informers (one per process; a forked gunicorn worker builds its own).
 
-    Keyed by pid too: a connection pool must not be shared across a gunicorn fork.
+    Raises ReviewError when the cluster connection is not configured.
     """
-    key = (
-        os.getpid(),
-        settings.VOLCANO_UI_CLUSTER,
-        settings.VOLCANO_UI_KUBECONFIG,
-        settings.VOLCANO_UI_KUBE_CONTEXT,
-    )
-    with _lock:
-        existing = _clients.get(key)
-        if existing is not None:
-            return existing
-        mode = settings.VOLCANO_UI_CLUSTER
-        if mode == "auto":
-            mode = "incluster" if os.environ.get("KUBERNETES_SERVICE_HOST") else "kubeconfig"
-        if mode == "incluster":
-            configuration = client.Configuration()
-            config.load_incluster_config(client_configuration=configuration)
-            api = client.ApiClient(configuration)
-        else:
-            api = config.new_client_from_config(
-                config_file=settings.VOLCANO_UI_KUBECONFIG or None,
-                context=settings.VOLCANO_UI_KUBE_CONTEXT or None,
-            )
-        _clients[key] = api
-        return api
+    from dashboard.kube import get_cluster_cache
+
+    kube_client = get_cluster_cache().client
+    if kube_client is None:
+        raise ReviewError("the Kubernetes connection is not configured (see the cache's state)")
+    return kube_client.api
 
 
 def _raw(response) -> dict:

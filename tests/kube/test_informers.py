@@ -321,3 +321,19 @@ def test_namespace_restricted_user_sees_forbidden_for_cluster_wide_lists(sim_clu
     cache = make_live_cache(sim_cluster, user="alice", wait=False)
     snap = cache.wait_for(lambda s: s.jobs.state.name == "forbidden" and s, 10.0)
     assert "403" in snap.jobs.state.last_error
+
+
+def test_bookmarks_advance_the_resource_version_so_a_reconnect_needs_no_relist(sim_cluster, live_cache):
+    (informer,) = [i for i in live_cache.informers if i.spec.name == "jobs"]
+    status, _ = api(sim_cluster, "POST", QUEUES, {"metadata": {"name": "moves-the-version"}})
+    assert status == 201
+    target = int(sim_cluster.store.resource_version)
+    # No Job changed, so only a BOOKMARK can carry the jobs watch to the newer version.
+    live_cache.wait_for(lambda s: int(informer.resource_version or 0) >= target, 5.0)
+    assert informer.counters["bookmarks"] >= 1
+    lists = informer.counters["lists"]
+    sim_cluster.store.compact()
+    faults(sim_cluster, drop_watches=True)
+    api(sim_cluster, "POST", JOBS, job_body("after-bookmark"))
+    live_cache.wait_for(lambda s: s.jobs.get("default", "after-bookmark"), 2.0)
+    assert informer.counters["lists"] == lists  # resumed from the bookmark's version: no 410
