@@ -42,8 +42,8 @@ class Target:
     path: Callable[[], str]
     expect: frozenset[int] = frozenset({200})
     headers: dict[str, str] = field(default_factory=dict)
-    # Called with (status, body, headers) after each answer, e.g. to follow a fragment's version.
-    observe: Callable[[int, bytes, object], None] | None = None
+    # Called with (status, body, headers, path) after each answer, e.g. to follow a fragment's version.
+    observe: Callable[[int, bytes, object, str], None] | None = None
 
     @classmethod
     def fixed(
@@ -55,15 +55,24 @@ class Target:
     def cycle(
         cls, name: str, paths: list[str], expect: set[int] | None = None, headers: dict | None = None
     ) -> Target:
+        """Walk ``paths`` round-robin. A path that answers 404 (its object was deleted by churn
+        meanwhile) leaves the rotation; such 404s are counted in ``statuses``, not as errors."""
         lock = threading.Lock()
         state = {"i": 0}
+        live = list(paths)
 
         def next_path() -> str:
             with lock:
-                state["i"] = (state["i"] + 1) % len(paths)
-                return paths[state["i"]]
+                state["i"] = (state["i"] + 1) % len(live)
+                return live[state["i"]]
 
-        return cls(name, next_path, frozenset(expect or {200}), dict(headers or {}))
+        def observe(status: int, body: bytes, headers: object, path: str) -> None:
+            if status == 404:
+                with lock:
+                    if path in live and len(live) > 1:
+                        live.remove(path)
+
+        return cls(name, next_path, frozenset(expect or {200}) | {404}, dict(headers or {}), observe)
 
 
 @dataclass
@@ -211,9 +220,10 @@ def closed_loop(
                 if issued["n"] >= max_requests:
                     break
                 issued["n"] += 1
-            status, body, headers = client.get(target.path(), target.headers, target.expect)
+            path = target.path()
+            status, body, headers = client.get(path, target.headers, target.expect)
             if target.observe is not None and status:
-                target.observe(status, body, headers)
+                target.observe(status, body, headers, path)
         client.close()
 
     threads = [threading.Thread(target=work, args=(c,), daemon=True) for c in clients]

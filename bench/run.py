@@ -182,6 +182,11 @@ def main(argv: list[str] | None = None) -> int:
                     max_seconds=args.seconds,
                 )
                 raw.append(res.as_dict())
+                if res.statuses.get(404):
+                    results.setdefault("endpoint_notes", eps.notes).append(
+                        f"{target.name}, {level} clients: {res.statuses[404]} answers were 404 (the Job "
+                        "finished and was deleted by churn meanwhile; it left the rotation)"
+                    )
                 rows.append(
                     [
                         target.name,
@@ -301,6 +306,7 @@ def run_pollers(args: argparse.Namespace, dash, sim, eps) -> tuple:  # noqa: ANN
         "api_calls_per_min": per_minute(calls, minutes),
         "open_watches": open_watches(stats_after),
         "share_204": round(res.statuses.get(204, 0) / res.count, 3) if res.count else None,
+        "gone_404": res.statuses.get(404, 0),
         "peak_rss_mb": round(max([s["mem"] for s in samples] or [0]) / 2**20, 1),
     }
 
@@ -362,6 +368,7 @@ def render(results: dict, rows: list, args: argparse.Namespace, poll_res) -> str
                 "p99",
                 "server p50",
                 "204 share",
+                "404 (Job deleted)",
                 "API calls/min at the sim",
                 "open watches",
             ],
@@ -374,6 +381,7 @@ def render(results: dict, rows: list, args: argparse.Namespace, poll_res) -> str
                     fmt_ms(p["p99_ms"]),
                     fmt_ms(p["server_p50_ms"]),
                     p["share_204"],
+                    p["gone_404"],
                     _fmt_calls(p["api_calls_per_min"]),
                     p["open_watches"],
                 ]
