@@ -333,6 +333,10 @@ class Controllers:
         self.cluster_reserved: R.Res = {}
         self.capacity_epoch = 0  # bumped whenever resources are released
         self.charge_epoch = 0  # bumped whenever any queue's allocated/reserved changes
+        self._subtree_cache: dict[str, tuple[R.Res, R.Res]] = {}
+        self._subtree_stamp: tuple = ()
+        self._children_cache: dict[str, list[str]] = {}
+        self._children_cache_epoch = -1
 
         # Dirty sets (dicts as ordered sets, so processing order is deterministic).
         self.dirty_jobs: dict[tuple[str, str], None] = {}
@@ -408,7 +412,7 @@ class Controllers:
             self.queue_controller.sync()
             self.scheduler.session()
             self.drain()
-            self.events.expire()
+            self.guard("event expiry", self.events.expire)
 
     def guard(self, what: str, fn: Callable, *args, **kwargs):
         """Run one controller step for one object. An API error (a conflict, an object deleted
@@ -805,9 +809,6 @@ class Controllers:
             cached = self._subtree_cache[name] = self._subtree_totals(name)
         return cached
 
-    _subtree_cache: dict[str, tuple[R.Res, R.Res]] = {}
-    _subtree_stamp: tuple = ()
-
     def _subtree_totals(self, name: str) -> tuple[R.Res, R.Res]:
         alloc: R.Res = {}
         reserved: R.Res = {}
@@ -836,9 +837,6 @@ class Controllers:
             self._children_cache = mapping
             self._children_cache_epoch = self.queue_epoch
         return self._children_cache
-
-    _children_cache: dict[str, list[str]] = {}
-    _children_cache_epoch: int = -1
 
     def stats(self) -> dict:
         return {
