@@ -434,7 +434,8 @@ def main(argv=None) -> int:
                 print("\n5. pod watch modes (fresh full syncs, back to back; every generated pod is Volcano's)")
                 for mode, label in (("all", "all (one watch, client-side filter)"),
                                     ("selector", "selector (spec.schedulerName=volcano)")):
-                    print(f"   {label}: {results[mode]['seconds']:.1f} s")
+                    print(f"   {label}: {results[mode]['seconds']:.1f} s wall, "
+                          f"{results[mode]['cpu_seconds']:.1f} s CPU in this process")
             stats = sim.stats()["requests"]
             print("\nrequests seen by the simulated cluster:",
                   {k: v for k, v in stats.items() if k.startswith(("list", "watch"))})
