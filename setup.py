@@ -14,7 +14,9 @@ ASSETS = {f"volcano_ui.{name}": name for name in ("templates", "static", "locale
 data_packages = []
 for package, directory in ASSETS.items():
     data_packages += [package] + [f"{package}.{sub}" for sub in find_namespace_packages(where=directory)]
-data_packages += find_namespace_packages(include=["dashboard.templates.*", "dashboard.static", "dashboard.static.*"])
+data_packages += find_namespace_packages(
+    include=["dashboard.templates.*", "dashboard.static", "dashboard.static.*"]
+)
 code_packages = find_packages(include=["volcano_ui", "volcano_ui.*", "dashboard", "dashboard.*"])
 
 setup(

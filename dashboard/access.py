@@ -23,6 +23,7 @@ import ipaddress
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -124,6 +125,10 @@ class _ReviewCache:
 review_cache = _ReviewCache()
 
 
+def _key(identity: Identity, verb: str, group: str, resource: str, namespace: str, name: str) -> tuple:
+    return (identity.username, identity.groups, verb, group, resource, namespace, name)
+
+
 def is_allowed(
     identity: Identity | None, verb: str, group: str, resource: str, namespace: str = "", name: str = ""
 ) -> bool:
@@ -136,7 +141,7 @@ def is_allowed(
 
     if identity is None:
         return False
-    key = (identity.username, identity.groups, verb, group, resource, namespace, name)
+    key = _key(identity, verb, group, resource, namespace, name)
     cached = review_cache.get(key)
     if cached is not None:
         return cached
@@ -181,9 +186,19 @@ def visible_namespaces(request: HttpRequest) -> frozenset[str] | None:
         from dashboard.kube import get_cluster_cache
 
         known = get_cluster_cache().snapshot().namespaces()
-        result = frozenset(ns for ns in known if is_allowed(identity, *VISIBILITY, namespace=ns))
+        result = frozenset(ns for ns, ok in zip(known, _ask_many(identity, known), strict=True) if ok)
     request._volcano_visible_namespaces = result
     return result
+
+
+def _ask_many(identity: Identity, namespaces: list[str]) -> list[bool]:
+    """``is_allowed(list jobs)`` for each namespace; the uncached ones are asked a few at a time,
+    so a user's first page over hundreds of namespaces waits for rounds of reviews, not a queue."""
+    uncached = [ns for ns in namespaces if review_cache.get(_key(identity, *VISIBILITY, ns, "")) is None]
+    if len(uncached) > 1:
+        with ThreadPoolExecutor(max_workers=min(8, len(uncached)), thread_name_prefix="sar") as pool:
+            list(pool.map(lambda ns: is_allowed(identity, *VISIBILITY, namespace=ns), uncached))
+    return [is_allowed(identity, *VISIBILITY, namespace=ns) for ns in namespaces]
 
 
 def may_see_namespace(request: HttpRequest, namespace: str) -> bool:

@@ -119,7 +119,7 @@ class ClusterCacheCollector(Collector):
         )
         age = GaugeMetricFamily(
             "volcano_ui_last_event_age_seconds",
-            "Seconds since the last watch event (incl. bookmarks) of the kind arrived.",
+            "Seconds since the kind's last watch event (bookmarks included) or, before any, its last list.",
             labels=["kind"],
         )
         cache = None
@@ -138,8 +138,10 @@ class ClusterCacheCollector(Collector):
                 counts = cache.kind_counters(kind)
                 restarts.add_metric([kind], counts.watch_restarts)
                 relists.add_metric([kind], counts.relists_410)
-                if counts.last_event_at is not None:
-                    age.add_metric([kind], max(0.0, now - counts.last_event_at.timestamp()))
+                # Before the first watch event the list itself is the newest news of the kind.
+                latest = counts.last_event_at or view.state.synced_at
+                if latest is not None:
+                    age.add_metric([kind], max(0.0, now - latest.timestamp()))
         yield from (objects, state, restarts, relists, age)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 
 from dashboard import health
 from dashboard.logs import request_id_var
@@ -133,12 +133,22 @@ class SecurityHeadersMiddleware:
         return response
 
 
-# Paths that need no identity: signing in, static files (WhiteNoise answers those earlier anyway).
+# Routes that show no cluster data and so need no identity: signing in and out, and the display
+# preferences the sign-in page itself offers (language, theme), which only set a cookie.
+_ANONYMOUS_ROUTES = ("sign_in", "sign_out", "set_language", "set_theme")
+
+
 def _anonymous_allowed(request: HttpRequest) -> bool:
     path = request.path_info
     if path.startswith("/" + settings.STATIC_URL.lstrip("/")):
-        return True
-    return path in (reverse("sign_in"), reverse("sign_out"))
+        return True  # WhiteNoise answers these earlier anyway
+    allowed = set()
+    for name in _ANONYMOUS_ROUTES:
+        try:
+            allowed.add(reverse(name))
+        except NoReverseMatch:  # a route the pages do not (yet) have
+            continue
+    return path in allowed
 
 
 class IdentityMiddleware:

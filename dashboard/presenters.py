@@ -265,7 +265,14 @@ def pod_phase(status_text: str) -> Phase:
 
 
 def job_phase_name(job: Mapping) -> str:
-    return as_str(as_dict(status_of(job).get("state")).get("phase"))
+    """status.state.phase, "" when absent (inlined: list pages call it for every Job)."""
+    status = job.get("status")
+    if isinstance(status, dict):
+        state = status.get("state")
+        if isinstance(state, dict):
+            phase = state.get("phase")
+            return phase if isinstance(phase, str) else as_str(phase)
+    return ""
 
 
 def job_phase_since(job: Mapping) -> datetime | None:
@@ -671,14 +678,13 @@ def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping 
     hints = []
     phase = job_phase_name(job)
     if pods:
+        statuses = [pod_display_status(p) for p in pods]
         crash = sum(1 for p in pods if pod_is_crashlooping(p))
         if crash:
             hints.append(
                 ngettext("%(n)d pod CrashLoopBackOff", "%(n)d pods CrashLoopBackOff", crash) % {"n": crash}
             )
-        pull = sum(
-            1 for p in pods if "ImagePull" in pod_display_status(p) or pod_display_status(p) == "ErrImagePull"
-        )
+        pull = sum(1 for st in statuses if "ImagePull" in st or st == "ErrImagePull")
         if pull:
             hints.append(
                 ngettext("%(n)d pod cannot pull its image", "%(n)d pods cannot pull their image", pull)
@@ -774,7 +780,11 @@ def phase_counts(objs: Iterable[Mapping], phase_fn) -> Counter:
 
 
 def podgroup_phase_name(pg: Mapping) -> str:
-    return as_str(status_of(pg).get("phase"))
+    status = pg.get("status")
+    if isinstance(status, dict):
+        phase = status.get("phase")
+        return phase if isinstance(phase, str) else as_str(phase)
+    return ""
 
 
 @dataclass

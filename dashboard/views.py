@@ -9,6 +9,7 @@ fragment asked for (``page.html#name``): the first render and the refresh use th
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -352,53 +353,146 @@ def overview(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "overview")
-    ctx.update(_overview_ctx(snap, now, ctx["notices"]))
+    frag = request.GET.get(FRAGMENT_PARAM) if request.htmx else None
+    ctx.update(
+        _overview_ctx(snap, request, now, ctx["notices"], frozenset([frag]) if frag in versions else None)
+    )
     return _respond(request, "dashboard/overview.html", ctx, versions)
 
 
-def _overview_ctx(snap, now: datetime, notices: list[dict]) -> dict[str, Any]:
-    jobs = snap.jobs.all()
-    pgs = snap.podgroups.all()
-    queues = snap.queues.all()
-    job_counts = Counter(p.job_phase_name(j) for j in jobs)
-    pg_counts = Counter(p.podgroup_phase_name(g) for g in pgs)
-    warnings = [e for e in snap.events.all() if p.as_str(e.get("type")) == "Warning"]
-    return {
-        "job_cards": _phase_cards(job_counts, p.JOB_PHASE_ORDER, p.job_phase, KEY_JOB_PHASES),
-        "pg_cards": _phase_cards(pg_counts, p.PODGROUP_PHASE_ORDER, p.podgroup_phase),
-        "job_total": len(jobs),
-        "pg_total": len(pgs),
-        "queue_total": len(queues),
-        "queue_rows": _queue_summaries(snap, queues),
-        "attention": _attention(snap, now),
-        "warnings": p.latest_per_object(p.event_rows(warnings), limit=10),
+_SECTION_MEMO: dict[tuple, Any] = {}
+
+
+def _memo(key: tuple, compute: Callable[[], Any]) -> Any:
+    """Reuse a computed overview section while the collections it reads are unchanged (``key``
+    holds their change counters): many open tabs and kiosks poll the same overview."""
+    hit = _SECTION_MEMO.get(key)
+    if hit is None:
+        hit = compute()
+        if len(_SECTION_MEMO) >= 64:
+            _SECTION_MEMO.clear()
+        _SECTION_MEMO[key] = hit
+    return hit
+
+
+def _event_sort_time(ev: dict) -> str:
+    # RFC 3339 strings in UTC sort as strings; the newest of lastTimestamp / series / eventTime.
+    series = ev.get("series")
+    series_last = series.get("lastObservedTime") if isinstance(series, dict) else None
+    best = ""
+    for value in (ev.get("lastTimestamp"), series_last, ev.get("eventTime"), ev.get("firstTimestamp")):
+        if isinstance(value, str) and value[:19] > best[:19]:
+            best = value
+    return best
+
+
+def _recent_warnings(snap) -> list:
+    warnings = [e for e in snap.events.all() if e.get("type") == "Warning"]
+    # Only the newest few hundred are turned into rows (there may be tens of thousands).
+    warnings.sort(key=_event_sort_time, reverse=True)
+    return p.latest_per_object(p.event_rows(warnings[:300]), limit=10)
+
+
+def _overview_ctx(
+    snap, request: HttpRequest, now: datetime, notices: list[dict], sections: frozenset[str] | None = None
+) -> dict[str, Any]:
+    """The overview's sections; ``sections`` limits the work to the fragment being refreshed."""
+
+    def want(name: str) -> bool:
+        return sections is None or name in sections
+
+    base = (id(get_cluster_cache()), visible_namespaces(request))
+    ctx: dict[str, Any] = {
         "jobs_blocked": _blocked(notices, "jobs"),
         "pgs_blocked": _blocked(notices, "podgroups"),
         "queues_blocked": _blocked(notices, "queues"),
         "events_blocked": _blocked(notices, "events"),
     }
+    if want("counts"):
+
+        def counts() -> dict[str, Any]:
+            jobs, pgs = snap.jobs.all(), snap.podgroups.all()
+            job_counts = Counter(p.job_phase_name(j) for j in jobs)
+            pg_counts = Counter(p.podgroup_phase_name(g) for g in pgs)
+            return {
+                "job_cards": _phase_cards(job_counts, p.JOB_PHASE_ORDER, p.job_phase, KEY_JOB_PHASES),
+                "pg_cards": _phase_cards(pg_counts, p.PODGROUP_PHASE_ORDER, p.podgroup_phase),
+                "job_total": len(jobs),
+                "pg_total": len(pgs),
+                "queue_total": len(snap.queues),
+            }
+
+        ctx.update(
+            _memo(("counts", *base, snap.jobs.version, snap.podgroups.version, snap.queues.version), counts)
+        )
+    if want("queues"):
+        ctx["queue_rows"] = _memo(
+            ("queues", *base, snap.queues.version, snap.podgroups.version),
+            lambda: _queue_summaries(snap, snap.queues.all()),
+        )
+    if want("attention"):
+        ctx["attention"] = _memo(
+            (
+                "attention",
+                *base,
+                snap.jobs.version,
+                snap.podgroups.version,
+                snap.pods.version,
+                snap.queues.version,
+                _bucket(now),
+            ),
+            lambda: _attention(snap, now),
+        )
+    if want("events"):
+        ctx["warnings"] = _memo(("events", *base, snap.events.version), lambda: _recent_warnings(snap))
+    return ctx
 
 
 # --- jobs list --------------------------------------------------------------------------------
 
-JOB_SORTS: dict[str, Callable[[dict, datetime], Any]] = {
-    "name": lambda j, now: p.name_of(j),
-    "namespace": lambda j, now: p.namespace_of(j),
-    "phase": lambda j, now: p.job_phase_name(j),
-    "queue": lambda j, now: p.as_str(p.spec_of(j).get("queue")),
-    "age": lambda j, now: -(p.created_at(j) or p._EPOCH).timestamp(),
-    "inphase": lambda j, now: -(p.job_phase_since(j) or p._EPOCH).timestamp(),
-    "pending": lambda j, now: p.to_int(p.status_of(j).get("pending")),
-    "running": lambda j, now: p.to_int(p.status_of(j).get("running")),
-    "failed": lambda j, now: p.to_int(p.status_of(j).get("failed")),
-    "retries": lambda j, now: p.to_int(p.status_of(j).get("retryCount")),
+
+def _meta(o: dict) -> dict:
+    m = o.get("metadata")
+    return m if isinstance(m, dict) else {}
+
+
+def _status(o: dict) -> dict:
+    st = o.get("status")
+    return st if isinstance(st, dict) else {}
+
+
+def _ts(value: Any) -> str:
+    # API server timestamps are RFC 3339 in UTC ("2026-11-29T10:00:00Z"), which sort as strings:
+    # no parsing for 10,000 sort keys.
+    return value if isinstance(value, str) else ""
+
+
+def _job_since(j: dict) -> str:
+    state = _status(j).get("state")
+    return _ts(state.get("lastTransitionTime")) if isinstance(state, dict) else ""
+
+
+# Sort keys of the Jobs list; cheap on purpose (they run over every Job on a cache miss).
+JOB_SORTS: dict[str, Callable[[dict], Any]] = {
+    "name": lambda j: _meta(j).get("name") or "",
+    "namespace": lambda j: _meta(j).get("namespace") or "",
+    "phase": p.job_phase_name,
+    "queue": lambda j: p.as_str(p.spec_of(j).get("queue")),
+    "age": lambda j: _ts(_meta(j).get("creationTimestamp")),
+    "inphase": _job_since,
+    "pending": lambda j: p.to_int(_status(j).get("pending")),
+    "running": lambda j: p.to_int(_status(j).get("running")),
+    "failed": lambda j: p.to_int(_status(j).get("failed")),
+    "retries": lambda j: p.to_int(_status(j).get("retryCount")),
 }
+# Sorted by a timestamp, where "ascending age" means the newest first.
+INVERTED_SORTS = frozenset({"age", "inphase"})
 
 
 class ListQuery:
     """Filter, sort and page state of a list page, read from (and written back to) the query string."""
 
-    def __init__(self, request: HttpRequest, sorts: dict, default_sort: str = "-age") -> None:
+    def __init__(self, request: HttpRequest, sorts: dict, default_sort: str = "age") -> None:
         get = request.GET
         self.namespace = get.get("ns", "").strip()
         self.queue = get.get("queue", "").strip()
@@ -449,30 +543,78 @@ class ListQuery:
 # page 1 at 10,000 Jobs must not re-sort everything (benchmark target <= 30 ms p50).
 _LIST_MEMO: dict[tuple, tuple[list[tuple[str, str]], Counter]] = {}
 _LIST_MEMO_MAX = 64
+# Per list kind: {id(obj): (obj, namespace, name, queue, phase, creationTimestamp)} of the last pass.
+_FIELDS: dict[tuple, dict[int, tuple]] = {}
+# Sort keys read straight from those fields (index into the tuple).
+_FIELD_SORTS = {"namespace": 1, "name": 2, "queue": 3, "phase": 4, "age": 5}
 
 
-def _filtered(kind_view, memo_key: tuple, lq: ListQuery, queue_fn, phase_fn, sort_fn, now: datetime):
+def _filtered(source: Callable[[], list[dict]], memo_key: tuple, lq: ListQuery, queue_fn, phase_fn, sort_fn):
+    """(keys of the matching objects in display order, counts per phase ignoring the phase filter).
+
+    One pass over ``source()`` (already narrowed by the cache's namespace/queue index when a filter
+    allows it) and one sort; the result is memoised on the collection's change counter, so the
+    polls of an unchanged list cost only the page's rows.
+    """
     hit = _LIST_MEMO.get(memo_key)
     if hit is not None:
         return hit
     counts: Counter = Counter()
-    rows = []
-    for obj in kind_view.all():
-        queue, phase = queue_fn(obj), phase_fn(obj)
-        if not lq.matches(obj, queue, phase, ignore_phase=True):
+    rows: list[tuple] = []
+    phases = frozenset(lq.phases)
+    # Only the namespace, text and selector filters need lq.matches; most views have none of them.
+    check = bool(lq.namespace or lq.text or lq.selector_text)
+    want_queue = lq.queue
+    append = rows.append
+    # Per-object fields survive from the previous pass while the object is the very same dict (the
+    # cache publishes unchanged objects by reference), so a change to one Job re-reads one Job.
+    fields_key = (memo_key[0], id(queue_fn), id(phase_fn))
+    previous = _FIELDS.get(fields_key, {})
+    current: dict[int, tuple] = {}
+    by_field = _FIELD_SORTS.get(lq.sort_key)
+    for obj in source():
+        entry = previous.get(id(obj))
+        if entry is None or entry[0] is not obj:
+            meta = obj.get("metadata")
+            meta = meta if isinstance(meta, dict) else {}
+            created = meta.get("creationTimestamp")
+            entry = (
+                obj,
+                meta.get("namespace") or "",
+                meta.get("name") or "",
+                queue_fn(obj),
+                phase_fn(obj),
+                created if isinstance(created, str) else "",
+            )
+        current[id(obj)] = entry
+        _obj, ns, name, queue, phase, created = entry
+        if want_queue and queue != want_queue:
+            continue
+        if check and not lq.matches(obj, queue, phase, ignore_phase=True):
             continue
         counts[phase] += 1
-        if lq.phases and phase not in lq.phases:
+        if phases and phase not in phases:
             continue
-        rows.append(obj)
-    # Ties broken by namespace/name so row order is stable across refreshes.
-    rows.sort(key=lambda o: (p.namespace_of(o), p.name_of(o)))
-    rows.sort(key=lambda o: sort_fn(o, now), reverse=lq.descending)
-    result = ([(p.namespace_of(o), p.name_of(o)) for o in rows], counts)
+        # (sort key, namespace, name): ties broken by namespace/name, so the order is stable.
+        append((entry[by_field] if by_field else sort_fn(obj), ns, name))
+    _FIELDS[fields_key] = current
+    rows.sort(reverse=lq.descending != (lq.sort_key in INVERTED_SORTS))
+    result = ([(ns, name) for _key, ns, name in rows], counts)
     if len(_LIST_MEMO) >= _LIST_MEMO_MAX:
-        _LIST_MEMO.pop(next(iter(_LIST_MEMO)))
+        with contextlib.suppress(RuntimeError, StopIteration):  # another thread may be evicting too
+            _LIST_MEMO.pop(next(iter(_LIST_MEMO)), None)
     _LIST_MEMO[memo_key] = result
     return result
+
+
+def _narrowed(snap, view, lq: ListQuery, in_queue: str) -> Callable[[], list[dict]]:
+    """The objects a list must scan (called only on a memo miss): the namespace or queue index when
+    filtered by one."""
+    if lq.namespace:
+        return lambda: view.in_namespace(lq.namespace)
+    if lq.queue:
+        return lambda: getattr(snap, in_queue)(lq.queue)
+    return view.all
 
 
 def _job_row(snap, job: dict, now: datetime) -> dict:
@@ -500,8 +642,13 @@ def _job_row(snap, job: dict, now: datetime) -> dict:
     }
 
 
-def _job_queue(job: dict) -> str:
-    return p.as_str(p.spec_of(job).get("queue"))
+def _spec_queue(obj: dict) -> str:
+    spec = obj.get("spec")
+    queue = spec.get("queue") if isinstance(spec, dict) else ""
+    return queue if isinstance(queue, str) else p.as_str(queue)
+
+
+_job_queue = _spec_queue
 
 
 @require_GET
@@ -528,7 +675,12 @@ def jobs(request: HttpRequest) -> HttpResponse:
     ctx = _base_ctx(request, snap, now, kinds, "jobs")
     memo_key = ("jobs", id(get_cluster_cache()), visible_namespaces(request), snap.jobs.version, lq.key())
     keys, counts = _filtered(
-        snap.jobs, memo_key, lq, _job_queue, p.job_phase_name, JOB_SORTS[lq.sort_key], now
+        _narrowed(snap, snap.jobs, lq, "jobs_in_queue"),
+        memo_key,
+        lq,
+        _job_queue,
+        p.job_phase_name,
+        JOB_SORTS[lq.sort_key],
     )
     page = Paginator(keys, PAGE_SIZE).get_page(lq.page)
     rows = []
@@ -647,7 +799,16 @@ def queues(request: HttpRequest) -> HttpResponse:
     ctx = _base_ctx(request, snap, now, kinds, "queues")
     ctx.update(
         {
-            "rows": _queue_summaries(snap, snap.queues.all()),
+            "rows": _memo(
+                (
+                    "queues",
+                    id(get_cluster_cache()),
+                    visible_namespaces(request),
+                    snap.queues.version,
+                    snap.podgroups.version,
+                ),
+                lambda: _queue_summaries(snap, snap.queues.all()),
+            ),
             "blocked": _blocked(ctx["notices"], "queues"),
             "pg_phases": p.PODGROUP_PHASE_ORDER,
         }
@@ -743,19 +904,18 @@ def _pg_row(snap, pg: dict, now: datetime) -> dict:
     }
 
 
-PG_SORTS: dict[str, Callable[[dict, datetime], Any]] = {
-    "name": lambda g, now: p.name_of(g),
-    "namespace": lambda g, now: p.namespace_of(g),
-    "phase": lambda g, now: p.podgroup_phase_name(g),
-    "queue": lambda g, now: p.as_str(p.spec_of(g).get("queue")),
-    "age": lambda g, now: -(p.created_at(g) or p._EPOCH).timestamp(),
-    "minmember": lambda g, now: p.to_int(p.spec_of(g).get("minMember")),
-    "running": lambda g, now: p.to_int(p.status_of(g).get("running")),
+PG_SORTS: dict[str, Callable[[dict], Any]] = {
+    "name": lambda g: _meta(g).get("name") or "",
+    "namespace": lambda g: _meta(g).get("namespace") or "",
+    "phase": p.podgroup_phase_name,
+    "queue": lambda g: p.as_str(p.spec_of(g).get("queue")),
+    "age": lambda g: _ts(_meta(g).get("creationTimestamp")),
+    "minmember": lambda g: p.to_int(p.spec_of(g).get("minMember")),
+    "running": lambda g: p.to_int(_status(g).get("running")),
 }
 
 
-def _pg_queue(pg: dict) -> str:
-    return p.as_str(p.spec_of(pg).get("queue"))
+_pg_queue = _spec_queue
 
 
 @require_GET
@@ -776,7 +936,12 @@ def podgroups(request: HttpRequest) -> HttpResponse:
     ctx = _base_ctx(request, snap, now, kinds, "podgroups")
     memo_key = ("pgs", id(get_cluster_cache()), visible_namespaces(request), snap.podgroups.version, lq.key())
     keys, counts = _filtered(
-        snap.podgroups, memo_key, lq, _pg_queue, p.podgroup_phase_name, PG_SORTS[lq.sort_key], now
+        _narrowed(snap, snap.podgroups, lq, "podgroups_in_queue"),
+        memo_key,
+        lq,
+        _pg_queue,
+        p.podgroup_phase_name,
+        PG_SORTS[lq.sort_key],
     )
     page = Paginator(keys, PAGE_SIZE).get_page(lq.page)
     rows = []
@@ -977,7 +1142,7 @@ def kiosk(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "kiosk")
-    ctx.update(_overview_ctx(snap, now, ctx["notices"]))
+    ctx.update(_overview_ctx(snap, request, now, ctx["notices"]))
     focus = None
     if rotate and queue_list:
         q = queue_list[slot % len(queue_list)]

@@ -56,8 +56,11 @@ class User:
     uid: str = field(default="")
 
     def describe(self) -> dict:
-        return {"username": self.name, "uid": self.uid or f"sim-user-{self.name}",
-                "groups": [*self.groups, "system:authenticated"]}
+        return {
+            "username": self.name,
+            "uid": self.uid or f"sim-user-{self.name}",
+            "groups": [*self.groups, "system:authenticated"],
+        }
 
 
 class Authorizer:
@@ -81,14 +84,29 @@ class Authorizer:
             self._by_name[user.name] = user
         return user
 
-    def add_user(self, name: str, token: str, namespaces: Iterable[str] | None = None,
-                 groups: Iterable[str] = (), *, verbs: Iterable[str] | None = None,
-                 cluster_read: Iterable[str] = ("queues",)) -> User:
+    def add_user(
+        self,
+        name: str,
+        token: str,
+        namespaces: Iterable[str] | None = None,
+        groups: Iterable[str] = (),
+        *,
+        verbs: Iterable[str] | None = None,
+        cluster_read: Iterable[str] = ("queues",),
+    ) -> User:
         """Add (or replace) a token user. ``namespaces`` None = cluster-wide. ``verbs`` replaces the
         default rules (read + create commands) with "these verbs on every resource"."""
         rules = DEFAULT_RULES if verbs is None else (Rule(frozenset(verbs)),)
-        return self.add(User(name, token, None if namespaces is None else frozenset(namespaces),
-                             tuple(groups), rules, frozenset(cluster_read)))
+        return self.add(
+            User(
+                name,
+                token,
+                None if namespaces is None else frozenset(namespaces),
+                tuple(groups),
+                rules,
+                frozenset(cluster_read),
+            )
+        )
 
     def authenticate(self, token: str | None) -> User | None:
         if not token:
@@ -105,8 +123,16 @@ class Authorizer:
             return list(self._by_name.values())
 
     @staticmethod
-    def decide(user: User | None, groups: Iterable[str], verb: str, group: str, resource: str,
-               namespace: str | None, *, namespaced: bool) -> tuple[bool, str]:
+    def decide(
+        user: User | None,
+        groups: Iterable[str],
+        verb: str,
+        group: str,
+        resource: str,
+        namespace: str | None,
+        *,
+        namespaced: bool,
+    ) -> tuple[bool, str]:
         """(allowed, reason). ``resource`` is the plural, optionally "/subresource";
         ``namespace`` None/"" for cluster-wide requests; ``namespaced`` is the resource's scope."""
         all_groups = set(groups) | set(user.groups if user else ())
@@ -127,17 +153,21 @@ class Authorizer:
                 return True, f"allowed for user {user.name}"
         return False, "no RBAC policy matched"
 
-    def allowed(self, user: User, verb: str, group: str, resource: str, namespace: str | None,
-                *, namespaced: bool) -> tuple[bool, str]:
+    def allowed(
+        self, user: User, verb: str, group: str, resource: str, namespace: str | None, *, namespaced: bool
+    ) -> tuple[bool, str]:
         return self.decide(user, (), verb, group, resource, namespace, namespaced=namespaced)
 
 
-def forbidden_message(user: User, verb: str, group: str, resource: str, namespace: str | None,
-                      name: str | None = None) -> str:
+def forbidden_message(
+    user: User, verb: str, group: str, resource: str, namespace: str | None, name: str | None = None
+) -> str:
     """The upstream RBAC denial message."""
     full = f"{resource.split('/', 1)[0]}.{group}" if group else resource.split("/", 1)[0]
     what = f'{full} "{name}"' if name else full
-    sub = f'/{resource.split("/", 1)[1]}' if "/" in resource else ""
+    sub = f"/{resource.split('/', 1)[1]}" if "/" in resource else ""
     where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
-    return (f'{what} is forbidden: User "{user.name}" cannot {verb} resource "{resource.split("/", 1)[0]}{sub}" '
-            f'in API group "{group}" {where}')
+    return (
+        f'{what} is forbidden: User "{user.name}" cannot {verb} resource "{resource.split("/", 1)[0]}{sub}" '
+        f'in API group "{group}" {where}'
+    )

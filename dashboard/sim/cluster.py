@@ -46,26 +46,50 @@ class SimulatedCluster:
     events retained per kind), ``bookmark_interval`` (wall seconds between watch BOOKMARKs),
     ``watch_timeout`` (wall seconds a watch without timeoutSeconds stays open),
     ``start_time`` (the clock's start), ``bootstrap`` (create the namespaces every cluster has and
-    Volcano's ``root`` and ``default`` queues, Open, as vc-scheduler does at startup, REFERENCE §3).
+    Volcano's ``root`` and ``default`` queues, Open, as vc-scheduler does at startup, REFERENCE §3),
+    ``webhooks`` (run Volcano's mutating and validating admission webhooks, see webhooks.py; off by
+    default so that any object the CRD schemas admit can be stored).
     """
 
-    def __init__(self, *, seed: int = 0, scenario: str | Path = "empty", controllers: bool = True,
-                 speed: float = 1.0, history_size: int = 10000, bookmark_interval: float = 10.0,
-                 watch_timeout: float = 1800.0, start_time: datetime | None = None, bootstrap: bool = True,
-                 admin_token: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        scenario: str | Path = "empty",
+        controllers: bool = True,
+        speed: float = 1.0,
+        history_size: int = 10000,
+        bookmark_interval: float = 10.0,
+        watch_timeout: float = 1800.0,
+        start_time: datetime | None = None,
+        bootstrap: bool = True,
+        admin_token: str | None = None,
+        webhooks: bool = False,
+    ) -> None:
         self.seed = seed
         self.speed = speed
         self.clock = SimClock(start_time)
         self.store = Store(self.clock, history_size, seed=seed)
         self.rng = random.Random(seed)
         self.auth = Authorizer(admin_token)
-        self.server = SimServer(self.store, self.clock, self.auth, seed=seed, bookmark_interval=bookmark_interval,
-                                watch_timeout=watch_timeout, advance=self.advance)
+        self.server = SimServer(
+            self.store,
+            self.clock,
+            self.auth,
+            seed=seed,
+            bookmark_interval=bookmark_interval,
+            watch_timeout=watch_timeout,
+            advance=self.advance,
+        )
         self._advance_lock = threading.RLock()
         self._realtime: threading.Thread | None = None
         self._realtime_stop = threading.Event()
         if bootstrap:
             self._bootstrap()
+        if webhooks:
+            from .webhooks import install
+
+            install(self.store)
         self.controllers: Any = None
         if controllers:
             from .controllers import Controllers  # lazily: the behaviour lives in its own module
@@ -87,8 +111,12 @@ class SimulatedCluster:
         for q in queues:
             if self.store.try_get(QUEUE, None, q["metadata"]["name"]) is None:
                 self.store.create(QUEUE, q)
-                self.store.mutate(QUEUE, None, q["metadata"]["name"],
-                                  lambda o: o.__setitem__("status", {"state": "Open", "reservation": {}}))
+                self.store.mutate(
+                    QUEUE,
+                    None,
+                    q["metadata"]["name"],
+                    lambda o: o.__setitem__("status", {"state": "Open", "reservation": {}}),
+                )
 
     # ------------------------------------------------------------ lifecycle
     def start(self, host: str = "127.0.0.1", port: int = 0, *, tls_port: int | None = 0) -> str:
@@ -161,8 +189,16 @@ class SimulatedCluster:
         self._realtime.start()
 
     # ------------------------------------------------------------ users
-    def add_user(self, name: str, token: str, namespaces: Iterable[str] | None, groups: Iterable[str] = (),
-                 *, verbs: Iterable[str] | None = None, cluster_read: Iterable[str] = ("queues",)) -> User:
+    def add_user(
+        self,
+        name: str,
+        token: str,
+        namespaces: Iterable[str] | None,
+        groups: Iterable[str] = (),
+        *,
+        verbs: Iterable[str] | None = None,
+        cluster_read: Iterable[str] = ("queues",),
+    ) -> User:
         """Add a bearer-token user. ``namespaces`` None = cluster-wide; default permissions are read
         (get/list/watch) on everything plus create on Commands; ``verbs`` replaces them with these
         verbs on every resource. A namespace-scoped user may also read ``cluster_read`` resources."""
@@ -192,15 +228,18 @@ class SimulatedCluster:
         context = f"volcano-sim-{user}"
         cluster: dict[str, Any] = {"server": self.url}
         if use_tls:
-            cluster = {"server": self.https_url,
-                       "certificate-authority-data": base64.b64encode(self.server.tls.ca_pem).decode()}
+            cluster = {
+                "server": self.https_url,
+                "certificate-authority-data": base64.b64encode(self.server.tls.ca_pem).decode(),
+            }
         config = {
             "apiVersion": "v1",
             "kind": "Config",
             "clusters": [{"name": "volcano-sim", "cluster": cluster}],
             "users": [{"name": user, "user": {"token": u.token}}],
-            "contexts": [{"name": context, "context": {"cluster": "volcano-sim", "user": user,
-                                                       "namespace": namespace}}],
+            "contexts": [
+                {"name": context, "context": {"cluster": "volcano-sim", "user": user, "namespace": namespace}}
+            ],
             "current-context": context,
             "preferences": {},
         }

@@ -125,6 +125,8 @@ class PodInfo:
     exit_code: int | None
     created: str
     ready: bool = False
+    node_selector: dict | None = None
+    scheduled_condition: tuple[str, str, str] | None = None  # PodScheduled (status, reason, message)
     charged_queue: str = ""
 
     @property
@@ -191,6 +193,7 @@ def _pod_info(obj: dict) -> PodInfo:
     ref = controller_ref(obj) or {}
     annotations = md.get("annotations") or {}
     labels = md.get("labels") or {}
+    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
     exit_code = None
     for cs in status.get("containerStatuses") or []:
         term = (cs.get("state") or {}).get("terminated")
@@ -211,8 +214,15 @@ def _pod_info(obj: dict) -> PodInfo:
         requests=R.pod_requests(spec),
         exit_code=exit_code,
         created=md.get("creationTimestamp") or "",
-        ready=any(
-            c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or []
+        ready=any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions),
+        node_selector=dict(spec.get("nodeSelector") or {}) or None,
+        scheduled_condition=next(
+            (
+                (c.get("status", ""), c.get("reason", ""), c.get("message", ""))
+                for c in conditions
+                if c.get("type") == "PodScheduled"
+            ),
+            None,
         ),
     )
 
@@ -322,6 +332,11 @@ class Controllers:
         self.cluster_used: R.Res = {}
         self.cluster_reserved: R.Res = {}
         self.capacity_epoch = 0  # bumped whenever resources are released
+        self.charge_epoch = 0  # bumped whenever any queue's allocated/reserved changes
+        self._subtree_cache: dict[str, tuple[R.Res, R.Res]] = {}
+        self._subtree_stamp: tuple = ()
+        self._children_cache: dict[str, list[str]] = {}
+        self._children_cache_epoch = -1
 
         # Dirty sets (dicts as ordered sets, so processing order is deterministic).
         self.dirty_jobs: dict[tuple[str, str], None] = {}
@@ -397,7 +412,7 @@ class Controllers:
             self.queue_controller.sync()
             self.scheduler.session()
             self.drain()
-            self.events.expire()
+            self.guard("event expiry", self.events.expire)
 
     def guard(self, what: str, fn: Callable, *args, **kwargs):
         """Run one controller step for one object. An API error (a conflict, an object deleted
@@ -612,6 +627,7 @@ class Controllers:
         """Add (sign=+1) or remove (-1) a pod's requests from its node, the cluster and its queue."""
         if not pod.holds:
             return
+        self.charge_epoch += 1
         node = self.nodes.get(pod.node)
         if node is not None:
             R.add(node.used, pod.requests, sign)
@@ -627,6 +643,7 @@ class Controllers:
     def _charge_pg(self, pg: PodGroupInfo, sign: int) -> None:
         if not pg.reserving:
             return
+        self.charge_epoch += 1
         R.add(self.cluster_reserved, pg.min_resources, sign)
         if sign > 0:
             pg.charged_queue = pg.queue
@@ -781,7 +798,18 @@ class Controllers:
         return [self.queues[n] for n in self._children_map().get(name, ()) if n in self.queues]
 
     def subtree_totals(self, name: str) -> tuple[R.Res, R.Res]:
-        """(allocated, reserved) summed over the queue and its descendants."""
+        """(allocated, reserved) summed over the queue and its descendants (cached until the next
+        charge or queue change; callers must not modify the result)."""
+        stamp = (self.charge_epoch, self.queue_epoch)
+        if self._subtree_stamp != stamp:
+            self._subtree_cache = {}
+            self._subtree_stamp = stamp
+        cached = self._subtree_cache.get(name)
+        if cached is None:
+            cached = self._subtree_cache[name] = self._subtree_totals(name)
+        return cached
+
+    def _subtree_totals(self, name: str) -> tuple[R.Res, R.Res]:
         alloc: R.Res = {}
         reserved: R.Res = {}
         stack = [name]
@@ -809,9 +837,6 @@ class Controllers:
             self._children_cache = mapping
             self._children_cache_epoch = self.queue_epoch
         return self._children_cache
-
-    _children_cache: dict[str, list[str]] = {}
-    _children_cache_epoch: int = -1
 
     def stats(self) -> dict:
         return {

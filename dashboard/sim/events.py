@@ -9,7 +9,9 @@ Volume is bounded three ways, as the real event correlator bounds it:
 - a repeat of the same (object, type, reason, message, source) updates the existing Event's
   ``count`` and ``lastTimestamp`` instead of creating a new one, and at most once per
   ``repeat_interval`` simulated seconds (repeats in between are folded into the next update);
-- at most ``per_object_cap`` distinct Events per involved object; later distinct ones are dropped;
+- at most ``per_reason_cap`` distinct Events per involved object and reason, and ``per_object_cap``
+  per involved object; later distinct ones are dropped (a new reason still gets through the first
+  cap, so e.g. "pod group is ready" is recorded after many different Unschedulable messages);
 - Events expire ``ttl`` simulated seconds after their ``lastTimestamp`` (the API server's 1 h).
 """
 
@@ -62,16 +64,19 @@ class EventRecorder:
         now: Callable[[], float],
         *,
         repeat_interval: float = 30.0,
-        per_object_cap: int = 40,
+        per_object_cap: int = 60,
+        per_reason_cap: int = 10,
         ttl: float = 3600.0,
     ) -> None:
         self.store = store
         self.now = now
         self.repeat_interval = repeat_interval
         self.per_object_cap = per_object_cap
+        self.per_reason_cap = per_reason_cap
         self.ttl = ttl
         self._entries: dict[tuple, _Entry] = {}
         self._per_object: collections.Counter[str] = collections.Counter()
+        self._per_reason: collections.Counter[tuple[str, str]] = collections.Counter()
         self._expiry: collections.deque[tuple[float, tuple]] = collections.deque()
         self._seq = 0
         self.written = 0
@@ -121,7 +126,10 @@ class EventRecorder:
                 self._expiry.append((now + self.ttl, key))
                 self.written += 1
                 return
-        if self._per_object[uid] >= self.per_object_cap:
+        if (
+            self._per_object[uid] >= self.per_object_cap
+            or self._per_reason[(uid, reason)] >= self.per_reason_cap
+        ):
             self.dropped += 1
             return
         namespace = ref.get("namespace") or "default"
@@ -150,15 +158,20 @@ class EventRecorder:
             return
         self._entries[key] = _Entry(namespace, name, 1, 0, now, now)
         self._per_object[uid] += 1
+        self._per_reason[(uid, reason)] += 1
         self._expiry.append((now + self.ttl, key))
         self.written += 1
 
     def _forget(self, key: tuple) -> None:
-        if self._entries.pop(key, None) is not None:
-            uid = key[0]
-            self._per_object[uid] -= 1
-            if self._per_object[uid] <= 0:
-                del self._per_object[uid]
+        if self._entries.pop(key, None) is None or key[0] == "adopted":
+            return
+        uid, reason = key[0], key[3]
+        self._per_object[uid] -= 1
+        if self._per_object[uid] <= 0:
+            del self._per_object[uid]
+        self._per_reason[(uid, reason)] -= 1
+        if self._per_reason[(uid, reason)] <= 0:
+            del self._per_reason[(uid, reason)]
 
     def adopt(self, event: dict) -> None:
         """Take an Event created outside the recorder (a scenario) under TTL management."""

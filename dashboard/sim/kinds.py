@@ -60,7 +60,7 @@ class Kind:
 
     @property
     def api_version(self) -> str:
-        """"v1" for core, else "<group>/<version>"."""
+        """ "v1" for core, else "<group>/<version>"."""
         return f"{self.group}/{self.version}" if self.group else self.version
 
     @property
@@ -73,7 +73,7 @@ class Kind:
 
     @property
     def resource(self) -> str:
-        """The resource name with its group, as Kubernetes error messages print it: "jobs.batch.volcano.sh"."""
+        """The resource with its group, as Kubernetes error messages print it: "jobs.batch.volcano.sh"."""
         return self.key
 
     def __str__(self) -> str:  # pragma: no cover - debugging aid
@@ -105,7 +105,14 @@ KINDS: tuple[Kind, ...] = (
     Kind("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, ("pc",)),
     # --- Volcano (REFERENCE §0) ---
     Kind(
-        "batch.volcano.sh", "v1alpha1", "jobs", "Job", True, ("vcjob", "vj"), True, crd=True,
+        "batch.volcano.sh",
+        "v1alpha1",
+        "jobs",
+        "Job",
+        True,
+        ("vcjob", "vj"),
+        True,
+        crd=True,
         printer_columns=(
             _c("STATUS", "string", ".status.state.phase"),
             _c("minAvailable", "integer", ".status.minAvailable"),
@@ -114,11 +121,26 @@ KINDS: tuple[Kind, ...] = (
             _c("QUEUE", "string", ".spec.queue", 1),
         ),
     ),
-    Kind("batch.volcano.sh", "v1alpha1", "cronjobs", "CronJob", True, ("cronvcjob", "cronvj"), True,
-         crd=True, printer_columns=()),
     Kind(
-        "scheduling.volcano.sh", "v1beta1", "podgroups", "PodGroup", True, ("pg", "podgroup-v1beta1"),
-        False, crd=True,
+        "batch.volcano.sh",
+        "v1alpha1",
+        "cronjobs",
+        "CronJob",
+        True,
+        ("cronvcjob", "cronvj"),
+        True,
+        crd=True,
+        printer_columns=(),
+    ),
+    Kind(
+        "scheduling.volcano.sh",
+        "v1beta1",
+        "podgroups",
+        "PodGroup",
+        True,
+        ("pg", "podgroup-v1beta1"),
+        False,
+        crd=True,
         printer_columns=(
             _c("STATUS", "string", ".status.phase"),
             _c("minMember", "integer", ".spec.minMember"),
@@ -127,29 +149,111 @@ KINDS: tuple[Kind, ...] = (
             _c("QUEUE", "string", ".spec.queue", 1),
         ),
     ),
-    Kind("scheduling.volcano.sh", "v1beta1", "queues", "Queue", False, ("q", "queue-v1beta1"), True,
-         crd=True, printer_columns=(_c("PARENT", "string", ".spec.parent"),)),
+    Kind(
+        "scheduling.volcano.sh",
+        "v1beta1",
+        "queues",
+        "Queue",
+        False,
+        ("q", "queue-v1beta1"),
+        True,
+        crd=True,
+        printer_columns=(_c("PARENT", "string", ".spec.parent"),),
+    ),
     Kind("bus.volcano.sh", "v1alpha1", "commands", "Command", True, (), False, crd=True, printer_columns=()),
-    Kind("flow.volcano.sh", "v1alpha1", "jobflows", "JobFlow", True, ("jf",), True, crd=True,
-         printer_columns=(_c("Status", "string", ".status.state.phase"),
-                          _c("Age", "date", ".metadata.creationTimestamp"))),
-    Kind("flow.volcano.sh", "v1alpha1", "jobtemplates", "JobTemplate", True, ("jt",), True, crd=True,
-         printer_columns=()),
-    Kind("topology.volcano.sh", "v1alpha1", "hypernodes", "HyperNode", False, ("hn",), True, crd=True,
-         printer_columns=(_c("Tier", "string", ".spec.tier"), _c("TierName", "string", ".spec.tierName"),
-                          _c("NodeCount", "integer", ".status.nodeCount"),
-                          _c("Age", "date", ".metadata.creationTimestamp"))),
-    Kind("nodeinfo.volcano.sh", "v1alpha1", "numatopologies", "Numatopology", False, ("numatopo",), False,
-         crd=True, printer_columns=()),
-    Kind("shard.volcano.sh", "v1alpha1", "nodeshards", "NodeShard", False, ("nsh",), True, crd=True,
-         printer_columns=(_AGE,)),
-    Kind("config.volcano.sh", "v1alpha1", "colocationconfigurations", "ColocationConfiguration", True, (),
-         True, crd=True, printer_columns=()),
+    Kind(
+        "flow.volcano.sh",
+        "v1alpha1",
+        "jobflows",
+        "JobFlow",
+        True,
+        ("jf",),
+        True,
+        crd=True,
+        printer_columns=(
+            _c("Status", "string", ".status.state.phase"),
+            _c("Age", "date", ".metadata.creationTimestamp"),
+        ),
+    ),
+    Kind(
+        "flow.volcano.sh",
+        "v1alpha1",
+        "jobtemplates",
+        "JobTemplate",
+        True,
+        ("jt",),
+        True,
+        crd=True,
+        printer_columns=(),
+    ),
+    Kind(
+        "topology.volcano.sh",
+        "v1alpha1",
+        "hypernodes",
+        "HyperNode",
+        False,
+        ("hn",),
+        True,
+        crd=True,
+        printer_columns=(
+            _c("Tier", "string", ".spec.tier"),
+            _c("TierName", "string", ".spec.tierName"),
+            _c("NodeCount", "integer", ".status.nodeCount"),
+            _c("Age", "date", ".metadata.creationTimestamp"),
+        ),
+    ),
+    Kind(
+        "nodeinfo.volcano.sh",
+        "v1alpha1",
+        "numatopologies",
+        "Numatopology",
+        False,
+        ("numatopo",),
+        False,
+        crd=True,
+        printer_columns=(),
+    ),
+    Kind(
+        "shard.volcano.sh",
+        "v1alpha1",
+        "nodeshards",
+        "NodeShard",
+        False,
+        ("nsh",),
+        True,
+        crd=True,
+        printer_columns=(_AGE,),
+    ),
+    Kind(
+        "config.volcano.sh",
+        "v1alpha1",
+        "colocationconfigurations",
+        "ColocationConfiguration",
+        True,
+        (),
+        True,
+        crd=True,
+        printer_columns=(),
+    ),
     # --- reviews: create-only, answered from the configured users, never stored ---
-    Kind("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview", False,
-         verbs=("create",), review=True),
-    Kind("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", False,
-         verbs=("create",), review=True),
+    Kind(
+        "authorization.k8s.io",
+        "v1",
+        "subjectaccessreviews",
+        "SubjectAccessReview",
+        False,
+        verbs=("create",),
+        review=True,
+    ),
+    Kind(
+        "authorization.k8s.io",
+        "v1",
+        "selfsubjectaccessreviews",
+        "SelfSubjectAccessReview",
+        False,
+        verbs=("create",),
+        review=True,
+    ),
     Kind("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", False, verbs=("create",), review=True),
 )
 
@@ -202,10 +306,7 @@ def resolve(ref: Kind | str) -> Kind:
         return ref
     if ref in _BY_KEY:
         return _BY_KEY[ref]
-    matches = [
-        k for k in KINDS
-        if ref in (k.plural, k.singular, k.kind) or ref in k.short_names
-    ]
+    matches = [k for k in KINDS if ref in (k.plural, k.singular, k.kind) or ref in k.short_names]
     if not matches:
         raise KeyError(f"unknown kind {ref!r}")
     volcano = [k for k in matches if k.group.endswith("volcano.sh")]

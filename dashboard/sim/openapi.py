@@ -34,8 +34,11 @@ def group_version_doc(kinds: Iterable[Kind]) -> dict[str, Any]:
         if k.review:
             continue
         base = f"/{_gv_path(k)}"
-        item = (f"{base}/namespaces/{{namespace}}/{k.plural}/{{name}}" if k.namespaced
-                else f"{base}/{k.plural}/{{name}}")
+        item = (
+            f"{base}/namespaces/{{namespace}}/{k.plural}/{{name}}"
+            if k.namespaced
+            else f"{base}/{k.plural}/{{name}}"
+        )
         gvk = {"group": k.group, "version": k.version, "kind": k.kind}
         paths[item] = {
             "patch": {
@@ -47,8 +50,12 @@ def group_version_doc(kinds: Iterable[Kind]) -> dict[str, Any]:
             },
             "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
         }
-    return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.32.4"}, "paths": paths,
-            "components": {"schemas": {}}}
+    return {
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes", "version": "v1.32.4"},
+        "paths": paths,
+        "components": {"schemas": {}},
+    }
 
 
 def documents(kinds: Iterable[Kind]) -> dict[str, dict[str, Any]]:

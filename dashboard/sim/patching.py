@@ -34,6 +34,7 @@ def merge_patch(target: Any, patch: Any) -> Any:
 
 # --- RFC 6902 ---------------------------------------------------------------------------------------
 
+
 def _pointer(path: str) -> list[str]:
     if path == "":
         return []
@@ -230,8 +231,11 @@ def _merge_list(current: list, patch: list, key: str) -> list:
     for item in patch:
         if not isinstance(item, dict) or key not in item:
             if isinstance(item, dict) and item.get("$patch") == "replace":
-                return [copy.deepcopy({k: v for k, v in x.items() if k != "$patch"}) for x in patch
-                        if isinstance(x, dict) and x.get("$patch") != "replace"]
+                return [
+                    copy.deepcopy({k: v for k, v in x.items() if k != "$patch"})
+                    for x in patch
+                    if isinstance(x, dict) and x.get("$patch") != "replace"
+                ]
             result.append(_strip_directives(copy.deepcopy(item)))
             continue
         pos = next((i for i, x in enumerate(result) if isinstance(x, dict) and x.get(key) == item[key]), None)

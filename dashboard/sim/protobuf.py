@@ -46,13 +46,13 @@ def fields(buf: bytes) -> list[tuple[int, int | bytes]]:
             out.append((number, value))
         elif wire == 2:
             length, pos = _varint(buf, pos)
-            out.append((number, buf[pos:pos + length]))
+            out.append((number, buf[pos : pos + length]))
             pos += length
         elif wire == 1:
-            out.append((number, int.from_bytes(buf[pos:pos + 8], "little")))
+            out.append((number, int.from_bytes(buf[pos : pos + 8], "little")))
             pos += 8
         elif wire == 5:
-            out.append((number, int.from_bytes(buf[pos:pos + 4], "little")))
+            out.append((number, int.from_bytes(buf[pos : pos + 4], "little")))
             pos += 4
         else:
             raise ProtobufUnsupported(f"unsupported wire type {wire}")
@@ -62,27 +62,65 @@ def fields(buf: bytes) -> list[tuple[int, int | bytes]]:
 # A schema maps field number -> (json name, type); types: "str", "int", "bool", "bytes",
 # ("msg", schema), ("map", value type), ("list", type).
 _STR, _INT, _BOOL, _BYTES = "str", "int", "bool", "bytes"
-OBJECT_META = {1: ("name", _STR), 2: ("generateName", _STR), 3: ("namespace", _STR),
-               11: ("labels", ("map", _STR)), 12: ("annotations", ("map", _STR)),
-               14: ("finalizers", ("list", _STR))}
+OBJECT_META = {
+    1: ("name", _STR),
+    2: ("generateName", _STR),
+    3: ("namespace", _STR),
+    11: ("labels", ("map", _STR)),
+    12: ("annotations", ("map", _STR)),
+    14: ("finalizers", ("list", _STR)),
+}
 SCHEMAS: dict[tuple[str, str], dict] = {
-    ("v1", "Namespace"): {1: ("metadata", ("msg", OBJECT_META)),
-                          2: ("spec", ("msg", {1: ("finalizers", ("list", _STR))}))},
-    ("v1", "ConfigMap"): {1: ("metadata", ("msg", OBJECT_META)), 2: ("data", ("map", _STR)),
-                          3: ("binaryData", ("map", _BYTES)), 4: ("immutable", _BOOL)},
-    ("v1", "Secret"): {1: ("metadata", ("msg", OBJECT_META)), 2: ("data", ("map", _BYTES)), 3: ("type", _STR),
-                       4: ("stringData", ("map", _STR)), 5: ("immutable", _BOOL)},
-    ("scheduling.k8s.io/v1", "PriorityClass"): {1: ("metadata", ("msg", OBJECT_META)), 2: ("value", _INT),
-                                                 3: ("globalDefault", _BOOL), 4: ("description", _STR),
-                                                 5: ("preemptionPolicy", _STR)},
+    ("v1", "Namespace"): {
+        1: ("metadata", ("msg", OBJECT_META)),
+        2: ("spec", ("msg", {1: ("finalizers", ("list", _STR))})),
+    },
+    ("v1", "ConfigMap"): {
+        1: ("metadata", ("msg", OBJECT_META)),
+        2: ("data", ("map", _STR)),
+        3: ("binaryData", ("map", _BYTES)),
+        4: ("immutable", _BOOL),
+    },
+    ("v1", "Secret"): {
+        1: ("metadata", ("msg", OBJECT_META)),
+        2: ("data", ("map", _BYTES)),
+        3: ("type", _STR),
+        4: ("stringData", ("map", _STR)),
+        5: ("immutable", _BOOL),
+    },
+    ("scheduling.k8s.io/v1", "PriorityClass"): {
+        1: ("metadata", ("msg", OBJECT_META)),
+        2: ("value", _INT),
+        3: ("globalDefault", _BOOL),
+        4: ("description", _STR),
+        5: ("preemptionPolicy", _STR),
+    },
     ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): {
         1: ("metadata", ("msg", OBJECT_META)),
-        2: ("spec", ("msg", {
-            1: ("resourceAttributes", ("msg", {1: ("namespace", _STR), 2: ("verb", _STR), 3: ("group", _STR),
-                                               4: ("version", _STR), 5: ("resource", _STR),
-                                               6: ("subresource", _STR), 7: ("name", _STR)})),
-            2: ("nonResourceAttributes", ("msg", {1: ("path", _STR), 2: ("verb", _STR)})),
-        })),
+        2: (
+            "spec",
+            (
+                "msg",
+                {
+                    1: (
+                        "resourceAttributes",
+                        (
+                            "msg",
+                            {
+                                1: ("namespace", _STR),
+                                2: ("verb", _STR),
+                                3: ("group", _STR),
+                                4: ("version", _STR),
+                                5: ("resource", _STR),
+                                6: ("subresource", _STR),
+                                7: ("name", _STR),
+                            },
+                        ),
+                    ),
+                    2: ("nonResourceAttributes", ("msg", {1: ("path", _STR), 2: ("verb", _STR)})),
+                },
+            ),
+        ),
     },
 }
 
@@ -112,7 +150,8 @@ def decode_message(buf: bytes, schema: dict) -> dict[str, Any]:
             entry = dict(fields(raw))  # map entries: key=1, value=2
             key = entry.get(1, b"")
             out.setdefault(name, {})[key.decode() if isinstance(key, bytes) else str(key)] = _value(
-                entry.get(2, b""), type_[1])
+                entry.get(2, b""), type_[1]
+            )
         elif isinstance(type_, tuple) and type_[0] == "list":
             out.setdefault(name, []).append(_value(raw, type_[1]))
         else:
@@ -126,7 +165,7 @@ def decode(body: bytes) -> dict[str, Any]:
     Raises ProtobufUnsupported for kinds this module does not model."""
     if not body.startswith(MAGIC):
         raise ProtobufUnsupported("missing the k8s protobuf magic prefix")
-    envelope = dict(fields(body[len(MAGIC):]))
+    envelope = dict(fields(body[len(MAGIC) :]))
     type_meta = dict(fields(envelope.get(1, b"")))
     api_version = type_meta.get(1, b"").decode()
     kind = type_meta.get(2, b"").decode()

@@ -17,14 +17,14 @@ Facts from shared/volcano/REFERENCE.md §2, §3 and §5 (Volcano ``pkg/scheduler
 - ``Queue.status.allocated`` summed up into parents.
 
 Work per session is bounded: PodGroups are reconsidered when they or their pods change, and
-waiting ones again only when resources were released (or every ``retry_seconds``), at most
-``max_retries`` of them per session.
+waiting ones again when resources were released (at most every ``min_retry_seconds``) or every
+``retry_seconds``, at most ``max_retries`` of them per session.
 """
 
 from __future__ import annotations
 
 from . import resources as R
-from .controllers import POD, PodGroupInfo, PodInfo
+from .controllers import PodGroupInfo, PodInfo
 from .store import ApiError
 
 READY_REASON = "tasks in gang are ready to be scheduled"
@@ -51,15 +51,22 @@ def _set_pg_condition(conditions: list[dict], cond: dict) -> tuple[list[dict], b
 
 
 class Scheduler:
-    def __init__(self, controllers, *, retry_seconds: float = 10.0, max_retries: int = 400) -> None:
+    def __init__(
+        self,
+        controllers,
+        *,
+        retry_seconds: float = 10.0,
+        min_retry_seconds: float = 3.0,
+        max_retries: int = 400,
+    ) -> None:
         self.c = controllers
         self.retry_seconds = retry_seconds
+        self.min_retry_seconds = min_retry_seconds
         self.max_retries = max_retries
         self.waiting: dict[tuple[str, str], None] = {}
         self._attempt: dict[tuple[str, str], tuple[int, float]] = {}
         self._ungrouped: dict[tuple[str, str], None] = {}
         self._node_order: list[str] | None = None
-        self._selectors: dict[str, dict] = {}
         self.session_uid = ""
         self.sessions = 0
 
@@ -68,7 +75,6 @@ class Scheduler:
         self._node_order = None
 
     def forget_pod(self, pod: PodInfo) -> None:
-        self._selectors.pop(pod.uid, None)
         self._ungrouped.pop(pod.key, None)
 
     def forget_podgroup(self, key: tuple[str, str]) -> None:
@@ -99,7 +105,11 @@ class Scheduler:
             if key in candidates:
                 continue
             epoch, when = self._attempt.get(key, (-1, 0.0))
-            if epoch != c.capacity_epoch or now - when >= self.retry_seconds:
+            # Released resources make a retry worthwhile, but not more than every min_retry_seconds
+            # for one PodGroup (with churn something is released every session).
+            if (epoch != c.capacity_epoch and now - when >= self.min_retry_seconds) or (
+                now - when >= self.retry_seconds
+            ):
                 candidates[key] = None
                 retries += 1
                 if retries >= self.max_retries:
@@ -279,21 +289,8 @@ class Scheduler:
             )
             st["conditions"] = conds
 
-        try:
-            obj = c.store.get(POD, pod.namespace, pod.name)
-        except ApiError:
-            return
-        old = next(
-            (x for x in (obj.get("status") or {}).get("conditions") or [] if x.get("type") == "PodScheduled"),
-            None,
-        )
-        if (
-            old
-            and old.get("status") == "False"
-            and old.get("message") == message
-            and old.get("reason") == reason
-        ):
-            return
+        if pod.scheduled_condition == ("False", reason, message):
+            return  # already says so
         try:
             c.write("Pod", pod.namespace, pod.name, fn)
         except ApiError:
@@ -427,17 +424,7 @@ class Scheduler:
         return fit_errors, {pod.name: node for pod, node in placements}
 
     def _selector(self, pod: PodInfo) -> dict:
-        sel = self._selectors.get(pod.uid)
-        if sel is None:
-            try:
-                obj = self.c.store.get(POD, pod.namespace, pod.name)
-                sel = dict((obj.get("spec") or {}).get("nodeSelector") or {})
-            except ApiError:
-                sel = {}
-            if len(self._selectors) > 100_000:
-                self._selectors.clear()
-            self._selectors[pod.uid] = sel
-        return sel
+        return pod.node_selector or {}
 
     def _bind(self, pod: PodInfo, node: str) -> None:
         c = self.c

@@ -22,16 +22,20 @@ def name_problem(kind: Kind, name: str) -> str | None:
         if len(name) > 63:
             return "must be no more than 63 characters"
         if not _DNS_LABEL.match(name):
-            return ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-                    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
-                    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+            return (
+                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+                "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+                "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+            )
         return None
     if len(name) > 253:
         return "must be no more than 253 characters"
     if not _DNS_SUBDOMAIN.match(name):
-        return ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+        return (
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+            "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+            "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+        )
     return None
 
 

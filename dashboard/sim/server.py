@@ -8,8 +8,9 @@ strategic patch, delete (with propagationPolicy) and deletecollection for every 
 meta.k8s.io/v1 Tables for kubectl; fault switches and the admin API under ``/_sim/``.
 
 /openapi/v3 is a minimal index that tells kubectl every resource supports server-side field
-validation (see openapi.py); /openapi/v2 answers 404. Discovery is served in the legacy (unaggregated) form;
-clients asking for aggregated discovery get plain JSON and fall back, as they do against older servers.
+validation (see openapi.py); /openapi/v2 answers 404. Discovery is served both aggregated
+(apidiscovery.k8s.io/v2 on /api and /apis, when the Accept header asks for it, as kubectl does) and
+in the legacy per-group form.
 
 A dead API server (fault ``unavailable_seconds``) accepts connections but answers nothing; when the
 outage ends, the held requests' connections are closed without a response (clients see
@@ -18,6 +19,7 @@ outage ends, the held requests' connections are closed without a response (clien
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
@@ -99,9 +101,17 @@ class Faults:
 class SimServer:
     """The API server. ``advance`` is the callable behind POST /_sim/advance (the cluster's)."""
 
-    def __init__(self, store: Store, clock: SimClock, authorizer: Authorizer, *, seed: int = 0,
-                 bookmark_interval: float = 10.0, watch_timeout: float = 1800.0,
-                 advance: Callable[[float], Any] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: SimClock,
+        authorizer: Authorizer,
+        *,
+        seed: int = 0,
+        bookmark_interval: float = 10.0,
+        watch_timeout: float = 1800.0,
+        advance: Callable[[float], Any] | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.auth = authorizer
@@ -145,8 +155,12 @@ class SimServer:
         httpd.ssl_context = ssl_context
         actual_host, actual_port = httpd.server_address[:2]
         scheme = "https" if ssl_context is not None else "http"
-        thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.1},
-                                  name=f"sim-apiserver-{scheme}-{actual_port}", daemon=True)
+        thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name=f"sim-apiserver-{scheme}-{actual_port}",
+            daemon=True,
+        )
         thread.start()
         self._listeners.append((httpd, thread))
         return f"{scheme}://{actual_host}:{actual_port}"
@@ -162,10 +176,8 @@ class SimServer:
         with self._conns_lock:
             conns = list(self._conns)
         for conn in conns:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         for httpd, thread in self._listeners:
             httpd.server_close()
             thread.join(timeout=5)
@@ -209,8 +221,17 @@ class SimServer:
         error_rate (0..1), unavailable_seconds, drop_watches (bool), compact (bool), reset (bool)."""
         if not isinstance(body, dict):
             raise ApiError(400, "BadRequest", "faults must be a JSON object")
-        known = {"not_installed", "forbidden", "latency_ms", "error_rate", "unavailable_seconds",
-                 "drop_watches", "compact", "reset", "seed"}
+        known = {
+            "not_installed",
+            "forbidden",
+            "latency_ms",
+            "error_rate",
+            "unavailable_seconds",
+            "drop_watches",
+            "compact",
+            "reset",
+            "seed",
+        }
         unknown = set(body) - known
         if unknown:
             raise ApiError(400, "BadRequest", f"unknown fault switches: {sorted(unknown)}")
@@ -290,6 +311,33 @@ class SimServer:
             groups.append({"name": group, "versions": [gv], "preferredVersion": gv})
         return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 
+    def aggregated_discovery(self, *, core: bool) -> dict[str, Any]:
+        """An apidiscovery.k8s.io/v2 APIGroupDiscoveryList for /api (core) or /apis (the groups)."""
+        items = []
+        groups = [""] if core else list(dict.fromkeys(k.group for k in KINDS if k.group))
+        for group in groups:
+            kinds = [k for k in KINDS if k.group == group and self.served(k)]
+            if not kinds:
+                continue
+            items.append(
+                {
+                    "metadata": {"name": group, "creationTimestamp": None},
+                    "versions": [
+                        {
+                            "version": kinds[0].version,
+                            "freshness": "Current",
+                            "resources": [_aggregated_resource(k) for k in kinds],
+                        }
+                    ],
+                }
+            )
+        return {
+            "kind": "APIGroupDiscoveryList",
+            "apiVersion": "apidiscovery.k8s.io/v2",
+            "metadata": {},
+            "items": items,
+        }
+
     def discovery_group(self, group: str) -> dict[str, Any] | None:
         for g in self.discovery_groups()["groups"]:
             if g["name"] == group:
@@ -315,10 +363,44 @@ class SimServer:
                 entry["categories"] = list(k.categories)
             resources.append(entry)
             if k.status_subresource:
-                resources.append({"name": f"{k.plural}/status", "singularName": "", "namespaced": k.namespaced,
-                                  "kind": k.kind, "verbs": ["get", "patch", "update"]})
-        return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": kinds[0].api_version,
-                "resources": resources}
+                resources.append(
+                    {
+                        "name": f"{k.plural}/status",
+                        "singularName": "",
+                        "namespaced": k.namespaced,
+                        "kind": k.kind,
+                        "verbs": ["get", "patch", "update"],
+                    }
+                )
+        return {
+            "kind": "APIResourceList",
+            "apiVersion": "v1",
+            "groupVersion": kinds[0].api_version,
+            "resources": resources,
+        }
+
+
+def _aggregated_resource(k: Kind) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "resource": k.plural,
+        "responseKind": {"group": k.group, "version": k.version, "kind": k.kind},
+        "scope": "Namespaced" if k.namespaced else "Cluster",
+        "singularResource": k.singular,
+        "verbs": sorted(k.verbs),
+    }
+    if k.short_names:
+        entry["shortNames"] = list(k.short_names)
+    if k.categories:
+        entry["categories"] = list(k.categories)
+    if k.status_subresource:
+        entry["subresources"] = [
+            {
+                "subresource": "status",
+                "verbs": ["get", "patch", "update"],
+                "responseKind": {"group": k.group, "version": k.version, "kind": k.kind},
+            }
+        ]
+    return entry
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -331,10 +413,8 @@ class _HTTPServer(ThreadingHTTPServer):
     def finish_request(self, request: Any, client_address: Any) -> None:
         # Headers and body go out in separate writes; without TCP_NODELAY, Nagle plus delayed ACKs
         # add ~40 ms to every response.
-        try:
+        with contextlib.suppress(OSError):
             request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except OSError:
-            pass
         if self.ssl_context is not None:
             # The TLS handshake happens here, in the connection's own thread, not in the accept loop.
             request.settimeout(10)
@@ -423,10 +503,15 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 return protobuf.decode(raw)
             except (protobuf.ProtobufUnsupported, UnicodeDecodeError) as exc:
-                raise ApiError(415, "UnsupportedMediaType", f"the body of the request was in an unknown format: "
-                               f"{ctype} ({exc})") from None
+                raise ApiError(
+                    415,
+                    "UnsupportedMediaType",
+                    f"the body of the request was in an unknown format: {ctype} ({exc})",
+                ) from None
         if "protobuf" in ctype or "cbor" in ctype:
-            raise ApiError(415, "UnsupportedMediaType", f"the body of the request was in an unknown format: {ctype}")
+            raise ApiError(
+                415, "UnsupportedMediaType", f"the body of the request was in an unknown format: {ctype}"
+            )
         try:
             if "yaml" in ctype:
                 import yaml  # lazily: only apply-patch and YAML bodies need it
@@ -434,7 +519,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return yaml.safe_load(raw)
             return json.loads(raw)
         except Exception as exc:  # noqa: BLE001 - any decoding failure is the client's
-            raise ApiError(400, "BadRequest", f"the body of the request could not be decoded: {exc}") from None
+            raise ApiError(
+                400, "BadRequest", f"the body of the request could not be decoded: {exc}"
+            ) from None
 
     def _token(self) -> str | None:
         header = self.headers.get("Authorization") or ""
@@ -489,12 +576,22 @@ class _Handler(BaseHTTPRequestHandler):
         if method != "GET":
             return False
         doc: Any = None
+        if path in ("/api", "/apis") and self._wants_aggregated():
+            # Aggregated discovery (apidiscovery.k8s.io/v2): everything in one document per root,
+            # which modern kubectl and client-go ask for first.
+            body = _dumps(sim.aggregated_discovery(core=path == "/api"))
+            self.sim.count("discovery")
+            self._send(200, body, "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+            return True
         if path == "/version":
             doc = SERVER_VERSION
         elif path == "/api":
-            host = "%s:%s" % self.server.server_address[:2]
-            doc = {"kind": "APIVersions", "versions": ["v1"],
-                   "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": host}]}
+            host = "{}:{}".format(*self.server.server_address[:2])
+            doc = {
+                "kind": "APIVersions",
+                "versions": ["v1"],
+                "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": host}],
+            }
         elif path == "/api/v1":
             doc = sim.resource_list("", "v1")
         elif path == "/apis":
@@ -519,6 +616,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.sim.count("discovery")
         self._json(200, doc)
         return True
+
+    def _wants_aggregated(self) -> bool:
+        accept = self.headers.get("Accept") or ""
+        for part in accept.split(","):
+            params = dict(p.strip().split("=", 1) for p in part.split(";")[1:] if "=" in p)
+            if (
+                params.get("g") == "apidiscovery.k8s.io"
+                and params.get("v") == "v2"
+                and params.get("as") == "APIGroupDiscoveryList"
+            ):
+                return True
+        return False
 
     # ------------------------------------------------------------ resources
     def _route(self, path: str) -> tuple[Kind, str | None, str | None, str | None, bool]:
@@ -575,15 +684,23 @@ class _Handler(BaseHTTPRequestHandler):
         resource = f"{kind.plural}/{sub}" if sub else kind.plural
         sim.count(f"{verb} {stats_name(kind)}{'/' + sub if sub else ''}")
         if kind in sim.faults.forbidden:
-            raise ApiError(403, "Forbidden", forbidden_message(user, verb, kind.group, resource, namespace, name),
-                           {"name": name or "", "group": kind.group, "kind": kind.plural})
+            raise ApiError(
+                403,
+                "Forbidden",
+                forbidden_message(user, verb, kind.group, resource, namespace, name),
+                {"name": name or "", "group": kind.group, "kind": kind.plural},
+            )
         if kind.review:
             self._review(kind, user)
             return
         ok, _ = sim.auth.allowed(user, verb, kind.group, resource, namespace, namespaced=kind.namespaced)
         if not ok:
-            raise ApiError(403, "Forbidden", forbidden_message(user, verb, kind.group, resource, namespace, name),
-                           {"name": name or "", "group": kind.group, "kind": kind.plural})
+            raise ApiError(
+                403,
+                "Forbidden",
+                forbidden_message(user, verb, kind.group, resource, namespace, name),
+                {"name": name or "", "group": kind.group, "kind": kind.plural},
+            )
         if sim.roll_error():
             raise ApiError(500, "InternalError", "Internal error occurred: injected fault (error_rate)")
         store = sim.store
@@ -591,7 +708,9 @@ class _Handler(BaseHTTPRequestHandler):
         if verb == "get":
             entry = store.get_entry(kind, namespace, name)
             if self._wants_table():
-                self._table(kind, [entry.obj], str(entry.obj["metadata"].get("resourceVersion", "")), "", query)
+                self._table(
+                    kind, [entry.obj], str(entry.obj["metadata"].get("resourceVersion", "")), "", query
+                )
             else:
                 self._send(200, entry.raw)
         elif verb == "list":
@@ -604,17 +723,24 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(201, obj)
         elif verb == "update":
             body = self._body()
-            obj = store.update(kind, body, status=sub == "status", namespace=namespace, name=name, dry_run=dry_run)
+            obj = store.update(
+                kind, body, status=sub == "status", namespace=namespace, name=name, dry_run=dry_run
+            )
             self._json(200, obj)
         elif verb == "patch":
             ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
             patch_type = PATCH_TYPES.get(ctype)
             if patch_type is None:
-                raise ApiError(415, "UnsupportedMediaType",
-                               f"the body of the request was in an unknown format - accepted media types include: "
-                               f"{', '.join(k for k, v in PATCH_TYPES.items() if v)}")
+                raise ApiError(
+                    415,
+                    "UnsupportedMediaType",
+                    f"the body of the request was in an unknown format - accepted media types include: "
+                    f"{', '.join(k for k, v in PATCH_TYPES.items() if v)}",
+                )
             body = self._body()
-            obj = store.patch(kind, namespace, name, body, patch_type, status=sub == "status", dry_run=dry_run)
+            obj = store.patch(
+                kind, namespace, name, body, patch_type, status=sub == "status", dry_run=dry_run
+            )
             self._json(200, obj)
         elif verb == "delete":
             body = self._body() or {}
@@ -624,24 +750,50 @@ class _Handler(BaseHTTPRequestHandler):
             if body.get("orphanDependents") is True or query.get("orphanDependents") == "true":
                 propagation = "Orphan"
             pre = body.get("preconditions") or {}
-            obj = store.delete(kind, namespace, name, propagation=propagation, uid=pre.get("uid"),
-                               resource_version=pre.get("resourceVersion"), dry_run=dry_run)
+            obj = store.delete(
+                kind,
+                namespace,
+                name,
+                propagation=propagation,
+                uid=pre.get("uid"),
+                resource_version=pre.get("resourceVersion"),
+                dry_run=dry_run,
+            )
             self._json(200, obj)
         elif verb == "deletecollection":
             body = self._body() or {}
-            propagation = query.get("propagationPolicy") or (body.get("propagationPolicy") if isinstance(body, dict)
-                                                              else None) or "Background"
-            deleted = store.delete_collection(kind, namespace, query.get("labelSelector"),
-                                              query.get("fieldSelector"), propagation=propagation)
-            self._json(200, {"kind": kind.list_kind, "apiVersion": kind.api_version,
-                             "metadata": {"resourceVersion": str(store.resource_version)}, "items": deleted})
+            propagation = (
+                query.get("propagationPolicy")
+                or (body.get("propagationPolicy") if isinstance(body, dict) else None)
+                or "Background"
+            )
+            deleted = store.delete_collection(
+                kind,
+                namespace,
+                query.get("labelSelector"),
+                query.get("fieldSelector"),
+                propagation=propagation,
+            )
+            self._json(
+                200,
+                {
+                    "kind": kind.list_kind,
+                    "apiVersion": kind.api_version,
+                    "metadata": {"resourceVersion": str(store.resource_version)},
+                    "items": deleted,
+                },
+            )
 
     # ------------------------------------------------------------ tables
     def _table_version(self) -> str | None:
         accept = self.headers.get("Accept") or ""
         for part in accept.split(","):
             params = dict(p.strip().split("=", 1) for p in part.split(";")[1:] if "=" in p)
-            if params.get("as") == "Table" and params.get("g") == "meta.k8s.io" and params.get("v") in ("v1", "v1beta1"):
+            if (
+                params.get("as") == "Table"
+                and params.get("g") == "meta.k8s.io"
+                and params.get("v") in ("v1", "v1beta1")
+            ):
                 return params["v"]
         return None
 
@@ -650,9 +802,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _table(self, kind: Kind, objs: list[dict], rv: str, token: str, query: dict[str, str]) -> None:
         version = self._table_version() or "v1"
-        body = tables.table(kind, objs, self.sim.clock.now(), resource_version=rv, continue_token=token,
-                            include_object=query.get("includeObject", "Metadata"),
-                            api_version=f"meta.k8s.io/{version}")
+        body = tables.table(
+            kind,
+            objs,
+            self.sim.clock.now(),
+            resource_version=rv,
+            continue_token=token,
+            include_object=query.get("includeObject", "Metadata"),
+            api_version=f"meta.k8s.io/{version}",
+        )
         self._send(200, _dumps(body), f"application/json;as=Table;v={version};g=meta.k8s.io")
 
     # ------------------------------------------------------------ list
@@ -661,10 +819,18 @@ class _Handler(BaseHTTPRequestHandler):
             limit = int(query.get("limit") or 0)
         except ValueError:
             raise ApiError(400, "BadRequest", f"invalid limit {query.get('limit')!r}") from None
-        page = self.sim.store.list_page(kind, namespace, query.get("labelSelector"), query.get("fieldSelector"),
-                                        limit=limit, continue_token=query.get("continue") or None)
+        page = self.sim.store.list_page(
+            kind,
+            namespace,
+            query.get("labelSelector"),
+            query.get("fieldSelector"),
+            limit=limit,
+            continue_token=query.get("continue") or None,
+        )
         if self._wants_table():
-            self._table(kind, [e.obj for e in page.entries], page.resource_version, page.continue_token, query)
+            self._table(
+                kind, [e.obj for e in page.entries], page.resource_version, page.continue_token, query
+            )
             return
         meta: dict[str, Any] = {"resourceVersion": page.resource_version}
         if page.continue_token:
@@ -690,13 +856,21 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             raise ApiError(400, "BadRequest", "invalid timeoutSeconds") from None
         bookmarks = query.get("allowWatchBookmarks", "").lower() in ("1", "true")
-        ctype = (f"application/json;as=Table;v={table_version};g=meta.k8s.io" if table_version
-                 else "application/json")
+        ctype = (
+            f"application/json;as=Table;v={table_version};g=meta.k8s.io"
+            if table_version
+            else "application/json"
+        )
         error: ApiError | None = None
         w = None
         try:
-            w = store.watch(kind, namespace, query.get("resourceVersion") or None, query.get("labelSelector"),
-                            query.get("fieldSelector"))
+            w = store.watch(
+                kind,
+                namespace,
+                query.get("resourceVersion") or None,
+                query.get("labelSelector"),
+                query.get("fieldSelector"),
+            )
         except ApiError as err:
             if err.code != 410:
                 raise
@@ -738,8 +912,14 @@ class _Handler(BaseHTTPRequestHandler):
                 if bookmarks and time.monotonic() >= next_bookmark:
                     rv = w.bookmark_rv()
                     if rv is not None:
-                        bm = {"type": "BOOKMARK", "object": {"kind": kind.kind, "apiVersion": kind.api_version,
-                                                              "metadata": {"resourceVersion": rv}}}
+                        bm = {
+                            "type": "BOOKMARK",
+                            "object": {
+                                "kind": kind.kind,
+                                "apiVersion": kind.api_version,
+                                "metadata": {"resourceVersion": rv},
+                            },
+                        }
                         self._write_chunk(_dumps(bm) + b"\n")
                     next_bookmark = time.monotonic() + sim.bookmark_interval
             self._write_chunk(b"")
@@ -747,11 +927,17 @@ class _Handler(BaseHTTPRequestHandler):
             w.close()
             sim.watch_opened(name, -1)
 
-    def _event(self, kind: Kind, type_: str, entry: _Entry, table_version: str | None,
-               now_fn: Callable[[], Any]) -> bytes:
+    def _event(
+        self, kind: Kind, type_: str, entry: _Entry, table_version: str | None, now_fn: Callable[[], Any]
+    ) -> bytes:
         if table_version:
-            obj = tables.table(kind, [entry.obj], now_fn(), resource_version=entry.obj["metadata"]["resourceVersion"],
-                               api_version=f"meta.k8s.io/{table_version}")
+            obj = tables.table(
+                kind,
+                [entry.obj],
+                now_fn(),
+                resource_version=entry.obj["metadata"]["resourceVersion"],
+                api_version=f"meta.k8s.io/{table_version}",
+            )
             return _dumps({"type": type_, "object": obj})
         return b'{"type":"%s","object":%s}' % (type_.encode(), entry.raw)
 
@@ -762,20 +948,31 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(body, dict):
             raise ApiError(400, "BadRequest", f"a {kind.kind} body is required")
         spec = body.get("spec") or {}
-        out = {"kind": kind.kind, "apiVersion": kind.api_version, "metadata": body.get("metadata") or {},
-               "spec": spec}
+        out = {
+            "kind": kind.kind,
+            "apiVersion": kind.api_version,
+            "metadata": body.get("metadata") or {},
+            "spec": spec,
+        }
         if kind.kind == "TokenReview":
             ok, _ = sim.auth.allowed(user, "create", kind.group, kind.plural, None, namespaced=False)
             if not ok:
-                raise ApiError(403, "Forbidden", forbidden_message(user, "create", kind.group, kind.plural, None))
+                raise ApiError(
+                    403, "Forbidden", forbidden_message(user, "create", kind.group, kind.plural, None)
+                )
             target = sim.auth.authenticate(spec.get("token"))
-            out["status"] = ({"authenticated": True, "user": target.describe(), "audiences": spec.get("audiences") or []}
-                             if target else {"authenticated": False, "error": "invalid bearer token"})
+            out["status"] = (
+                {"authenticated": True, "user": target.describe(), "audiences": spec.get("audiences") or []}
+                if target
+                else {"authenticated": False, "error": "invalid bearer token"}
+            )
         else:
             if kind.kind == "SubjectAccessReview":
                 ok, _ = sim.auth.allowed(user, "create", kind.group, kind.plural, None, namespaced=False)
                 if not ok:
-                    raise ApiError(403, "Forbidden", forbidden_message(user, "create", kind.group, kind.plural, None))
+                    raise ApiError(
+                        403, "Forbidden", forbidden_message(user, "create", kind.group, kind.plural, None)
+                    )
                 subject = sim.auth.user_named(spec.get("user") or "")
                 groups = spec.get("groups") or []
             else:  # SelfSubjectAccessReview: every authenticated user may ask about themselves
@@ -790,8 +987,15 @@ class _Handler(BaseHTTPRequestHandler):
                 group = attrs.get("group") or ""
                 target_kind = kind_for(group, (attrs.get("resource") or ""))
                 namespaced = target_kind.namespaced if target_kind else bool(attrs.get("namespace"))
-                allowed, reason = sim.auth.decide(subject, groups, attrs.get("verb") or "", group, resource,
-                                                  attrs.get("namespace") or None, namespaced=namespaced)
+                allowed, reason = sim.auth.decide(
+                    subject,
+                    groups,
+                    attrs.get("verb") or "",
+                    group,
+                    resource,
+                    attrs.get("namespace") or None,
+                    namespaced=namespaced,
+                )
                 # As RBAC answers: a reason when allowed; a plain "not allowed" (no opinion) otherwise.
                 out["status"] = {"allowed": True, "reason": reason} if allowed else {"allowed": False}
         self._json(201, out)
@@ -829,22 +1033,42 @@ class _Handler(BaseHTTPRequestHandler):
         elif route == ("GET", "/_sim/clock"):
             self._json(200, {"now": sim.clock.rfc3339(), "resourceVersion": str(sim.store.resource_version)})
         elif route == ("GET", "/_sim/users"):
-            self._json(200, {"users": [{"name": u.name, "namespaces": None if u.namespaces is None
-                                        else sorted(u.namespaces), "groups": list(u.groups)}
-                                       for u in sim.auth.users()]})
+            self._json(
+                200,
+                {
+                    "users": [
+                        {
+                            "name": u.name,
+                            "namespaces": None if u.namespaces is None else sorted(u.namespaces),
+                            "groups": list(u.groups),
+                        }
+                        for u in sim.auth.users()
+                    ]
+                },
+            )
         elif route == ("POST", "/_sim/users"):
             body = self._body() or {}
             if not isinstance(body, dict) or not body.get("name") or not body.get("token"):
-                raise ApiError(400, "BadRequest", 'expected {"name": ..., "token": ..., "namespaces": [...] | null}')
+                raise ApiError(
+                    400, "BadRequest", 'expected {"name": ..., "token": ..., "namespaces": [...] | null}'
+                )
             namespaces = body.get("namespaces")
             if namespaces is not None and not isinstance(namespaces, list):
                 raise ApiError(400, "BadRequest", "namespaces must be a list or null")
             try:
-                u = sim.auth.add_user(str(body["name"]), str(body["token"]), namespaces, body.get("groups") or (),
-                                      verbs=body.get("verbs"), cluster_read=body.get("cluster_read") or ("queues",))
+                u = sim.auth.add_user(
+                    str(body["name"]),
+                    str(body["token"]),
+                    namespaces,
+                    body.get("groups") or (),
+                    verbs=body.get("verbs"),
+                    cluster_read=body.get("cluster_read") or ("queues",),
+                )
             except ValueError as exc:
                 raise ApiError(409, "Conflict", str(exc)) from None
-            self._json(201, {"name": u.name, "namespaces": None if u.namespaces is None else sorted(u.namespaces)})
+            self._json(
+                201, {"name": u.name, "namespaces": None if u.namespaces is None else sorted(u.namespaces)}
+            )
         else:
             raise ApiError(404, "NotFound", f"no simulator admin endpoint {method} {path}")
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import copy
+import contextlib
 import json
 import random
 import threading
@@ -63,8 +63,9 @@ class ApiError(Exception):
     Status.details ({name, group, kind, causes}).
     """
 
-    def __init__(self, code: int, reason: str | None = None, message: str = "",
-                 details: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, code: int, reason: str | None = None, message: str = "", details: dict[str, Any] | None = None
+    ) -> None:
         self.code = code
         self.reason = reason or REASONS.get(code, "Unknown")
         self.message = message or self.reason
@@ -88,8 +89,12 @@ class ApiError(Exception):
 
 
 def _not_found(kind: Kind, name: str) -> ApiError:
-    return ApiError(404, "NotFound", f'{kind.resource} "{name}" not found',
-                    {"name": name, "group": kind.group, "kind": kind.plural})
+    return ApiError(
+        404,
+        "NotFound",
+        f'{kind.resource} "{name}" not found',
+        {"name": name, "group": kind.group, "kind": kind.plural},
+    )
 
 
 def _dumps(obj: Any) -> bytes:
@@ -188,7 +193,9 @@ class Watch:
 
     MAX_BACKLOG = 500_000
 
-    def __init__(self, store: Store, state: _KindState, namespace: str | None, matcher: Matcher | None) -> None:
+    def __init__(
+        self, store: Store, state: _KindState, namespace: str | None, matcher: Matcher | None
+    ) -> None:
         self._store = store
         self._state = state
         self.kind = state.kind
@@ -298,13 +305,20 @@ Listener = Callable[[str, Kind, Obj], None]
 Admission = Callable[[str, Kind, Obj, "Obj | None"], "Obj | None"]
 
 
-def _compile(kind: Kind, label_selector: str | Matcher | None, field_selector: str | Matcher | None
-             ) -> Matcher | None:
+def _compile(
+    kind: Kind, label_selector: str | Matcher | None, field_selector: str | Matcher | None
+) -> Matcher | None:
     try:
-        lm = parse_label_selector(label_selector) if isinstance(label_selector, str) or label_selector is None \
+        lm = (
+            parse_label_selector(label_selector)
+            if isinstance(label_selector, str) or label_selector is None
             else label_selector
-        fm = parse_field_selector(field_selector, kind.plural) if isinstance(field_selector, str) \
-            or field_selector is None else field_selector
+        )
+        fm = (
+            parse_field_selector(field_selector, kind.plural)
+            if isinstance(field_selector, str) or field_selector is None
+            else field_selector
+        )
     except SelectorError as exc:
         raise ApiError(400, "BadRequest", str(exc)) from None
     return combine(lm, fm)
@@ -383,10 +397,11 @@ class Store:
                 self._listeners.remove(fn)
 
     def add_admission(self, fn: Admission) -> None:
-        """Register an admission hook ``fn(operation, kind, new_obj, old_obj)`` run on API writes
-        ("CREATE" / "UPDATE", after defaults, before commit; not for replay, ``mutate`` or status
-        writes). It may edit ``new_obj`` in place (mutating webhook) or raise ApiError (validating
-        webhook, e.g. 422 Invalid / 403 Forbidden)."""
+        """Register an admission hook ``fn(operation, kind, new_obj, old_obj)``, run on API writes:
+        "CREATE" / "UPDATE" (after defaults, before commit; not for replay, ``mutate`` or status
+        writes), where it may edit ``new_obj`` in place (mutating webhook); and "DELETE" (both
+        arguments are the stored object: read only). It may raise ApiError to deny (validating
+        webhook, e.g. 400 / 403 / 422). See webhooks.py for Volcano's."""
         with self._lock:
             self._admission.append(fn)
 
@@ -452,8 +467,15 @@ class Store:
                     self._dependents.setdefault(ref["uid"], set()).add((kind, key))
 
     # ---------------------------------------------------------------- create
-    def create(self, kind: Kind | str, obj: Obj, namespace: str | None = None, *, replay: bool = False,
-               dry_run: bool = False) -> Obj:
+    def create(
+        self,
+        kind: Kind | str,
+        obj: Obj,
+        namespace: str | None = None,
+        *,
+        replay: bool = False,
+        dry_run: bool = False,
+    ) -> Obj:
         """Create ``obj`` (POST semantics) and return the stored copy.
 
         ``namespace`` (from the URL) must agree with metadata.namespace when both are given.
@@ -481,8 +503,9 @@ class Store:
             if not name:
                 gen = meta.get("generateName") or ""
                 if not gen:
-                    raise self._invalid(k, "", "metadata.name", "Required value",
-                                        "name or generateName is required")
+                    raise self._invalid(
+                        k, "", "metadata.name", "Required value", "name or generateName is required"
+                    )
                 for _ in range(16):
                     name = gen + "".join(self._rng.choice(_GENERATE_ALPHABET) for _ in range(5))
                     if self._key(k, ns, name) not in st.objects:
@@ -493,8 +516,12 @@ class Store:
                 raise self._invalid(k, name, "metadata.name", f'Invalid value: "{name}"', problem)
             key = self._key(k, ns, name)
             if key in st.objects:
-                raise ApiError(409, "AlreadyExists", f'{k.resource} "{name}" already exists',
-                               {"name": name, "group": k.group, "kind": k.plural})
+                raise ApiError(
+                    409,
+                    "AlreadyExists",
+                    f'{k.resource} "{name}" already exists',
+                    {"name": name, "group": k.group, "kind": k.plural},
+                )
             now = self.clock.rfc3339()
             if replay:
                 meta.setdefault("uid", self._new_uid())
@@ -520,9 +547,12 @@ class Store:
     def _check_type(self, k: Kind, obj: Obj) -> None:
         api_version, kind_name = obj.get("apiVersion"), obj.get("kind")
         if api_version not in (None, "", k.api_version) or kind_name not in (None, "", k.kind):
-            raise ApiError(400, "BadRequest",
-                           f"the API version in the data ({api_version}) does not match the expected API "
-                           f"version ({k.api_version}) or the kind ({kind_name}) is not {k.kind}")
+            raise ApiError(
+                400,
+                "BadRequest",
+                f"the API version in the data ({api_version}) does not match the expected API "
+                f"version ({k.api_version}) or the kind ({kind_name}) is not {k.kind}",
+            )
         obj["apiVersion"] = k.api_version
         obj["kind"] = k.kind
         _order_top(obj)
@@ -533,8 +563,11 @@ class Store:
             return None
         given = meta.get("namespace")
         if namespace and given and given != namespace:
-            raise ApiError(400, "BadRequest",
-                           "the namespace of the provided object does not match the namespace sent on the request")
+            raise ApiError(
+                400,
+                "BadRequest",
+                "the namespace of the provided object does not match the namespace sent on the request",
+            )
         ns = namespace or given
         if not ns:
             raise ApiError(400, "BadRequest", f"a namespace is required to create {k.resource}")
@@ -544,18 +577,29 @@ class Store:
     def _check_namespace_open(self, ns: str) -> None:
         entry = self._kinds[NAMESPACE].objects.get(("", ns))
         if entry is None:
-            raise ApiError(404, "NotFound", f'namespaces "{ns}" not found',
-                           {"name": ns, "kind": "namespaces"})
+            raise ApiError(
+                404, "NotFound", f'namespaces "{ns}" not found', {"name": ns, "kind": "namespaces"}
+            )
         if entry.obj["metadata"].get("deletionTimestamp"):
-            raise ApiError(403, "Forbidden",
-                           f"unable to create new content in namespace {ns} because it is being terminated")
+            raise ApiError(
+                403,
+                "Forbidden",
+                f"unable to create new content in namespace {ns} because it is being terminated",
+            )
 
     def _invalid(self, k: Kind, name: str, field: str, what: str, message: str) -> ApiError:
         return ApiError(
-            422, "Invalid", f'{k.kind}.{k.group or "core"} "{name}" is invalid: {field}: {what}: {message}'
-            if k.group else f'{k.kind} "{name}" is invalid: {field}: {what}: {message}',
-            {"name": name, "group": k.group, "kind": k.kind,
-             "causes": [{"reason": "FieldValueInvalid", "message": f"{what}: {message}", "field": field}]},
+            422,
+            "Invalid",
+            f'{k.kind}.{k.group or "core"} "{name}" is invalid: {field}: {what}: {message}'
+            if k.group
+            else f'{k.kind} "{name}" is invalid: {field}: {what}: {message}',
+            {
+                "name": name,
+                "group": k.group,
+                "kind": k.kind,
+                "causes": [{"reason": "FieldValueInvalid", "message": f"{what}: {message}", "field": field}],
+            },
         )
 
     # ---------------------------------------------------------------- read
@@ -603,8 +647,13 @@ class Store:
                 return len(st.objects)
             return sum(1 for key in st.objects if key[0] == namespace)
 
-    def list(self, kind: Kind | str, namespace: str | None = None, label_selector: str | Matcher | None = None,
-             field_selector: str | Matcher | None = None) -> tuple[list[Obj], str]:
+    def list(
+        self,
+        kind: Kind | str,
+        namespace: str | None = None,
+        label_selector: str | Matcher | None = None,
+        field_selector: str | Matcher | None = None,
+    ) -> tuple[list[Obj], str]:
         """All matching objects (copies) in (namespace, name) order, and the list resourceVersion."""
         page = self.list_page(kind, namespace, label_selector, field_selector)
         return [e.clone() for e in page.entries], page.resource_version
@@ -615,9 +664,16 @@ class Store:
         page = self.list_page(kind, namespace)
         return [e.obj for e in page.entries]
 
-    def list_page(self, kind: Kind | str, namespace: str | None = None,
-                  label_selector: str | Matcher | None = None, field_selector: str | Matcher | None = None,
-                  *, limit: int | None = None, continue_token: str | None = None) -> ListPage:
+    def list_page(
+        self,
+        kind: Kind | str,
+        namespace: str | None = None,
+        label_selector: str | Matcher | None = None,
+        field_selector: str | Matcher | None = None,
+        *,
+        limit: int | None = None,
+        continue_token: str | None = None,
+    ) -> ListPage:
         """One page of a list (entries are the stored, read-only objects).
 
         ``limit`` <= 0 or None means everything. ``continue_token`` comes from a previous page; it
@@ -634,9 +690,11 @@ class Store:
                 list_rv, start = self._decode_continue(continue_token)
                 if list_rv < self._list_compacted_rv:
                     raise ApiError(
-                        410, "Expired",
+                        410,
+                        "Expired",
                         "The provided continue parameter is too old to display a consistent list result. "
-                        "You can start a new list without the continue parameter.")
+                        "You can start a new list without the continue parameter.",
+                    )
             keys = st.index.sorted()
             if namespace is not None and k.namespaced:
                 lo = bisect.bisect_left(keys, (namespace, ""))
@@ -662,8 +720,9 @@ class Store:
             token, remaining = "", None
             if more:
                 last = out[-1].obj["metadata"]
-                token = self._encode_continue(list_rv, (last.get("namespace") or "" if k.namespaced else "",
-                                                        last["name"]))
+                token = self._encode_continue(
+                    list_rv, (last.get("namespace") or "" if k.namespaced else "", last["name"])
+                )
                 if matcher is None:
                     # Keys not yet after the cursor, counting lazily-removed ones: an estimate, as
                     # the API documents remainingItemCount to be under churn. O(1) per page.
@@ -686,8 +745,16 @@ class Store:
             raise ApiError(400, "BadRequest", f"continue key is not valid: {token!r}") from None
 
     # ---------------------------------------------------------------- write
-    def update(self, kind: Kind | str, obj: Obj, *, status: bool = False, namespace: str | None = None,
-               name: str | None = None, dry_run: bool = False) -> Obj:
+    def update(
+        self,
+        kind: Kind | str,
+        obj: Obj,
+        *,
+        status: bool = False,
+        namespace: str | None = None,
+        name: str | None = None,
+        dry_run: bool = False,
+    ) -> Obj:
         """PUT semantics. ``status=True`` is the /status subresource (only status changes; 404 for
         kinds without one). With a status subresource, a main-resource PUT keeps the old status.
         A stale metadata.resourceVersion gives 409 Conflict; custom resources require one (422).
@@ -708,8 +775,11 @@ class Store:
                 raise ApiError(404, "NotFound", "the server could not find the requested resource")
             ns = (namespace or meta.get("namespace")) if k.namespaced else None
             if k.namespaced and namespace and meta.get("namespace") and meta["namespace"] != namespace:
-                raise ApiError(400, "BadRequest",
-                               "the namespace of the provided object does not match the namespace sent on the request")
+                raise ApiError(
+                    400,
+                    "BadRequest",
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                )
             key = self._key(k, ns, name)
             old = st.objects.get(key)
             if old is None:
@@ -720,8 +790,13 @@ class Store:
                 if given_rv != old.obj["metadata"]["resourceVersion"]:
                     raise self._conflict(k, name)
             elif k.crd:
-                raise self._invalid(k, name, "metadata.resourceVersion", "Invalid value: 0x0",
-                                    "must be specified for an update")
+                raise self._invalid(
+                    k,
+                    name,
+                    "metadata.resourceVersion",
+                    "Invalid value: 0x0",
+                    "must be specified for an update",
+                )
             if status:
                 merged = copy_json(old.obj)
                 if "status" in new:
@@ -741,12 +816,17 @@ class Store:
             return self._write(st, k, key, old, new, dry_run=dry_run)
 
     def _conflict(self, k: Kind, name: str) -> ApiError:
-        return ApiError(409, "Conflict",
-                        f'Operation cannot be fulfilled on {k.resource} "{name}": the object has been '
-                        "modified; please apply your changes to the latest version and try again",
-                        {"name": name, "group": k.group, "kind": k.plural})
+        return ApiError(
+            409,
+            "Conflict",
+            f'Operation cannot be fulfilled on {k.resource} "{name}": the object has been '
+            "modified; please apply your changes to the latest version and try again",
+            {"name": name, "group": k.group, "kind": k.plural},
+        )
 
-    def _write(self, st: _KindState, k: Kind, key: Key, old: _Entry, new: Obj, *, dry_run: bool = False) -> Obj:
+    def _write(
+        self, st: _KindState, k: Kind, key: Key, old: _Entry, new: Obj, *, dry_run: bool = False
+    ) -> Obj:
         """Common tail of update/patch/mutate: keep server-owned metadata, bump generation on spec
         change, skip no-op writes, finish deletion when the last finalizer goes."""
         old_meta, meta = old.obj["metadata"], new.setdefault("metadata", {})
@@ -778,8 +858,17 @@ class Store:
             return entry.clone()
         return self._commit(st, "MODIFIED", key, old, new).clone()
 
-    def patch(self, kind: Kind | str, namespace: str | None, name: str, patch: Any, patch_type: str, *,
-              status: bool = False, dry_run: bool = False) -> Obj:
+    def patch(
+        self,
+        kind: Kind | str,
+        namespace: str | None,
+        name: str,
+        patch: Any,
+        patch_type: str,
+        *,
+        status: bool = False,
+        dry_run: bool = False,
+    ) -> Obj:
         """PATCH with ``patch_type`` "merge" (RFC 7386), "json" (RFC 6902), "strategic" (strategic
         merge for core kinds, merge for custom resources, as kubectl apply expects) or "apply"
         (server-side apply, approximated as a merge patch that may create). The result goes through
@@ -836,7 +925,9 @@ class Store:
                     hook("UPDATE", k, new, old.obj)
             return self._write(st, k, key, old, new, dry_run=dry_run)
 
-    def mutate(self, kind: Kind | str, namespace: str | None, name: str, fn: Callable[[Obj], Obj | None]) -> Obj:
+    def mutate(
+        self, kind: Kind | str, namespace: str | None, name: str, fn: Callable[[Obj], Obj | None]
+    ) -> Obj:
         """For controllers: ``fn(copy)`` edits the object in place (or returns a replacement); the
         result is committed atomically (no subresource rules, no admission), bumping
         resourceVersion and emitting MODIFIED — unless nothing changed. Returns the stored copy.
@@ -854,8 +945,17 @@ class Store:
             return self._write(st, k, key, old, schema.drop_nulls(new))
 
     # ---------------------------------------------------------------- delete
-    def delete(self, kind: Kind | str, namespace: str | None, name: str, *, propagation: str = "Background",
-               uid: str | None = None, resource_version: str | None = None, dry_run: bool = False) -> Obj:
+    def delete(
+        self,
+        kind: Kind | str,
+        namespace: str | None,
+        name: str,
+        *,
+        propagation: str = "Background",
+        uid: str | None = None,
+        resource_version: str | None = None,
+        dry_run: bool = False,
+    ) -> Obj:
         """DELETE. Returns the object as last seen (with deletionTimestamp set when finalizers keep
         it). ``propagation``: "Background" (delete, then dependents), "Foreground" (dependents
         first), "Orphan" (remove this owner from dependents' ownerReferences). Dependents are the
@@ -871,9 +971,17 @@ class Store:
             if old is None:
                 raise _not_found(k, name)
             meta = old.obj["metadata"]
-            if (uid and uid != meta.get("uid")) or (resource_version and resource_version != meta.get("resourceVersion")):
-                raise ApiError(409, "Conflict",
-                               f'Operation cannot be fulfilled on {k.resource} "{name}": the precondition does not match')
+            if (uid and uid != meta.get("uid")) or (
+                resource_version and resource_version != meta.get("resourceVersion")
+            ):
+                raise ApiError(
+                    409,
+                    "Conflict",
+                    f'Operation cannot be fulfilled on {k.resource} "{name}": '
+                    "the precondition does not match",
+                )
+            for hook in self._admission:
+                hook("DELETE", k, old.obj, old.obj)  # read-only here: validating only
             if dry_run:
                 return old.clone()
             if propagation == "Orphan":
@@ -929,7 +1037,9 @@ class Store:
 
     def _cascade(self, owner_uid: str, propagation: str, exclude: tuple[Kind, Key] | None = None) -> None:
         """Delete dependents of ``owner_uid`` that have no other live owner (the garbage collector)."""
-        for dep_kind, dep_key in sorted(self._dependents.get(owner_uid, set()), key=lambda d: (d[0].key, d[1])):
+        for dep_kind, dep_key in sorted(
+            self._dependents.get(owner_uid, set()), key=lambda d: (d[0].key, d[1])
+        ):
             if (dep_kind, dep_key) == exclude:
                 continue
             st = self._kinds[dep_kind]
@@ -940,10 +1050,8 @@ class Store:
             live = [r for r in refs if r.get("uid") != owner_uid and r.get("uid") in self._uids]
             if live:
                 continue
-            try:
+            with contextlib.suppress(ApiError):  # already gone
                 self.delete(dep_kind, dep_key[0] or None, dep_key[1], propagation=propagation)
-            except ApiError:
-                pass
 
     def _orphan(self, owner_uid: str) -> None:
         for dep_kind, dep_key in list(self._dependents.get(owner_uid, set())):
@@ -959,9 +1067,15 @@ class Store:
                 new["metadata"].pop("ownerReferences", None)
             self._write(st, dep_kind, dep_key, old, new)
 
-    def delete_collection(self, kind: Kind | str, namespace: str | None = None,
-                          label_selector: str | None = None, field_selector: str | None = None,
-                          *, propagation: str = "Background") -> list[Obj]:
+    def delete_collection(
+        self,
+        kind: Kind | str,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        *,
+        propagation: str = "Background",
+    ) -> list[Obj]:
         """DELETE on a collection: delete every matching object; returns what was deleted."""
         k = resolve(kind)
         with self._lock:
@@ -977,8 +1091,14 @@ class Store:
             return out
 
     # ---------------------------------------------------------------- watch
-    def watch(self, kind: Kind | str, namespace: str | None = None, resource_version: str | int | None = None,
-              label_selector: str | Matcher | None = None, field_selector: str | Matcher | None = None) -> Watch:
+    def watch(
+        self,
+        kind: Kind | str,
+        namespace: str | None = None,
+        resource_version: str | int | None = None,
+        label_selector: str | Matcher | None = None,
+        field_selector: str | Matcher | None = None,
+    ) -> Watch:
         """Start a watch. ``resource_version`` None, "" or "0": synthetic ADDED events for the
         current matching objects, then changes (as a real API server). Otherwise: every change
         after that resourceVersion; ApiError 410 Expired when it is older than the retained
@@ -997,7 +1117,9 @@ class Store:
                 try:
                     rv = int(resource_version)
                 except (TypeError, ValueError):
-                    raise ApiError(400, "BadRequest", f"invalid resourceVersion {resource_version!r}") from None
+                    raise ApiError(
+                        400, "BadRequest", f"invalid resourceVersion {resource_version!r}"
+                    ) from None
                 if rv < st.compacted_rv:
                     raise ApiError(410, "Expired", f"too old resource version: {rv} ({st.compacted_rv})")
                 hist = st.history

@@ -73,8 +73,13 @@ def _coldef(name: str, type_: str = "string", priority: int = 0, fmt: str = "", 
 
 
 _NAME = _coldef("Name", "string", 0, "name", "Name must be unique within a namespace.")
-_AGE = _coldef("Age", "string", 0, "", "CreationTimestamp is a timestamp representing the server time "
-               "when this object was created.")
+_AGE = _coldef(
+    "Age",
+    "string",
+    0,
+    "",
+    "CreationTimestamp is a timestamp representing the server time when this object was created.",
+)
 
 
 def _crd_columns(cols: tuple[PrinterColumn, ...]) -> list[Obj]:
@@ -111,19 +116,37 @@ def _pod_cells(obj: Obj, now: datetime) -> list[Any]:
             reason = state["terminated"]["reason"]
         elif "terminated" in state:
             term = state["terminated"] or {}
-            reason = f"Signal:{term['signal']}" if term.get("signal") else f"ExitCode:{term.get('exitCode', 0)}"
+            reason = (
+                f"Signal:{term['signal']}" if term.get("signal") else f"ExitCode:{term.get('exitCode', 0)}"
+            )
         elif cs.get("ready") and "running" in state:
             ready += 1
     if meta.get("deletionTimestamp"):
         reason = "Terminating"
-    return [meta.get("name", ""), f"{ready}/{total}", reason, restarts, age(meta.get("creationTimestamp"), now),
-            status.get("podIP") or "<none>", spec.get("nodeName") or "<none>",
-            status.get("nominatedNodeName") or "<none>", "<none>"]
+    return [
+        meta.get("name", ""),
+        f"{ready}/{total}",
+        reason,
+        restarts,
+        age(meta.get("creationTimestamp"), now),
+        status.get("podIP") or "<none>",
+        spec.get("nodeName") or "<none>",
+        status.get("nominatedNodeName") or "<none>",
+        "<none>",
+    ]
 
 
-_POD_COLS = [_NAME, _coldef("Ready"), _coldef("Status"), _coldef("Restarts", "string"), _AGE,
-             _coldef("IP", priority=1), _coldef("Node", priority=1), _coldef("Nominated Node", priority=1),
-             _coldef("Readiness Gates", priority=1)]
+_POD_COLS = [
+    _NAME,
+    _coldef("Ready"),
+    _coldef("Status"),
+    _coldef("Restarts", "string"),
+    _AGE,
+    _coldef("IP", priority=1),
+    _coldef("Node", priority=1),
+    _coldef("Nominated Node", priority=1),
+    _coldef("Readiness Gates", priority=1),
+]
 
 
 def _node_cells(obj: Obj, now: datetime) -> list[Any]:
@@ -134,10 +157,18 @@ def _node_cells(obj: Obj, now: datetime) -> list[Any]:
             ready = "Ready" if cond.get("status") == "True" else "NotReady"
     if spec.get("unschedulable"):
         ready += ",SchedulingDisabled"
-    roles = sorted(k.split("/", 1)[1] for k in (meta.get("labels") or {})
-                   if k.startswith("node-role.kubernetes.io/") and "/" in k)
-    return [meta.get("name", ""), ready, ",".join(roles) or "<none>", age(meta.get("creationTimestamp"), now),
-            ((status.get("nodeInfo") or {}).get("kubeletVersion")) or ""]
+    roles = sorted(
+        k.split("/", 1)[1]
+        for k in (meta.get("labels") or {})
+        if k.startswith("node-role.kubernetes.io/") and "/" in k
+    )
+    return [
+        meta.get("name", ""),
+        ready,
+        ",".join(roles) or "<none>",
+        age(meta.get("creationTimestamp"), now),
+        ((status.get("nodeInfo") or {}).get("kubeletVersion")) or "",
+    ]
 
 
 _NODE_COLS = [_NAME, _coldef("Status"), _coldef("Roles"), _AGE, _coldef("Version")]
@@ -146,16 +177,31 @@ _NODE_COLS = [_NAME, _coldef("Status"), _coldef("Roles"), _AGE, _coldef("Version
 def _event_cells(obj: Obj, now: datetime) -> list[Any]:
     meta, inv = obj.get("metadata") or {}, obj.get("involvedObject") or {}
     last = obj.get("lastTimestamp") or obj.get("eventTime") or meta.get("creationTimestamp")
-    return [age(last, now), obj.get("type", ""), obj.get("reason", ""),
-            f"{(inv.get('kind') or '').lower()}/{inv.get('name', '')}", obj.get("message", "")]
+    return [
+        age(last, now),
+        obj.get("type", ""),
+        obj.get("reason", ""),
+        f"{(inv.get('kind') or '').lower()}/{inv.get('name', '')}",
+        obj.get("message", ""),
+    ]
 
 
-_EVENT_COLS = [_coldef("Last Seen"), _coldef("Type"), _coldef("Reason"), _coldef("Object"), _coldef("Message")]
+_EVENT_COLS = [
+    _coldef("Last Seen"),
+    _coldef("Type"),
+    _coldef("Reason"),
+    _coldef("Object"),
+    _coldef("Message"),
+]
 
 
 def _namespace_cells(obj: Obj, now: datetime) -> list[Any]:
     meta = obj.get("metadata") or {}
-    return [meta.get("name", ""), (obj.get("status") or {}).get("phase", ""), age(meta.get("creationTimestamp"), now)]
+    return [
+        meta.get("name", ""),
+        (obj.get("status") or {}).get("phase", ""),
+        age(meta.get("creationTimestamp"), now),
+    ]
 
 
 _NAMESPACE_COLS = [_NAME, _coldef("Status"), _AGE]
@@ -163,12 +209,22 @@ _NAMESPACE_COLS = [_NAME, _coldef("Status"), _AGE]
 
 def _deployment_cells(obj: Obj, now: datetime) -> list[Any]:
     meta, spec, status = obj.get("metadata") or {}, obj.get("spec") or {}, obj.get("status") or {}
-    return [meta.get("name", ""), f"{status.get('readyReplicas', 0)}/{spec.get('replicas', 1)}",
-            status.get("updatedReplicas", 0), status.get("availableReplicas", 0),
-            age(meta.get("creationTimestamp"), now)]
+    return [
+        meta.get("name", ""),
+        f"{status.get('readyReplicas', 0)}/{spec.get('replicas', 1)}",
+        status.get("updatedReplicas", 0),
+        status.get("availableReplicas", 0),
+        age(meta.get("creationTimestamp"), now),
+    ]
 
 
-_DEPLOYMENT_COLS = [_NAME, _coldef("Ready"), _coldef("Up-to-date", "integer"), _coldef("Available", "integer"), _AGE]
+_DEPLOYMENT_COLS = [
+    _NAME,
+    _coldef("Ready"),
+    _coldef("Up-to-date", "integer"),
+    _coldef("Available", "integer"),
+    _AGE,
+]
 
 _CORE = {
     ("", "Pod"): (_POD_COLS, _pod_cells),
@@ -202,15 +258,31 @@ def row(kind: Kind, obj: Obj, now: datetime, include_object: str = "Metadata") -
     if include_object == "Object":
         out["object"] = obj
     elif include_object != "None":
-        out["object"] = {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
-                         "metadata": obj.get("metadata") or {}}
+        out["object"] = {
+            "kind": "PartialObjectMetadata",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": obj.get("metadata") or {},
+        }
     return out
 
 
-def table(kind: Kind, objs: list[Obj], now: datetime, *, resource_version: str = "", continue_token: str = "",
-          include_object: str = "Metadata", api_version: str = "meta.k8s.io/v1") -> Obj:
+def table(
+    kind: Kind,
+    objs: list[Obj],
+    now: datetime,
+    *,
+    resource_version: str = "",
+    continue_token: str = "",
+    include_object: str = "Metadata",
+    api_version: str = "meta.k8s.io/v1",
+) -> Obj:
     meta: Obj = {"resourceVersion": resource_version}
     if continue_token:
         meta["continue"] = continue_token
-    return {"kind": "Table", "apiVersion": api_version, "metadata": meta, "columnDefinitions": columns(kind),
-            "rows": [row(kind, o, now, include_object) for o in objs]}
+    return {
+        "kind": "Table",
+        "apiVersion": api_version,
+        "metadata": meta,
+        "columnDefinitions": columns(kind),
+        "rows": [row(kind, o, now, include_object) for o in objs],
+    }

@@ -6,12 +6,11 @@ Every tag escapes what it outputs (format_html); none trusts a value coming from
 from __future__ import annotations
 
 from datetime import datetime
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django import template
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
@@ -107,7 +106,8 @@ def duration(seconds: float | None) -> str:
 
 
 def _absolute(dt: datetime) -> str:
-    return date_format(timezone.localtime(dt), "Y-m-d H:i:s T")
+    # strftime rather than date_format: a list page formats hundreds of these.
+    return timezone.localtime(dt).strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
 @register.simple_tag(takes_context=True)
@@ -143,13 +143,32 @@ _ROUTES = {
 }
 
 
+_URL_PATTERNS: dict[str, str] = {}
+# What reverse() leaves unquoted in a path argument (django.urls.resolvers, RFC 3986 sub-delims).
+_PATH_SAFE = "!$&'()*+,;=~:@"
+
+
 def object_url(kind: str, *args: str) -> str:
-    """URL of an object's page, or "" when the name cannot form one (empty, contains "/")."""
+    """URL of an object's page, or "" when the name cannot form one (empty, contains "/").
+
+    reverse() once per route with placeholders, then quoting per call: list pages link hundreds
+    of objects and reverse() is the slow part of that.
+    """
     if not args or any(not isinstance(a, str) or not a or "/" in a for a in args):
         return ""
+    pattern = _URL_PATTERNS.get(kind)
+    if pattern is None:
+        try:
+            pattern = reverse(_ROUTES[kind], args=[f"\x00{i}\x00" for i in range(len(args))])
+        except (NoReverseMatch, KeyError):
+            return ""
+        pattern = pattern.replace("%", "%%")
+        for i in range(len(args)):
+            pattern = pattern.replace(f"%%00{i}%%00", "%s")
+        _URL_PATTERNS[kind] = pattern
     try:
-        return reverse(_ROUTES[kind], args=args)
-    except (NoReverseMatch, KeyError):
+        return pattern % tuple(quote(a, safe=_PATH_SAFE) for a in args)
+    except TypeError:
         return ""
 
 
@@ -212,12 +231,20 @@ def get_item(mapping: dict, key: str):
         return 0
 
 
+def _base_params(request) -> dict[str, list[str]]:
+    # Computed once per request: a list page asks for a dozen links (sort headers, chips, pages).
+    cached = getattr(request, "_vui_query_base", None)
+    if cached is None:
+        cached = {k: v for k, v in request.GET.lists() if k not in ("f", "v")}
+        request._vui_query_base = cached
+    return cached
+
+
 @register.simple_tag(takes_context=True)
 def query(context: template.Context, **changes) -> str:
     """The current query string with ``changes`` applied (None/"" removes a key); page resets to 1
     unless given. Used for sort headers, pagination and filter chips, so filter state stays in the URL."""
-    request = context["request"]
-    data = {k: v for k, v in request.GET.lists() if k not in ("f", "v")}
+    data = dict(_base_params(context["request"]))
     if "page" not in changes:
         data.pop("page", None)
     for key, value in changes.items():
@@ -227,6 +254,36 @@ def query(context: template.Context, **changes) -> str:
             data[key] = [str(value)]
     pairs = [(k, v) for k, vs in data.items() for v in vs]
     return "?" + urlencode(pairs) if pairs else "?"
+
+
+@register.simple_tag
+def gang(g) -> SafeString:
+    """The gang bar (running pods against minAvailable, the marker) — the markup of
+    dashboard/_gang.html as a tag, because list pages draw one per row."""
+    if g is None:
+        return mark_safe('<span class="muted">—</span>')
+    title = _("%(r)s running, minAvailable %(m)s, %(t)s replicas") % {
+        "r": g.running,
+        "m": g.min_available,
+        "t": g.total,
+    }
+    label = _("%(r)s of minAvailable %(m)s running") % {"r": g.running, "m": g.min_available}
+    marker = (
+        format_html('<div class="gang-min {}"></div>', pct_class(g.min_at, "l")) if g.min_available else ""
+    )
+    return format_html(
+        '<div class="gang{}" title="{}"><div class="gang-track" role="img" aria-label="{}">'
+        '<div class="gang-fill {}{}"></div>{}</div>'
+        '<span class="gang-text"><strong>{}</strong>/{}</span></div>',
+        "" if g.met else " gang-short",
+        title,
+        label,
+        pct_class(g.fill),
+        " is-met" if g.met else "",
+        marker,
+        g.running,
+        g.min_available,
+    )
 
 
 @register.simple_tag(takes_context=True)
@@ -269,4 +326,117 @@ def sort_th(context: template.Context, key: str, label: str, cls: str = "") -> S
         href,
         label,
         (" " + arrow) if arrow else "",
+    )
+
+
+@register.simple_tag
+def resbar(bar, detail: bool = False) -> SafeString:
+    """One Queue resource (presenters.ResourceBar): allocated (the fill) against guarantee,
+    deserved and capability (markers), with the numbers as text. A tag rather than an include:
+    the Queues page draws hundreds of them."""
+    nums = format_html("<strong>{}</strong>", bar.allocated)
+    if bar.deserved != "—":
+        nums += format_html(' / {} <span class="muted">{}</span>', bar.deserved, _("deserved"))
+    if bar.pct is not None:
+        nums += format_html(
+            ' · <span class="resbar-pct{}">{}{}%{}</span>',
+            " is-over" if bar.over else "",
+            icon("alert") if bar.over else "",
+            bar.pct,
+            " " + _("of capability") if bar.pct_of == "capability" else "",
+        )
+    if bar.has_ref:
+        marks = SafeString("")
+        for at, cls, word, value in (
+            (bar.guarantee_at, "mark-g", _("guarantee"), bar.guarantee),
+            (bar.deserved_at, "mark-d", _("deserved"), bar.deserved),
+            (bar.capability_at, "mark-c", _("capability"), bar.capability),
+        ):
+            if at is not None:
+                marks += format_html(
+                    '<span class="mark {} {}" title="{} {}"></span>', cls, pct_class(at, "l"), word, value
+                )
+        label = _("%(n)s: allocated %(a)s, deserved %(d)s, guarantee %(g)s, capability %(c)s") % {
+            "n": bar.name,
+            "a": bar.allocated,
+            "d": bar.deserved,
+            "g": bar.guarantee,
+            "c": bar.capability,
+        }
+        track = format_html(
+            '<div class="resbar-track" role="img" aria-label="{}"><div class="resbar-fill {}"></div>{}</div>',
+            label,
+            pct_class(bar.fill),
+            marks,
+        )
+    else:
+        track = format_html(
+            '<div class="resbar-noref small muted">{}</div>',
+            _("allocated; no guarantee, deserved or capability set"),
+        )
+    legend = SafeString("")
+    if detail:
+        legend = format_html(
+            '<div class="resbar-legend small"><span><i class="key key-a"></i>{} {}</span> '
+            '<span><i class="key key-g"></i>{} {}</span> <span><i class="key key-d"></i>{} {}</span> '
+            '<span><i class="key key-c"></i>{} {}</span></div>',
+            _("allocated"),
+            bar.allocated,
+            _("guarantee"),
+            bar.guarantee,
+            _("deserved"),
+            bar.deserved,
+            _("capability"),
+            bar.capability,
+        )
+    return format_html(
+        '<div class="resbar tone-{}"><div class="resbar-head"><span class="resbar-name">{}</span>'
+        '<span class="resbar-nums">{}</span></div>{}{}</div>',
+        bar.tone,
+        bar.name,
+        nums,
+        track,
+        legend,
+    )
+
+
+@register.simple_tag
+def minibar(bar) -> SafeString:
+    """A compact resource cell for the overview's queue table: allocated, % of deserved, a thin bar."""
+    if bar is None:
+        return mark_safe('<span class="muted">—</span>')
+    pct = SafeString("")
+    if bar.pct is not None:
+        pct = format_html(
+            ' <span class="{}">{}{}%</span>',
+            "is-over" if bar.over else "",
+            icon("alert") if bar.over else "",
+            bar.pct,
+        )
+    track = SafeString("")
+    if bar.has_ref:
+        mark = (
+            format_html('<span class="mark mark-d {}"></span>', pct_class(bar.deserved_at, "l"))
+            if bar.deserved_at is not None
+            else ""
+        )
+        track = format_html(
+            '<span class="minibar-track"><span class="minibar-fill {}"></span>{}</span>',
+            pct_class(bar.fill),
+            mark,
+        )
+    title = _("%(n)s: allocated %(a)s, deserved %(d)s, capability %(c)s") % {
+        "n": bar.name,
+        "a": bar.allocated,
+        "d": bar.deserved,
+        "c": bar.capability,
+    }
+    return format_html(
+        '<div class="minibar tone-{}" title="{}"><span class="minibar-text"><strong>{}</strong>{}'
+        "</span>{}</div>",
+        bar.tone,
+        title,
+        bar.allocated,
+        pct,
+        track,
     )

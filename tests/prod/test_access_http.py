@@ -183,7 +183,7 @@ def test_each_user_sees_only_their_namespace_on_every_page_and_fragment(
         assert all(obj in jobs_list for kind, _, obj in own.values() if kind == "jobs")
         # Other namespaces' object pages, and their fragments, do not exist for this user.
         fragments = sorted({m for _, b in bodies.values() for m in re.findall(r"[?&]f=([\w-]+)", b)})
-        for url, (kind, ns, _) in others.items():
+        for url, (kind, _, _) in others.items():
             if kind == "queues":
                 continue
             response = sessions[name].get(server.url + url, allow_redirects=False)
@@ -238,7 +238,9 @@ def test_an_invalid_token_is_refused_and_gives_no_session(teams, installed_cache
     assert response.status_code == 401
     assert "not accepted" in response.text
     assert session.get(server.url + "/jobs/", allow_redirects=False).status_code == 302
-    fragment = session.get(server.url + "/jobs/?f=rows", headers={"HX-Request": "true"}, allow_redirects=False)
+    fragment = session.get(
+        server.url + "/jobs/?f=rows", headers={"HX-Request": "true"}, allow_redirects=False
+    )
     assert fragment.status_code == 401
 
 
@@ -258,7 +260,7 @@ def test_the_session_cookie_holds_the_identity_not_the_token(teams, installed_ca
     forged = text.replace('"username":"alice"', '"username":"carol"').encode()
     forged_payload = base64.urlsafe_b64encode(forged).decode().rstrip("=")
     session.cookies.clear()
-    session.cookies.set("volcano_ui_session", forged_payload + cookie[len(payload):])
+    session.cookies.set("volcano_ui_session", forged_payload + cookie[len(payload) :])
     assert session.get(server.url + "/jobs/", allow_redirects=False).status_code == 302
 
 
@@ -325,7 +327,9 @@ def test_counts_and_totals_cover_only_the_users_namespaces(teams, installed_cach
     with override_cluster_cache(full):
         for path in pages:
             if re.search(r"[?&]f=", path):
-                response = session.get(server.url + path, headers={"HX-Request": "true"}, allow_redirects=False)
+                response = session.get(
+                    server.url + path, headers={"HX-Request": "true"}, allow_redirects=False
+                )
                 pages[path] = (response.status_code, response.text)
     assert len(pages) > 20
     differences = []

@@ -91,7 +91,9 @@ def test_job_actions_are_refused_without_permission(cluster, server):
     # ops may create Commands but not delete Jobs; someone from another namespace sees nothing.
     ops = proxy_session("ops")
     assert ops.get(f"{server.url}/actions/jobs/{NS}/{name}/delete/").status_code == 403
-    assert proxy_session("queue-ops").get(f"{server.url}/actions/jobs/{NS}/{name}/suspend/").status_code == 404
+    assert (
+        proxy_session("queue-ops").get(f"{server.url}/actions/jobs/{NS}/{name}/suspend/").status_code == 404
+    )
     assert len(_commands(cluster, NS)) == before
     assert cluster.store.get(_kind("Job", "batch.volcano.sh"), NS, name)
 
@@ -117,8 +119,12 @@ def test_suspend_and_resume_create_vcctl_commands_that_the_controller_runs(
     assert done.status_code == 200, done.text[:500]
     (command,) = [c for c in _commands(cluster, NS) if c["target"]["uid"] == uid]
     ref = {
-        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": name, "uid": uid,
-        "controller": True, "blockOwnerDeletion": True,
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "name": name,
+        "uid": uid,
+        "controller": True,
+        "blockOwnerDeletion": True,
     }
     assert command["action"] == "AbortJob"
     assert command["metadata"]["name"].startswith(f"{name}-abortjob-")
@@ -130,8 +136,12 @@ def test_suspend_and_resume_create_vcctl_commands_that_the_controller_runs(
     assert logged and logged[-1].user == "ops" and logged[-1].action == "AbortJob"
 
     jobs = _kind("Job", "batch.volcano.sh")
-    _advance_until(cluster, installed_cache, lambda: _phase(cluster.store.get(jobs, NS, name)) == "Aborted",
-                   "Job Aborted")
+    _advance_until(
+        cluster,
+        installed_cache,
+        lambda: _phase(cluster.store.get(jobs, NS, name)) == "Aborted",
+        "Job Aborted",
+    )
     assert not [c for c in _commands(cluster, NS) if c["target"]["uid"] == uid], "the controller consumed it"
     installed_cache.wait_for(lambda s: _phase(s.jobs.get(NS, name)) == "Aborted", timeout=10)
 
@@ -141,16 +151,20 @@ def test_suspend_and_resume_create_vcctl_commands_that_the_controller_runs(
     csrf = _csrf(ops, f"{server.url}/actions/jobs/{NS}/{name}/resume/")
     assert _post(ops, server.url, f"/actions/jobs/{NS}/{name}/resume/", csrf).status_code == 200
     _advance_until(
-        cluster, installed_cache,
+        cluster,
+        installed_cache,
         lambda: _phase(cluster.store.get(jobs, NS, name)) in ("Restarting", "Pending", "Running"),
         "Job resumed",
     )
 
 
-@pytest.mark.parametrize(("action", "command", "phases"), [
-    ("restart", "RestartJob", {"Restarting", "Pending", "Running"}),
-    ("terminate", "TerminateJob", {"Terminating", "Terminated"}),
-])
+@pytest.mark.parametrize(
+    ("action", "command", "phases"),
+    [
+        ("restart", "RestartJob", {"Restarting", "Pending", "Running"}),
+        ("terminate", "TerminateJob", {"Terminating", "Terminated"}),
+    ],
+)
 def test_restart_and_terminate(cluster, server, installed_cache, action, command, phases):
     job = _job_in_phase(cluster, {"Running"})
     name, uid = job["metadata"]["name"], job["metadata"]["uid"]
@@ -166,7 +180,9 @@ def test_restart_and_terminate(cluster, server, installed_cache, action, command
     def acted():
         current = cluster.store.get(jobs, NS, name)
         if action == "restart":
-            return (current.get("status") or {}).get("retryCount", 0) > retries or _phase(current) == "Restarting"
+            return (current.get("status") or {}).get("retryCount", 0) > retries or _phase(
+                current
+            ) == "Restarting"
         return _phase(current) in phases
 
     _advance_until(cluster, installed_cache, acted, f"{command} acted on")
@@ -193,8 +209,11 @@ def test_delete_needs_delete_permission_and_removes_the_job(cluster, server, ins
 
 def test_queue_close_and_open(cluster, server, installed_cache):
     queues = _kind("Queue", "scheduling.volcano.sh")
-    queue = next(q for q in cluster.store.list(queues)[0]
-                 if (q.get("status") or {}).get("state") == "Open" and q["metadata"]["name"] not in ("root",))
+    queue = next(
+        q
+        for q in cluster.store.list(queues)[0]
+        if (q.get("status") or {}).get("state") == "Open" and q["metadata"]["name"] not in ("root",)
+    )
     qname = queue["metadata"]["name"]
     # ops cannot create Commands in "default", where queue Commands live.
     assert proxy_session("ops").get(f"{server.url}/actions/queues/{qname}/close/").status_code == 403
@@ -206,8 +225,12 @@ def test_queue_close_and_open(cluster, server, installed_cache):
     assert command["action"] == "CloseQueue"
     assert command["metadata"]["generateName"] == f"{qname}-closequeue-"
     assert command["target"] == {
-        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "name": qname,
-        "uid": queue["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True,
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "name": qname,
+        "uid": queue["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
     }
 
     def state():
@@ -215,7 +238,8 @@ def test_queue_close_and_open(cluster, server, installed_cache):
 
     _advance_until(cluster, installed_cache, lambda: state() in ("Closing", "Closed"), "Queue closed")
     installed_cache.wait_for(
-        lambda s: (s.queues.get(None, qname).get("status") or {}).get("state") in ("Closing", "Closed"), timeout=10
+        lambda s: (s.queues.get(None, qname).get("status") or {}).get("state") in ("Closing", "Closed"),
+        timeout=10,
     )
     csrf = _csrf(qops, f"{server.url}/actions/queues/{qname}/open/")
     assert _post(qops, server.url, f"/actions/queues/{qname}/open/", csrf).status_code == 200

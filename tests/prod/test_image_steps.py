@@ -75,9 +75,21 @@ def installed(tmp_path_factory):
     # stale files. The copy leaves out what /.dockerignore keeps out of the image's context.
     source = root / "src"
     shutil.copytree(
-        REPO, source,
-        ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__", "staticfiles",
-                                      "node_modules", ".pytest_cache", ".hypothesis", "bench", "tests"),
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "build",
+            "*.egg-info",
+            "__pycache__",
+            "staticfiles",
+            "node_modules",
+            ".pytest_cache",
+            ".hypothesis",
+            "bench",
+            "tests",
+        ),
     )
     _run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", source], timeout=600, env=env)
     return root, venv
@@ -140,6 +152,7 @@ def test_gunicorn_serves_and_turns_ready_once_synced(collected, tmp_path):
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_for(lambda: _get(f"{base}/healthz")[0] == 200, 60, "/healthz")
+
         def ready_response():
             response = _get(f"{base}/readyz")
             return response if response[0] == 200 else None

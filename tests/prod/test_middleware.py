@@ -141,3 +141,11 @@ def test_sign_in_post_needs_the_csrf_token(settings):
 def test_sign_in_refuses_an_empty_token(client, settings):
     settings.VOLCANO_UI_ACCESS_MODE = "token"
     assert client.post("/sign-in/", {"token": "  "}).status_code == 400
+
+
+def test_token_mode_lets_anonymous_users_choose_language_and_theme_only(client, settings):
+    settings.VOLCANO_UI_ACCESS_MODE = "token"
+    assert client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/sign-in/"}).status_code == 302
+    assert client.get("/prefs/theme/?theme=dark&next=/sign-in/")["Location"] == "/sign-in/"
+    for path in ("/jobs/", "/queues/", "/podgroups/", "/kiosk/", "/_bench/cache"):
+        assert client.get(path)["Location"].startswith("/sign-in/"), path

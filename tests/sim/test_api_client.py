@@ -14,16 +14,33 @@ G_SCHED, V_SCHED = "scheduling.volcano.sh", "v1beta1"
 
 
 def vcjob(name, ns="default", **meta):
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-            "metadata": {"name": name, "namespace": ns, **meta},
-            "spec": {"minAvailable": 1, "schedulerName": "volcano",
-                     "tasks": [{"name": "t", "replicas": 1, "template": {"spec": {"containers": [
-                         {"name": "c", "image": "busybox"}]}}}]}}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": ns, **meta},
+        "spec": {
+            "minAvailable": 1,
+            "schedulerName": "volcano",
+            "tasks": [
+                {
+                    "name": "t",
+                    "replicas": 1,
+                    "template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}},
+                }
+            ],
+        },
+    }
 
 
 def owner_ref(obj):
-    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": obj["metadata"]["name"],
-            "uid": obj["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+    return {
+        "apiVersion": obj["apiVersion"],
+        "kind": obj["kind"],
+        "name": obj["metadata"]["name"],
+        "uid": obj["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def status_of(exc: ApiException) -> dict:
@@ -56,7 +73,8 @@ def test_create_get_list_paginated(custom, cluster):
 
 def test_generate_name_and_errors_as_status(custom):
     created = custom.create_namespaced_custom_object(
-        G_BATCH, V_BATCH, "default", "jobs", {**vcjob(""), "metadata": {"generateName": "gen-"}})
+        G_BATCH, V_BATCH, "default", "jobs", {**vcjob(""), "metadata": {"generateName": "gen-"}}
+    )
     assert created["metadata"]["name"].startswith("gen-")
     with pytest.raises(ApiException) as err:
         custom.get_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "missing")
@@ -71,8 +89,12 @@ def test_generate_name_and_errors_as_status(custom):
         custom.create_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", vcjob("dup"))
     assert (err.value.status, status_of(err.value)["reason"]) == (409, "AlreadyExists")
     stale = custom.get_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "dup")
-    custom.patch_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "dup", {"spec": {"minAvailable": 1}})
-    custom.patch_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "dup", {"metadata": {"labels": {"x": "1"}}})
+    custom.patch_namespaced_custom_object(
+        G_BATCH, V_BATCH, "default", "jobs", "dup", {"spec": {"minAvailable": 1}}
+    )
+    custom.patch_namespaced_custom_object(
+        G_BATCH, V_BATCH, "default", "jobs", "dup", {"metadata": {"labels": {"x": "1"}}}
+    )
     with pytest.raises(ApiException) as err:
         custom.replace_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "dup", stale)
     assert (err.value.status, status_of(err.value)["reason"]) == (409, "Conflict")
@@ -82,15 +104,21 @@ def test_generate_name_and_errors_as_status(custom):
 
 
 def test_podgroup_status_subresource_is_404_but_queue_status_works(custom):
-    pg = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-          "metadata": {"name": "pg1", "namespace": "default"}, "spec": {"minMember": 2}}
+    pg = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "pg1", "namespace": "default"},
+        "spec": {"minMember": 2},
+    }
     custom.create_namespaced_custom_object(G_SCHED, V_SCHED, "default", "podgroups", pg)
     with pytest.raises(ApiException) as err:
-        custom.patch_namespaced_custom_object_status(G_SCHED, V_SCHED, "default", "podgroups", "pg1",
-                                                     {"status": {"phase": "Running"}})
+        custom.patch_namespaced_custom_object_status(
+            G_SCHED, V_SCHED, "default", "podgroups", "pg1", {"status": {"phase": "Running"}}
+        )
     assert err.value.status == 404
-    q = custom.patch_cluster_custom_object_status(G_SCHED, V_SCHED, "queues", "default",
-                                                  {"status": {"state": "Closed"}})
+    q = custom.patch_cluster_custom_object_status(
+        G_SCHED, V_SCHED, "queues", "default", {"status": {"state": "Closed"}}
+    )
     assert q["status"]["state"] == "Closed"
     q = custom.get_cluster_custom_object(G_SCHED, V_SCHED, "queues", "default")
     assert q["status"]["state"] == "Closed" and q["spec"]["weight"] == 1
@@ -98,46 +126,95 @@ def test_podgroup_status_subresource_is_404_but_queue_status_works(custom):
 
 def test_merge_and_json_patch(custom):
     custom.create_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", vcjob("p"))
-    out = custom.patch_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "p",
-                                                {"metadata": {"labels": {"team": "a"}}})
+    out = custom.patch_namespaced_custom_object(
+        G_BATCH, V_BATCH, "default", "jobs", "p", {"metadata": {"labels": {"team": "a"}}}
+    )
     assert out["metadata"]["labels"] == {"team": "a"} and out["metadata"]["generation"] == 1
-    out = custom.patch_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "p", [
-        {"op": "replace", "path": "/spec/tasks/0/replicas", "value": 3},
-    ], _content_type="application/json-patch+json")
+    out = custom.patch_namespaced_custom_object(
+        G_BATCH,
+        V_BATCH,
+        "default",
+        "jobs",
+        "p",
+        [
+            {"op": "replace", "path": "/spec/tasks/0/replicas", "value": 3},
+        ],
+        _content_type="application/json-patch+json",
+    )
     assert out["spec"]["tasks"][0]["replicas"] == 3 and out["metadata"]["generation"] == 2
     with pytest.raises(ApiException) as err:
-        custom.patch_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "p", [
-            {"op": "test", "path": "/spec/minAvailable", "value": 99}], _content_type="application/json-patch+json")
+        custom.patch_namespaced_custom_object(
+            G_BATCH,
+            V_BATCH,
+            "default",
+            "jobs",
+            "p",
+            [{"op": "test", "path": "/spec/minAvailable", "value": 99}],
+            _content_type="application/json-patch+json",
+        )
     assert (err.value.status, status_of(err.value)["reason"]) == (422, "Invalid")
 
 
 def test_delete_cascades_job_podgroup_pods(custom, core):
     job = custom.create_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", vcjob("cj"))
-    pg = custom.create_namespaced_custom_object(G_SCHED, V_SCHED, "default", "podgroups", {
-        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-        "metadata": {"name": f"cj-{job['metadata']['uid']}", "namespace": "default",
-                     "ownerReferences": [owner_ref(job)]},
-        "spec": {"minMember": 1}})
+    pg = custom.create_namespaced_custom_object(
+        G_SCHED,
+        V_SCHED,
+        "default",
+        "podgroups",
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {
+                "name": f"cj-{job['metadata']['uid']}",
+                "namespace": "default",
+                "ownerReferences": [owner_ref(job)],
+            },
+            "spec": {"minMember": 1},
+        },
+    )
     for i in range(3):
-        core.create_namespaced_pod("default", {
-            "metadata": {"name": f"cj-t-{i}", "ownerReferences": [owner_ref(job)],
-                         "annotations": {"scheduling.k8s.io/group-name": pg["metadata"]["name"]}},
-            "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
-    core.create_namespaced_pod("default", {"metadata": {"name": "unrelated"},
-                                           "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
-    custom.delete_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "cj",
-                                           propagation_policy="Foreground")
+        core.create_namespaced_pod(
+            "default",
+            {
+                "metadata": {
+                    "name": f"cj-t-{i}",
+                    "ownerReferences": [owner_ref(job)],
+                    "annotations": {"scheduling.k8s.io/group-name": pg["metadata"]["name"]},
+                },
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+            },
+        )
+    core.create_namespaced_pod(
+        "default",
+        {"metadata": {"name": "unrelated"}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}},
+    )
+    custom.delete_namespaced_custom_object(
+        G_BATCH, V_BATCH, "default", "jobs", "cj", propagation_policy="Foreground"
+    )
     assert [p.metadata.name for p in core.list_namespaced_pod("default").items] == ["unrelated"]
     assert custom.list_namespaced_custom_object(G_SCHED, V_SCHED, "default", "podgroups")["items"] == []
 
 
 def test_delete_queue_and_pod_and_orphan(custom, core):
-    q = custom.create_cluster_custom_object(G_SCHED, V_SCHED, "queues", {
-        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "q1"},
-        "spec": {"weight": 2}})
-    cm_owner = core.create_namespaced_pod("default", {
-        "metadata": {"name": "owned-by-queue", "ownerReferences": [owner_ref(q)]},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+    q = custom.create_cluster_custom_object(
+        G_SCHED,
+        V_SCHED,
+        "queues",
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
+            "metadata": {"name": "q1"},
+            "spec": {"weight": 2},
+        },
+    )
+    cm_owner = core.create_namespaced_pod(
+        "default",
+        {
+            "metadata": {"name": "owned-by-queue", "ownerReferences": [owner_ref(q)]},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+        },
+    )
     assert cm_owner.metadata.owner_references[0].uid == q["metadata"]["uid"]
     custom.delete_cluster_custom_object(G_SCHED, V_SCHED, "queues", "q1", propagation_policy="Orphan")
     kept = core.read_namespaced_pod("owned-by-queue", "default")
@@ -150,34 +227,68 @@ def test_delete_queue_and_pod_and_orphan(custom, core):
 
 def test_selectors_over_http(core):
     for name, labels, node in (("a", {"app": "x"}, "n1"), ("b", {"app": "y"}, "n2"), ("c", {}, "n1")):
-        core.create_namespaced_pod("default", {"metadata": {"name": name, "labels": labels},
-                                               "spec": {"nodeName": node, "schedulerName": "volcano",
-                                                        "containers": [{"name": "c", "image": "i"}]}})
+        core.create_namespaced_pod(
+            "default",
+            {
+                "metadata": {"name": name, "labels": labels},
+                "spec": {
+                    "nodeName": node,
+                    "schedulerName": "volcano",
+                    "containers": [{"name": "c", "image": "i"}],
+                },
+            },
+        )
     names = lambda **kw: [p.metadata.name for p in core.list_pod_for_all_namespaces(**kw).items]  # noqa: E731
     assert names(label_selector="app in (x,y)") == ["a", "b"]
     assert names(label_selector="!app") == ["c"]
     assert names(field_selector="spec.nodeName=n1") == ["a", "c"]
-    assert names(field_selector="spec.schedulerName=volcano,status.phase=Pending,metadata.name!=a") == ["b", "c"]
-    core.create_namespaced_event("default", {
-        "metadata": {"name": "ev1"}, "involvedObject": {"kind": "Job", "name": "j", "namespace": "default",
-                                                        "uid": "u1"},
-        "reason": "PodGroupPending", "type": "Warning", "message": "m"})
-    evs = core.list_namespaced_event("default", field_selector="involvedObject.kind=Job,involvedObject.uid=u1,"
-                                                               "type=Warning,reason=PodGroupPending")
+    assert names(field_selector="spec.schedulerName=volcano,status.phase=Pending,metadata.name!=a") == [
+        "b",
+        "c",
+    ]
+    core.create_namespaced_event(
+        "default",
+        {
+            "metadata": {"name": "ev1"},
+            "involvedObject": {"kind": "Job", "name": "j", "namespace": "default", "uid": "u1"},
+            "reason": "PodGroupPending",
+            "type": "Warning",
+            "message": "m",
+        },
+    )
+    evs = core.list_namespaced_event(
+        "default",
+        field_selector="involvedObject.kind=Job,involvedObject.uid=u1,type=Warning,reason=PodGroupPending",
+    )
     assert [e.metadata.name for e in evs.items] == ["ev1"]
 
 
 def test_watch_events_bookmarks_and_selector(custom, cluster):
-    custom.create_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", vcjob("w0", labels={"w": "1"}))
+    custom.create_namespaced_custom_object(
+        G_BATCH, V_BATCH, "default", "jobs", vcjob("w0", labels={"w": "1"})
+    )
     listed = custom.list_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", label_selector="w=1")
     rv = listed["metadata"]["resourceVersion"]
-    custom.create_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", vcjob("w1", labels={"w": "1"}))
+    custom.create_namespaced_custom_object(
+        G_BATCH, V_BATCH, "default", "jobs", vcjob("w1", labels={"w": "1"})
+    )
     custom.create_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", vcjob("other"))
-    custom.patch_namespaced_custom_object(G_BATCH, V_BATCH, "default", "jobs", "w0", {"metadata": {"labels": {"w": "2"}}})
+    custom.patch_namespaced_custom_object(
+        G_BATCH, V_BATCH, "default", "jobs", "w0", {"metadata": {"labels": {"w": "2"}}}
+    )
     w = watch.Watch()
     seen = []
-    for ev in w.stream(custom.list_namespaced_custom_object, G_BATCH, V_BATCH, "default", "jobs",
-                       label_selector="w=1", resource_version=rv, allow_watch_bookmarks=True, timeout_seconds=5):
+    for ev in w.stream(
+        custom.list_namespaced_custom_object,
+        G_BATCH,
+        V_BATCH,
+        "default",
+        "jobs",
+        label_selector="w=1",
+        resource_version=rv,
+        allow_watch_bookmarks=True,
+        timeout_seconds=5,
+    ):
         obj = ev["object"]
         seen.append((ev["type"], obj["metadata"].get("name")))
         if ev["type"] == "BOOKMARK":
@@ -188,7 +299,9 @@ def test_watch_events_bookmarks_and_selector(custom, cluster):
 
 
 def test_watch_without_resource_version_starts_with_synthetic_added(core):
-    core.create_namespaced_pod("default", {"metadata": {"name": "s"}, "spec": {"containers": [{"name": "c", "image": "i"}]}})
+    core.create_namespaced_pod(
+        "default", {"metadata": {"name": "s"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    )
     w = watch.Watch()
     for ev in w.stream(core.list_namespaced_pod, "default", timeout_seconds=5):
         assert (ev["type"], ev["object"].metadata.name) == ("ADDED", "s")
@@ -200,8 +313,14 @@ def test_watch_410_after_compaction(custom, cluster):
     custom.patch_cluster_custom_object(G_SCHED, V_SCHED, "queues", "default", {"spec": {"weight": 3}})
     cluster.store.compact()
     with pytest.raises(ApiException) as err:
-        for _ in watch.Watch().stream(custom.list_cluster_custom_object, G_SCHED, V_SCHED, "queues",
-                                      resource_version=listed["metadata"]["resourceVersion"], timeout_seconds=5):
+        for _ in watch.Watch().stream(
+            custom.list_cluster_custom_object,
+            G_SCHED,
+            V_SCHED,
+            "queues",
+            resource_version=listed["metadata"]["resourceVersion"],
+            timeout_seconds=5,
+        ):
             pass
     assert err.value.status == 410 and "Expired" in err.value.reason
 

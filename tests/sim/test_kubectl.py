@@ -20,8 +20,12 @@ def kubectl(cluster, kubectl_bin, tmp_path):
     cache = tmp_path / "kube-cache"
 
     def run(*args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
-        proc = subprocess.run([kubectl_bin, f"--kubeconfig={kubeconfig}", f"--cache-dir={cache}", *args],
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            [kubectl_bin, f"--kubeconfig={kubeconfig}", f"--cache-dir={cache}", *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         if check and proc.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
         return proc
@@ -48,7 +52,7 @@ def test_apply_every_example_then_list(kubectl, cluster, shared, tmp_path):
         # kubectl refuses `apply` for generateName manifests (client-side rule); use create.
         verb = "create" if "generateName:" in path.read_text() else "apply"
         out = kubectl(verb, "-f", str(path)).stdout
-        assert ("created" in out or "configured" in out), (path.name, out)
+        assert "created" in out or "configured" in out, (path.name, out)
     jobs = kubectl("get", "vcjob,pg", "-A").stdout
     assert "job.batch.volcano.sh/test-job " in jobs and "podgroup.scheduling.volcano.sh/test-pg " in jobs
     assert "STATUS" in jobs and "MINAVAILABLE" in jobs and "MINMEMBER" in jobs
@@ -56,7 +60,10 @@ def test_apply_every_example_then_list(kubectl, cluster, shared, tmp_path):
     assert queues[0].split() == ["NAME", "PARENT"]
     assert any(line.split() == ["backend-team", "engineering"] for line in queues)
     assert kubectl("get", "q", "queue-a", "-o", "jsonpath={.spec.guarantee}").stdout == "{}"
-    assert kubectl("get", "vj", "lm-mpi-job", "-o", "jsonpath={.spec.queue}/{.spec.maxRetry}").stdout == "default/3"
+    assert (
+        kubectl("get", "vj", "lm-mpi-job", "-o", "jsonpath={.spec.queue}/{.spec.maxRetry}").stdout
+        == "default/3"
+    )
     assert "hypernode.topology.volcano.sh/rack-0" in kubectl("get", "hn", "-o", "name").stdout
     assert kubectl("get", "jf,jt,cronvcjob", "-o", "name").stdout.count("\n") == 7
     # Re-applying an unchanged manifest is a no-op; a changed core manifest is strategic-merge patched.
@@ -73,15 +80,20 @@ def test_apply_every_example_then_list(kubectl, cluster, shared, tmp_path):
 
 def test_get_watch_streams_a_change(kubectl, cluster):
     cluster.store.create("jobs", {"metadata": {"name": "watched", "namespace": "default"}, "spec": {}})
-    proc = subprocess.Popen([*kubectl.argv, "get", "vcjob", "-A", "-w"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*kubectl.argv, "get", "vcjob", "-A", "-w"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 20
         while not cluster.server.stats()["watches"].get("jobs") and time.monotonic() < deadline:
             time.sleep(0.02)
         assert cluster.server.stats()["watches"].get("jobs") == 1, "kubectl never opened its watch"
-        cluster.store.mutate("jobs", "default", "watched",
-                             lambda o: o.update(status={"state": {"phase": "Running"}, "running": 1}))
+        cluster.store.mutate(
+            "jobs",
+            "default",
+            "watched",
+            lambda o: o.update(status={"state": {"phase": "Running"}, "running": 1}),
+        )
         lines = []
         while time.monotonic() < deadline:
             line = proc.stdout.readline()
@@ -107,8 +119,12 @@ def test_namespace_user_is_forbidden_cluster_wide(kubectl, cluster, kubectl_bin,
     assert denied.returncode != 0 and "forbidden" in denied.stderr
     ok = subprocess.run([*base, "get", "vcjob"], capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0 and "No resources found in team-a namespace." in ok.stderr
-    for args, answer in ((["create", "commands.bus.volcano.sh"], "yes"), (["delete", "jobs.batch.volcano.sh"], "no"),
-                         (["list", "pods", "-n", "default"], "no"), (["watch", "queues.scheduling.volcano.sh"], "yes")):
+    for args, answer in (
+        (["create", "commands.bus.volcano.sh"], "yes"),
+        (["delete", "jobs.batch.volcano.sh"], "no"),
+        (["list", "pods", "-n", "default"], "no"),
+        (["watch", "queues.scheduling.volcano.sh"], "yes"),
+    ):
         can = subprocess.run([*base, "auth", "can-i", *args], capture_output=True, text=True, timeout=60)
         assert can.stdout.strip() == answer, (args, can.stdout, can.stderr)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -48,29 +49,46 @@ def test_discovery_documents(cluster):
 
 def test_unknown_paths_and_methods(cluster):
     assert admin(cluster, "GET", "/apis/batch.volcano.sh/v1alpha1/nothings")[0] == 404
-    assert admin(cluster, "GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/x/status")[0] == 404
+    assert (
+        admin(cluster, "GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/podgroups/x/status")[0]
+        == 404
+    )
     assert admin(cluster, "GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/default/queues")[0] == 404
     code, body = admin(cluster, "PUT", "/apis/batch.volcano.sh/v1alpha1/namespaces/default/jobs", {})
     assert (code, body["reason"]) == (405, "MethodNotAllowed")
 
 
 def table_request(cluster, path):
-    req = urllib.request.Request(cluster.url + path, headers={
-        "Authorization": f"Bearer {cluster.admin_token}",
-        "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"})
+    req = urllib.request.Request(
+        cluster.url + path,
+        headers={
+            "Authorization": f"Bearer {cluster.admin_token}",
+            "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+        },
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:
         return resp.headers["Content-Type"], json.loads(resp.read())
 
 
 def test_tables_use_printer_columns(cluster):
     cluster.store.create("jobs", {"metadata": {"name": "j", "namespace": "default"}, "spec": {"tasks": []}})
-    cluster.store.mutate("jobs", "default", "j", lambda o: o.update(
-        status={"state": {"phase": "Running"}, "minAvailable": 2, "running": 2}))
+    cluster.store.mutate(
+        "jobs",
+        "default",
+        "j",
+        lambda o: o.update(status={"state": {"phase": "Running"}, "minAvailable": 2, "running": 2}),
+    )
     cluster.advance(125)
     ctype, table = table_request(cluster, "/apis/batch.volcano.sh/v1alpha1/jobs")
     assert ctype.startswith("application/json;as=Table")
-    assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "STATUS", "minAvailable", "RUNNINGS", "AGE",
-                                                               "QUEUE"]
+    assert [c["name"] for c in table["columnDefinitions"]] == [
+        "Name",
+        "STATUS",
+        "minAvailable",
+        "RUNNINGS",
+        "AGE",
+        "QUEUE",
+    ]
     assert table["rows"][0]["cells"] == ["j", "Running", 2, 2, "2m5s", "default"]
     assert table["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
     _, table = table_request(cluster, "/apis/scheduling.volcano.sh/v1beta1/queues/default")
@@ -81,8 +99,9 @@ def test_stats_count_requests_and_open_watches(cluster, custom):
     admin(cluster, "POST", "/_sim/stats/reset")
     custom.list_namespaced_custom_object("batch.volcano.sh", "v1alpha1", "default", "jobs")
     custom.get_cluster_custom_object("scheduling.volcano.sh", "v1beta1", "queues", "default")
-    stream = watch.Watch().stream(custom.list_cluster_custom_object, "scheduling.volcano.sh", "v1beta1", "queues",
-                                  timeout_seconds=5)
+    stream = watch.Watch().stream(
+        custom.list_cluster_custom_object, "scheduling.volcano.sh", "v1beta1", "queues", timeout_seconds=5
+    )
     next(stream)  # the watch is open now
     stats = admin(cluster, "GET", "/_sim/stats")[1]
     assert stats["requests"]["list jobs"] == 1 and stats["requests"]["get queues"] == 1
@@ -155,12 +174,24 @@ def test_fault_drop_watches_ends_streams(cluster, core):
 
 
 def test_fault_compact_gives_410(cluster, custom):
-    rv = custom.list_cluster_custom_object("scheduling.volcano.sh", "v1beta1", "queues")["metadata"]["resourceVersion"]
-    custom.patch_cluster_custom_object("scheduling.volcano.sh", "v1beta1", "queues", "root", {"spec": {"weight": 2}})
+    rv = custom.list_cluster_custom_object("scheduling.volcano.sh", "v1beta1", "queues")["metadata"][
+        "resourceVersion"
+    ]
+    custom.patch_cluster_custom_object(
+        "scheduling.volcano.sh", "v1beta1", "queues", "root", {"spec": {"weight": 2}}
+    )
     admin(cluster, "POST", "/_sim/faults", {"compact": True})
     with pytest.raises(ApiException) as err:
-        list(watch.Watch().stream(custom.list_cluster_custom_object, "scheduling.volcano.sh", "v1beta1", "queues",
-                                  resource_version=rv, timeout_seconds=2))
+        list(
+            watch.Watch().stream(
+                custom.list_cluster_custom_object,
+                "scheduling.volcano.sh",
+                "v1beta1",
+                "queues",
+                resource_version=rv,
+                timeout_seconds=2,
+            )
+        )
     assert err.value.status == 410
 
 
@@ -169,8 +200,10 @@ def test_fault_unavailable_holds_then_drops_connections(cluster):
     host, port = cluster.url.removeprefix("http://").split(":")
     t0 = time.monotonic()
     with socket.create_connection((host, int(port)), timeout=5) as s:
-        s.sendall(f"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {cluster.admin_token}"
-                  "\r\n\r\n".encode())
+        s.sendall(
+            f"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {cluster.admin_token}"
+            "\r\n\r\n".encode()
+        )
         assert s.recv(1024) == b""  # closed without an answer
     assert time.monotonic() - t0 >= 0.4
     assert admin(cluster, "GET", "/api/v1/namespaces")[0] == 200  # alive again
@@ -186,22 +219,26 @@ def test_unavailable_can_be_ended_early(cluster):
 def test_stop_is_clean_with_open_watch(core):
     c = SimulatedCluster(controllers=False)
     c.start()
-    req = urllib.request.Request(c.url + "/api/v1/pods?watch=1", headers={"Authorization": f"Bearer {c.admin_token}"})
+    req = urllib.request.Request(
+        c.url + "/api/v1/pods?watch=1", headers={"Authorization": f"Bearer {c.admin_token}"}
+    )
     resp = urllib.request.urlopen(req, timeout=5)
     t0 = time.monotonic()
     c.stop()
     assert time.monotonic() - t0 < 3
-    try:
+    with contextlib.suppress(urllib.error.URLError, ConnectionError, OSError):
         assert resp.read() == b""
-    except (urllib.error.URLError, ConnectionError, OSError):
-        pass
     with pytest.raises(OSError):
         urllib.request.urlopen(c.url + "/version", timeout=2)
 
 
 def request(cluster, method, path, body: bytes | None = None, content_type="application/json"):
-    req = urllib.request.Request(cluster.url + path, method=method, data=body, headers={
-        "Authorization": f"Bearer {cluster.admin_token}", "Content-Type": content_type})
+    req = urllib.request.Request(
+        cluster.url + path,
+        method=method,
+        data=body,
+        headers={"Authorization": f"Bearer {cluster.admin_token}", "Content-Type": content_type},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, resp.read()
@@ -212,15 +249,23 @@ def request(cluster, method, path, body: bytes | None = None, content_type="appl
 def test_dry_run_deletecollection_apply_patch_and_media_types(cluster):
     ns_path = "/api/v1/namespaces/default/configmaps"
     for name in ("a", "b", "c"):
-        body = {"metadata": {"name": name, "labels": {"drop": "yes" if name != "c" else "no"}}, "data": {"k": name}}
+        body = {
+            "metadata": {"name": name, "labels": {"drop": "yes" if name != "c" else "no"}},
+            "data": {"k": name},
+        }
         assert admin(cluster, "POST", ns_path, body)[0] == 201
     code, _ = admin(cluster, "POST", ns_path + "?dryRun=All", {"metadata": {"name": "dry"}})
     assert code == 201 and admin(cluster, "GET", ns_path + "/dry")[0] == 404
     code, body = admin(cluster, "DELETE", ns_path + "?labelSelector=drop%3Dyes")
     assert code == 200 and [i["metadata"]["name"] for i in body["items"]] == ["a", "b"]
     assert [i["metadata"]["name"] for i in admin(cluster, "GET", ns_path)[1]["items"]] == ["c"]
-    code, raw_body = request(cluster, "PATCH", ns_path + "/c?fieldManager=me",
-                             b"metadata:\n  labels:\n    applied: 'yes'\n", "application/apply-patch+yaml")
+    code, raw_body = request(
+        cluster,
+        "PATCH",
+        ns_path + "/c?fieldManager=me",
+        b"metadata:\n  labels:\n    applied: 'yes'\n",
+        "application/apply-patch+yaml",
+    )
     assert code == 200 and json.loads(raw_body)["metadata"]["labels"] == {"drop": "no", "applied": "yes"}
     code, raw_body = request(cluster, "PATCH", ns_path + "/c", b"{}", "text/plain")
     assert code == 415 and json.loads(raw_body)["reason"] == "UnsupportedMediaType"
@@ -233,8 +278,10 @@ def test_dry_run_deletecollection_apply_patch_and_media_types(cluster):
 def test_legacy_watch_path_and_chunked_events(cluster):
     rv = cluster.store.resource_version
     cluster.store.create("configmaps", {"metadata": {"name": "w", "namespace": "default"}})
-    req = urllib.request.Request(cluster.url + f"/api/v1/watch/namespaces/default/configmaps?resourceVersion={rv}"
-                                 "&timeoutSeconds=1", headers={"Authorization": f"Bearer {cluster.admin_token}"})
+    req = urllib.request.Request(
+        cluster.url + f"/api/v1/watch/namespaces/default/configmaps?resourceVersion={rv}&timeoutSeconds=1",
+        headers={"Authorization": f"Bearer {cluster.admin_token}"},
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:
         assert resp.headers["Transfer-Encoding"] == "chunked"
         lines = resp.read().splitlines()
@@ -253,11 +300,47 @@ def test_keep_alive_connection_survives_errors(cluster):
         assert resp.status == code
         resp.read()
     # An error answered before the body is read must not poison the connection.
-    conn.request("POST", "/api/v1/namespaces/default/pods", body=b'{"metadata": {"name": "x"}}',
-                 headers={"Content-Type": "application/json"})
+    conn.request(
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        body=b'{"metadata": {"name": "x"}}',
+        headers={"Content-Type": "application/json"},
+    )
     resp = conn.getresponse()
     assert resp.status == 401
     resp.read()
     conn.request("GET", "/version", headers=headers)
     assert conn.getresponse().status == 200
     conn.close()
+
+
+def test_aggregated_discovery(cluster):
+    accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+
+    def get(path):
+        req = urllib.request.Request(
+            cluster.url + path, headers={"Authorization": f"Bearer {cluster.admin_token}", "Accept": accept}
+        )
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.headers["Content-Type"], json.loads(resp.read())
+
+    ctype, doc = get("/apis")
+    assert ctype == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    groups = {g["metadata"]["name"]: g for g in doc["items"]}
+    version = groups["scheduling.volcano.sh"]["versions"][0]
+    assert version["version"] == "v1beta1" and version["freshness"] == "Current"
+    res = {r["resource"]: r for r in version["resources"]}
+    assert res["queues"]["scope"] == "Cluster" and res["queues"]["shortNames"] == ["q", "queue-v1beta1"]
+    assert (
+        res["queues"]["subresources"][0]["subresource"] == "status" and "subresources" not in res["podgroups"]
+    )
+    assert res["podgroups"]["responseKind"] == {
+        "group": "scheduling.volcano.sh",
+        "version": "v1beta1",
+        "kind": "PodGroup",
+    }
+    _, core = get("/api")
+    assert [g["metadata"]["name"] for g in core["items"]] == [""]
+    assert "pods" in {r["resource"] for r in core["items"][0]["versions"][0]["resources"]}
+    admin(cluster, "POST", "/_sim/faults", {"not_installed": ["podgroups", "queues"]})
+    assert "scheduling.volcano.sh" not in {g["metadata"]["name"] for g in get("/apis")[1]["items"]}

@@ -18,16 +18,26 @@ def store():
 
 
 def job(name, ns="default", **spec):
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name, "namespace": ns},
-            "spec": {"minAvailable": 1, "tasks": [{"name": "t", "replicas": 1, "template": {}}], **spec}}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"minAvailable": 1, "tasks": [{"name": "t", "replicas": 1, "template": {}}], **spec},
+    }
 
 
 def pod(name, ns="default", owner=None, labels=None):
     meta = {"name": name, "namespace": ns, "labels": labels or {}}
     if owner:
-        meta["ownerReferences"] = [{"apiVersion": owner["apiVersion"], "kind": owner["kind"],
-                                    "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"],
-                                    "controller": True}]
+        meta["ownerReferences"] = [
+            {
+                "apiVersion": owner["apiVersion"],
+                "kind": owner["kind"],
+                "name": owner["metadata"]["name"],
+                "uid": owner["metadata"]["uid"],
+                "controller": True,
+            }
+        ]
     return {"metadata": meta, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
 
 
@@ -49,14 +59,21 @@ def test_uids_are_deterministic_for_a_seed():
 
 
 def test_queue_defaults_and_flat_guarantee_pruned(store):
-    q = store.create(QUEUE, {"metadata": {"name": "q1"}, "spec": {"guarantee": {"cpu": "1"}, "capability": None}})
+    q = store.create(
+        QUEUE, {"metadata": {"name": "q1"}, "spec": {"guarantee": {"cpu": "1"}, "capability": None}}
+    )
     assert q["spec"] == {"guarantee": {}, "weight": 1, "dequeueStrategy": "traverse"}
 
 
 def test_podgroup_defaults_and_network_topology(store):
-    pg = store.create(PODGROUP, {"metadata": {"name": "pg", "namespace": "default"},
-                                 "spec": {"minMember": 2, "networkTopology": {"highestTierAllowed": 1}},
-                                 "status": {"phase": "Running"}})
+    pg = store.create(
+        PODGROUP,
+        {
+            "metadata": {"name": "pg", "namespace": "default"},
+            "spec": {"minMember": 2, "networkTopology": {"highestTierAllowed": 1}},
+            "status": {"phase": "Running"},
+        },
+    )
     assert pg["spec"]["queue"] == "default"
     assert pg["spec"]["networkTopology"]["mode"] == "hard"
     # PodGroups have no status subresource: status written on create is kept.
@@ -71,10 +88,20 @@ def test_status_subresource_kinds_drop_status_on_create(store):
 
 
 def test_command_top_level_fields_kept_unknown_pruned(store):
-    c = store.create(COMMAND, {"metadata": {"generateName": "j-abortjob-", "namespace": "default"},
-                               "action": "AbortJob", "target": {"kind": "Job", "name": "j"}, "junk": 1})
+    c = store.create(
+        COMMAND,
+        {
+            "metadata": {"generateName": "j-abortjob-", "namespace": "default"},
+            "action": "AbortJob",
+            "target": {"kind": "Job", "name": "j"},
+            "junk": 1,
+        },
+    )
     assert c["action"] == "AbortJob" and "junk" not in c
-    assert c["metadata"]["name"].startswith("j-abortjob-") and len(c["metadata"]["name"]) == len("j-abortjob-") + 5
+    assert (
+        c["metadata"]["name"].startswith("j-abortjob-")
+        and len(c["metadata"]["name"]) == len("j-abortjob-") + 5
+    )
 
 
 @pytest.mark.parametrize("name", ["Upper", "has_underscore", "-lead", "x" * 254])
@@ -131,7 +158,9 @@ def test_update_rules_status_subresource_conflict_and_generation(store):
 
 
 def test_podgroup_status_update_is_404_and_put_replaces_status(store):
-    pg = store.create(PODGROUP, {"metadata": {"name": "pg", "namespace": "default"}, "spec": {"minMember": 1}})
+    pg = store.create(
+        PODGROUP, {"metadata": {"name": "pg", "namespace": "default"}, "spec": {"minMember": 1}}
+    )
     pg["status"] = {"phase": "Inqueue"}
     with pytest.raises(ApiError) as err:
         store.update(PODGROUP, pg, status=True)
@@ -159,10 +188,20 @@ def test_crd_update_without_resource_version_is_422(store):
 
 def test_patches(store):
     store.create(JOB, job("j"))
-    out = store.patch(JOB, "default", "j", {"metadata": {"labels": {"a": "1"}}, "spec": {"minAvailable": 3}}, "merge")
+    out = store.patch(
+        JOB, "default", "j", {"metadata": {"labels": {"a": "1"}}, "spec": {"minAvailable": 3}}, "merge"
+    )
     assert out["metadata"]["labels"] == {"a": "1"} and out["metadata"]["generation"] == 2
-    out = store.patch(JOB, "default", "j", [{"op": "replace", "path": "/spec/minAvailable", "value": 4},
-                                            {"op": "add", "path": "/metadata/labels/b", "value": "2"}], "json")
+    out = store.patch(
+        JOB,
+        "default",
+        "j",
+        [
+            {"op": "replace", "path": "/spec/minAvailable", "value": 4},
+            {"op": "add", "path": "/metadata/labels/b", "value": "2"},
+        ],
+        "json",
+    )
     assert out["spec"]["minAvailable"] == 4 and out["metadata"]["labels"] == {"a": "1", "b": "2"}
     with pytest.raises(ApiError) as err:
         store.patch(JOB, "default", "j", [{"op": "test", "path": "/spec/minAvailable", "value": 9}], "json")
@@ -174,18 +213,28 @@ def test_patches(store):
 
 
 def test_strategic_merge_on_core_kind_merges_containers_by_name(store):
-    store.create(POD, {"metadata": {"name": "p", "namespace": "default"},
-                       "spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}})
-    out = store.patch(POD, "default", "p", {"spec": {"containers": [{"name": "b", "image": "z"}]}}, "strategic")
+    store.create(
+        POD,
+        {
+            "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]},
+        },
+    )
+    out = store.patch(
+        POD, "default", "p", {"spec": {"containers": [{"name": "b", "image": "z"}]}}, "strategic"
+    )
     assert [(c["name"], c["image"]) for c in out["spec"]["containers"]] == [("a", "x"), ("b", "z")]
-    out = store.patch(POD, "default", "p", {"spec": {"containers": [{"name": "a", "$patch": "delete"}]}},
-                      "strategic")
+    out = store.patch(
+        POD, "default", "p", {"spec": {"containers": [{"name": "a", "$patch": "delete"}]}}, "strategic"
+    )
     assert [c["name"] for c in out["spec"]["containers"]] == ["b"]
 
 
 def test_mutate_for_controllers(store):
     store.create(JOB, job("j"))
-    out = store.mutate(JOB, "default", "j", lambda o: o.setdefault("status", {}).update(state={"phase": "Pending"}))
+    out = store.mutate(
+        JOB, "default", "j", lambda o: o.setdefault("status", {}).update(state={"phase": "Pending"})
+    )
     assert out["status"]["state"]["phase"] == "Pending"
     rv = store.resource_version
     store.mutate(JOB, "default", "j", lambda o: None)  # no change -> no commit
@@ -194,8 +243,19 @@ def test_mutate_for_controllers(store):
 
 def test_cascading_delete_background_foreground_and_orphan(store):
     j = store.create(JOB, job("j"))
-    pg = store.create(PODGROUP, {"metadata": {"name": "pg", "namespace": "default", "ownerReferences": [
-        {"apiVersion": JOB.api_version, "kind": "Job", "name": "j", "uid": j["metadata"]["uid"]}]}, "spec": {}})
+    pg = store.create(
+        PODGROUP,
+        {
+            "metadata": {
+                "name": "pg",
+                "namespace": "default",
+                "ownerReferences": [
+                    {"apiVersion": JOB.api_version, "kind": "Job", "name": "j", "uid": j["metadata"]["uid"]}
+                ],
+            },
+            "spec": {},
+        },
+    )
     store.create(POD, pod("p0", owner=j))
     store.create(POD, pod("p1", owner=pg))  # grandchild through the PodGroup
     store.delete(JOB, "default", "j")
@@ -238,7 +298,13 @@ def test_list_order_namespace_and_pagination(store):
             store.create(JOB, job(f"j{i}", ns=ns))
     items, rv = store.list(JOB)
     assert [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in items] == [
-        ("default", "j1"), ("default", "j2"), ("default", "j3"), ("team-a", "j1"), ("team-a", "j2"), ("team-a", "j3")]
+        ("default", "j1"),
+        ("default", "j2"),
+        ("default", "j3"),
+        ("team-a", "j1"),
+        ("team-a", "j2"),
+        ("team-a", "j3"),
+    ]
     assert rv == str(store.resource_version)
     assert [i["metadata"]["name"] for i in store.list(JOB, "team-a")[0]] == ["j1", "j2", "j3"]
     page = store.list_page(JOB, limit=4)

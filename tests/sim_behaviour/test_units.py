@@ -99,6 +99,15 @@ def test_repeated_events_are_aggregated_by_count():
     assert ev["firstTimestamp"] < ev["lastTimestamp"]
 
 
+def test_distinct_messages_are_capped_per_reason_but_a_new_reason_gets_through():
+    clock, store, rec = make_recorder(per_reason_cap=3)
+    for i in range(10):
+        rec.record(POD_REF, "Warning", "Unschedulable", f"message {i}", "volcano")
+    rec.record(POD_REF, "Normal", "Scheduled", "pod group is ready", "volcano")
+    reasons = [e["reason"] for e in store.list(EVENT)[0]]
+    assert reasons.count("Unschedulable") == 3 and "Scheduled" in reasons
+
+
 def test_events_are_capped_per_object_and_expire():
     clock, store, rec = make_recorder(per_object_cap=3, ttl=100)
     for i in range(10):
@@ -110,3 +119,22 @@ def test_events_are_capped_per_object_and_expire():
     assert store.list(EVENT)[0] == []
     rec.record(POD_REF, "Normal", "Again", "m", "kubelet")
     assert len(store.list(EVENT)[0]) == 1
+
+
+def test_adopted_events_expire_too():
+    clock, store, rec = make_recorder(ttl=50)
+    ev = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "old.1", "namespace": "default"},
+        "involvedObject": POD_REF,
+        "reason": "Pulled",
+        "message": "m",
+        "count": 1,
+        "type": "Normal",
+    }
+    store.create(EVENT, ev, replay=True)
+    rec.adopt(ev)
+    clock.advance(51)
+    assert rec.expire() == 1
+    assert store.list(EVENT)[0] == []
