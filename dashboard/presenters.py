@@ -826,21 +826,26 @@ def queue_tree(queues: list[dict]) -> list[TreeRow]:
     rows: list[TreeRow] = []
     seen: set[str] = set()
 
-    def walk(q: dict, depth: int) -> None:
-        n = name_of(q)
-        if n in seen:
-            return
-        seen.add(n)
-        kids = sorted(children.get(n, []), key=name_of)
-        rows.append(TreeRow(q, depth, bool(kids)))
-        for kid in kids:
-            walk(kid, depth + 1)
+    def walk(top: dict) -> None:
+        # An explicit stack, not recursion: a chain of queues may be deeper than Python's
+        # recursion limit (spec.parent admits any depth). Children are pushed in reverse name
+        # order so they pop in name order, giving the same depth-first order as recursion.
+        stack = [(top, 0)]
+        while stack:
+            q, depth = stack.pop()
+            n = name_of(q)
+            if n in seen:
+                continue
+            seen.add(n)
+            kids = sorted(children.get(n, []), key=name_of)
+            rows.append(TreeRow(q, depth, bool(kids)))
+            stack.extend((kid, depth + 1) for kid in reversed(kids))
 
     for q in sorted(roots, key=name_of):
-        walk(q, 0)
+        walk(q)
     for q in sorted(queues, key=name_of):  # members of a parent cycle
         if name_of(q) not in seen:
-            walk(q, 0)
+            walk(q)
     return rows
 
 

@@ -153,3 +153,36 @@ def test_quantity_helpers_never_raise(value):
                 assert 0 <= presenters._pct(abs(q), abs(o)) <= presenters.PCT_CAP
     for usage in derive.queue_usage({"spec": {"capability": {"cpu": value}}, "status": {"allocated": {"cpu": "1m"}}}):
         usage.percent_of_capability, usage.headroom  # noqa: B018 - must not raise
+
+
+# --- 2. very deep queue hierarchies ---------------------------------------------------------------
+
+
+def test_deep_queue_chain_renders_in_depth_order(odd_cluster, client):
+    cluster, cache = odd_cluster
+    n = next(_seq)
+    depth = 1100  # deeper than Python's default recursion limit
+    store = cluster.store
+    for i in range(depth):
+        spec = {"parent": f"chain{n}-{i - 1}"} if i else {}
+        store.create(kind(*QUEUES), _queue(f"chain{n}-{i}", spec), replay=True)
+    last = f"chain{n}-{depth - 1}"
+    cache.wait_for(lambda s: s.queues.get(None, last) is not None, timeout=20)
+    pages = _get_all(client, ["/queues/", "/", "/kiosk/", f"/queues/{last}/"])
+    names = re.findall(rf"chain{n}-(\d+)", text(pages["/queues/"]))
+    firsts = list(dict.fromkeys(int(x) for x in names))
+    assert firsts == list(range(depth))  # parents before children, all of them
+
+
+def test_queue_tree_is_iterative_and_keeps_cycles():
+    rows = presenters.queue_tree(
+        [_queue(f"c{i}", {"parent": f"c{i - 1}"} if i else {}) for i in range(5000)]
+        + [_queue("x", {"parent": "y"}), _queue("y", {"parent": "x"}), _queue("self", {"parent": "self"})]
+    )
+    by_name = {presenters.name_of(r.queue): r for r in rows}
+    assert len(rows) == 5003
+    assert by_name["c4999"].depth == 4999 and not by_name["c4999"].has_children
+    assert by_name["c0"].has_children and by_name["c0"].depth == 0
+    # A parent cycle is shown, each member once, starting at the top level.
+    assert {by_name["x"].depth, by_name["y"].depth} == {0, 1}
+    assert by_name["self"].depth == 0
