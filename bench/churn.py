@@ -13,7 +13,7 @@ import random
 from collections import deque
 from dataclasses import dataclass, field
 
-from bench.scale import Builder, ScaleSpec, _kinds, queue_tree
+from bench.scale import Builder, ScaleSpec, _kinds, job_namespaces, leaf_queues
 
 TERMINAL = {"Completed", "Failed", "Terminated", "Aborted"}
 
@@ -31,12 +31,8 @@ class ControllerChurn:
 
     def __post_init__(self) -> None:
         self.kinds = _kinds()
-        tree = queue_tree(self.spec.queues)
-        parents = {parent for _, parent in tree if parent}
-        leaves = [name for name, _ in tree if name not in parents and name != "root"]
         jobs, _ = self.cluster.store.list(self.kinds["job"])
-        namespaces = sorted({j["metadata"]["namespace"] for j in jobs})
-        self.builder = Builder(self.rng, leaves, namespaces or ["default"])
+        self.builder = Builder(self.rng, leaf_queues(self.cluster.store), job_namespaces(jobs))
         self.builder.serial = 20_000_000
         jobs.sort(key=lambda j: (j["metadata"].get("creationTimestamp") or "", j["metadata"]["name"]))
         self.old_jobs = deque((j["metadata"]["namespace"], j["metadata"]["name"]) for j in jobs)

@@ -198,7 +198,7 @@ def unchanged_fragment_target(ep: Endpoints, base: str) -> Target:
         with lock:
             return _with_version(fragment, state["v"])
 
-    def observe(status: int, body: bytes, headers: object) -> None:
+    def observe(status: int, body: bytes, headers: object, path: str) -> None:
         if status == 200:
             new = version_in(body)
             if new:
@@ -227,16 +227,22 @@ def poll_mix(ep: Endpoints, base: str, page_every: int = 0):
         n = state.data.get("n", 0)
         state.data["n"] = n + 1
         if not fragments_ok or (page_every and (n + state.index) % page_every == 0):
-            return pages[(n // max(1, page_every) + state.index) % len(pages)], {}, frozenset({200})
-        fragment = ep.fragment(state.index)
+            page = pages[(n // max(1, page_every) + state.index) % len(pages)]
+            return page, {}, frozenset({200, 404} if page in ep.job_details else {200})
+        fragment = ep.fragment(state.index + state.data.get("skip", 0))
         if "v" not in state.data:
             state.data["v"] = fragment_version(base, fragment) or "0"
-        return _with_version(fragment, state.data["v"]), HX, frozenset({200, 204})
+        return _with_version(fragment, state.data["v"]), HX, frozenset({200, 204, 404})
 
     def observe(state: PollState, status: int, body: bytes, headers: object) -> None:
         if status == 200 and body:
             new = version_in(body)
             if new:
                 state.data["v"] = new
+        elif status == 404:
+            # The Job was deleted by churn (finished and garbage-collected): like a user opening
+            # another Job, this poller moves on to the next sampled one. Counted in the statuses.
+            state.data["skip"] = state.data.get("skip", 0) + 1
+            state.data.pop("v", None)
 
     return request, observe

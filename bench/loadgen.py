@@ -42,8 +42,8 @@ class Target:
     path: Callable[[], str]
     expect: frozenset[int] = frozenset({200})
     headers: dict[str, str] = field(default_factory=dict)
-    # Called with (status, body, headers) after each answer, e.g. to follow a fragment's version.
-    observe: Callable[[int, bytes, object], None] | None = None
+    # Called with (status, body, headers, path) after each answer, e.g. to follow a fragment's version.
+    observe: Callable[[int, bytes, object, str], None] | None = None
 
     @classmethod
     def fixed(
@@ -55,15 +55,24 @@ class Target:
     def cycle(
         cls, name: str, paths: list[str], expect: set[int] | None = None, headers: dict | None = None
     ) -> Target:
+        """Walk ``paths`` round-robin. A path that answers 404 (its object was deleted by churn
+        meanwhile) leaves the rotation; such 404s are counted in ``statuses``, not as errors."""
         lock = threading.Lock()
         state = {"i": 0}
+        live = list(paths)
 
         def next_path() -> str:
             with lock:
-                state["i"] = (state["i"] + 1) % len(paths)
-                return paths[state["i"]]
+                state["i"] = (state["i"] + 1) % len(live)
+                return live[state["i"]]
 
-        return cls(name, next_path, frozenset(expect or {200}), dict(headers or {}))
+        def observe(status: int, body: bytes, headers: object, path: str) -> None:
+            if status == 404:
+                with lock:
+                    if path in live and len(live) > 1:
+                        live.remove(path)
+
+        return cls(name, next_path, frozenset(expect or {200}) | {404}, dict(headers or {}), observe)
 
 
 @dataclass
@@ -79,9 +88,10 @@ class Result:
     errors: Counter = field(default_factory=Counter)
     wall_s: float = 0.0
     nbytes: int = 0
-    # (monotonic time, status) of every request, status 0 for a failed connection: lets the fault
-    # run attribute errors to the fault that was active when they happened.
-    timeline: list[tuple[float, int]] = field(default_factory=list)
+    # (monotonic time at the end, status, error name, latency ms) of every request; status 0 and the
+    # exception's name for a failed connection or a timeout: lets the fault run attribute errors
+    # and latency to the fault that was active when they happened.
+    timeline: list[tuple[float, int, str, float]] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -158,10 +168,12 @@ class _Client:
         except (OSError, http.client.HTTPException) as exc:
             self.close()
             self.result.errors[f"{type(exc).__name__}"] += 1
-            self.result.timeline.append((time.monotonic(), 0))
+            self.result.timeline.append(
+                (time.monotonic(), 0, type(exc).__name__, (time.perf_counter() - start) * 1000.0)
+            )
             return 0, b"", {}
         elapsed = (time.perf_counter() - start) * 1000.0
-        self.result.timeline.append((time.monotonic(), resp.status))
+        self.result.timeline.append((time.monotonic(), resp.status, "", elapsed))
         self.result.latencies_ms.append(elapsed)
         self.result.statuses[resp.status] += 1
         self.result.nbytes += len(body)
@@ -208,9 +220,10 @@ def closed_loop(
                 if issued["n"] >= max_requests:
                     break
                 issued["n"] += 1
-            status, body, headers = client.get(target.path(), target.headers, target.expect)
+            path = target.path()
+            status, body, headers = client.get(path, target.headers, target.expect)
             if target.observe is not None and status:
-                target.observe(status, body, headers)
+                target.observe(status, body, headers, path)
         client.close()
 
     threads = [threading.Thread(target=work, args=(c,), daemon=True) for c in clients]

@@ -21,6 +21,7 @@ from pathlib import Path
 from bench import endpoints as ep_mod
 from bench.common import (
     REPO,
+    cpu_seconds,
     exit_on_sigterm,
     fmt_mb,
     fmt_ms,
@@ -58,7 +59,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--pods", type=int)
     parser.add_argument("--queues", type=int)
     parser.add_argument("--events", type=int)
-    parser.add_argument("--churn", default="bench", choices=("bench", "controllers", "off"))
+    parser.add_argument("--churn", default="auto", choices=("auto", "bench", "controllers", "off"))
     parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
     parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
     parser.add_argument("--concurrency", default="1,10,100", help="comma-separated client counts")
@@ -157,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         results["gunicorn"] = " ".join(Path(c).name if i == 0 else c for i, c in enumerate(dash.command))
         mem_ready = memory(dash.pids())
         log(f"dashboard ready in {sync_s:.1f}s; RSS {fmt_mb(mem_ready.rss)} MB")
+        # Who used the two cores while we measured: the simulated API server, the dashboard, us.
+        cpu0 = (time.monotonic(), cpu_seconds([sim.proc.pid]), cpu_seconds(dash.pids()), time.process_time())
         stats_ready = sim.stats()
         results["api_calls_during_sync"] = _delta(api_calls(stats0), api_calls(stats_ready))
 
@@ -179,6 +182,11 @@ def main(argv: list[str] | None = None) -> int:
                     max_seconds=args.seconds,
                 )
                 raw.append(res.as_dict())
+                if res.statuses.get(404):
+                    results.setdefault("endpoint_notes", eps.notes).append(
+                        f"{target.name}, {level} clients: {res.statuses[404]} answers were 404 (the Job "
+                        "finished and was deleted by churn meanwhile; it left the rotation)"
+                    )
                 rows.append(
                     [
                         target.name,
@@ -212,6 +220,13 @@ def main(argv: list[str] | None = None) -> int:
 
         comparison = compare_without_dashboard(sim.kubeconfig, args.compare_runs) if args.compare_runs else {}
         results["comparison"] = comparison
+        wall = time.monotonic() - cpu0[0]
+        results["cpu_share"] = {
+            "wall_s": round(wall, 1),
+            "sim": round((cpu_seconds([sim.proc.pid]) - cpu0[1]) / wall, 2),
+            "dashboard": round((cpu_seconds(dash.pids()) - cpu0[2]) / wall, 2),
+            "load": round((time.process_time() - cpu0[3]) / wall, 2),
+        }
         busy_after = other_load()
         results["busy_after"] = busy_after
         results["memory"] = {
@@ -291,6 +306,7 @@ def run_pollers(args: argparse.Namespace, dash, sim, eps) -> tuple:  # noqa: ANN
         "api_calls_per_min": per_minute(calls, minutes),
         "open_watches": open_watches(stats_after),
         "share_204": round(res.statuses.get(204, 0) / res.count, 3) if res.count else None,
+        "gone_404": res.statuses.get(404, 0),
         "peak_rss_mb": round(max([s["mem"] for s in samples] or [0]) / 2**20, 1),
     }
 
@@ -352,6 +368,7 @@ def render(results: dict, rows: list, args: argparse.Namespace, poll_res) -> str
                 "p99",
                 "server p50",
                 "204 share",
+                "404 (Job deleted)",
                 "API calls/min at the sim",
                 "open watches",
             ],
@@ -364,11 +381,19 @@ def render(results: dict, rows: list, args: argparse.Namespace, poll_res) -> str
                     fmt_ms(p["p99_ms"]),
                     fmt_ms(p["server_p50_ms"]),
                     p["share_204"],
+                    p["gone_404"],
                     _fmt_calls(p["api_calls_per_min"]),
                     p["open_watches"],
                 ]
             ],
         ),
+        "",
+    ]
+    share = results["cpu_share"]
+    lines += [
+        f"CPU used while measuring ({share['wall_s']} s; cores busy on average, of 2): simulated API server "
+        f"{share['sim']}, dashboard {share['dashboard']}, load generator {share['load']}; the rest of the "
+        "machine's load came from other processes (see the top).",
         "",
     ]
     mem = results["memory"]

@@ -394,6 +394,25 @@ def _create_if_absent(store, kind, obj: dict, replay: bool = False) -> None:  # 
 # --- churn ---------------------------------------------------------------------------------------
 
 
+def leaf_queues(store) -> list[str]:  # noqa: ANN001
+    """Open leaf queues of whatever cluster is loaded (jobs go only to leaves, REFERENCE §3)."""
+    queues, _ = store.list(_kinds()["queue"])
+    parents = {(q.get("spec") or {}).get("parent") for q in queues}
+    leaves = [
+        q["metadata"]["name"]
+        for q in queues
+        if q["metadata"]["name"] not in parents
+        and q["metadata"]["name"] != "root"
+        and (q.get("status") or {}).get("state", "Open") == "Open"
+    ]
+    return sorted(leaves) or ["default"]
+
+
+def job_namespaces(jobs: list[dict]) -> list[str]:
+    """The namespaces the loaded Jobs live in (so arrivals land where the cluster's teams are)."""
+    return sorted({j["metadata"]["namespace"] for j in jobs}) or ["default"]
+
+
 @dataclass
 class _Tracked:
     job: dict
@@ -426,13 +445,10 @@ class ChurnDriver:
 
     def __post_init__(self) -> None:
         self.kinds = _kinds()
-        tree = queue_tree(self.spec.queues)
-        parents = {parent for _, parent in tree if parent}
-        leaves = [name for name, _ in tree if name not in parents and name != "root"]
-        self.builder = Builder(self.rng, leaves, [f"team-{i:02d}" for i in range(self.spec.namespaces)])
-        self.builder.serial = 10_000_000
         store = self.cluster.store
         jobs, _ = store.list(self.kinds["job"])
+        self.builder = Builder(self.rng, leaf_queues(store), job_namespaces(jobs))
+        self.builder.serial = 10_000_000
         jobs.sort(key=lambda j: (j["metadata"].get("creationTimestamp") or "", j["metadata"]["name"]))
         self.old_jobs = deque((j["metadata"]["namespace"], j["metadata"]["name"]) for j in jobs)
         self.total = self.target_jobs = len(jobs)

@@ -9,7 +9,8 @@ resumes it: the fault run pauses it to compare the dashboard's cache with a fres
 Scenarios: ``large`` (the brief's scale, sizes overridable), ``tiny`` (the smoke test's), ``demo``
 and ``empty`` (the simulated cluster's own). Generator: the simulated cluster's large-cluster
 generator when ``dashboard/sim/scenarios.py`` has one, else ``bench/scale.py``'s bulk loader.
-Churn: ``bench`` (bench/scale.py's driver writes the lifecycle to the store), ``controllers``
+Churn: ``auto`` (controllers with the simulator's generator, else bench), ``bench``
+(bench/scale.py's driver writes the lifecycle to the store), ``controllers``
 (the simulated Volcano controllers run the lifecycle; this process adds arrivals and deletions),
 or ``off``.
 """
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--generator", choices=("auto", "sim", "bench"), default="auto")
-    parser.add_argument("--churn", choices=("bench", "controllers", "off"), default="bench")
+    parser.add_argument("--churn", choices=("auto", "bench", "controllers", "off"), default="auto")
     parser.add_argument(
         "--arrivals-per-min",
         type=float,
@@ -112,6 +113,15 @@ def main(argv: list[str] | None = None) -> int:
         # The same turnover at every scale: at 10,000 Jobs, 2 a second (a loaded Job lives ~80 min).
         args.arrivals_per_min = max(1.0, 120.0 * spec.jobs / 10_000)
     started = time.monotonic()
+    fn = None
+    if args.scenario in ("large", "tiny"):
+        fn = _sim_generator() if args.generator in ("auto", "sim") else None
+        if args.generator == "sim" and fn is None:
+            parser.error("dashboard/sim/scenarios.py has no large-cluster generator")
+    if args.churn == "auto":
+        # The simulated controllers run the lifecycle of the simulator's own generated cluster; the
+        # bench loader's objects (no pod durations, no nodes) churn through bench/scale.py instead.
+        args.churn = "controllers" if fn is not None else "bench"
     controllers = args.churn == "controllers"
     cluster = SimulatedCluster(
         seed=args.seed,
@@ -122,9 +132,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     generator = "scenario"
     if args.scenario in ("large", "tiny"):
-        fn = _sim_generator() if args.generator in ("auto", "sim") else None
-        if args.generator == "sim" and fn is None:
-            parser.error("dashboard/sim/scenarios.py has no large-cluster generator")
         if fn is not None:
             generator = f"dashboard.sim.scenarios.{fn.__name__}"
             _call_generator(fn, cluster, spec)
@@ -180,20 +187,27 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     slow_ticks = 0
-    last_report = time.monotonic()
-    next_tick = time.monotonic() + args.tick
+    last_report = last_tick = time.monotonic()
+    next_tick = last_tick + args.tick
     while not stopping.is_set():
         stopping.wait(max(0.0, next_tick - time.monotonic()))
         next_tick += args.tick
         if stopping.is_set():
             break
+        t0 = time.monotonic()
+        # Arrivals and simulated time follow the wall clock, so a slow step (a busy machine, a big
+        # controller pass) delays the churn but does not thin it out. Capped so a long pause does
+        # not come back as a burst.
+        elapsed, last_tick = min(5.0 * args.tick, t0 - last_tick), t0
         if paused.is_set() or driver is None:
             continue
-        t0 = time.monotonic()
+        driver.arrivals_per_tick = args.arrivals_per_min / 60.0 * elapsed
+        if hasattr(driver, "sim_seconds_per_tick"):
+            driver.sim_seconds_per_tick = elapsed * args.speed
         try:
             if args.churn == "bench":
                 # Controllers off: this only moves the simulated clock, so timestamps and ages move on.
-                cluster.advance(args.tick * args.speed)
+                cluster.advance(elapsed * args.speed)
             driver.tick()
         except Exception as exc:  # noqa: BLE001 - keep serving; the log says what broke
             _log(f"churn tick failed: {type(exc).__name__}: {exc}")

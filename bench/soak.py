@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pods", type=int)
     parser.add_argument("--queues", type=int)
     parser.add_argument("--events", type=int)
-    parser.add_argument("--churn", default="bench", choices=("bench", "controllers", "off"))
+    parser.add_argument("--churn", default="auto", choices=("auto", "bench", "controllers", "off"))
     parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
     parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
     parser.add_argument("--workers", type=int)

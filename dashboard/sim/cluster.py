@@ -46,7 +46,9 @@ class SimulatedCluster:
     events retained per kind), ``bookmark_interval`` (wall seconds between watch BOOKMARKs),
     ``watch_timeout`` (wall seconds a watch without timeoutSeconds stays open),
     ``start_time`` (the clock's start), ``bootstrap`` (create the namespaces every cluster has and
-    Volcano's ``root`` and ``default`` queues, Open, as vc-scheduler does at startup, REFERENCE §3).
+    Volcano's ``root`` and ``default`` queues, Open, as vc-scheduler does at startup, REFERENCE §3),
+    ``webhooks`` (run Volcano's mutating and validating admission webhooks, see webhooks.py; off by
+    default so that any object the CRD schemas admit can be stored).
     """
 
     def __init__(
@@ -62,6 +64,7 @@ class SimulatedCluster:
         start_time: datetime | None = None,
         bootstrap: bool = True,
         admin_token: str | None = None,
+        webhooks: bool = False,
     ) -> None:
         self.seed = seed
         self.speed = speed
@@ -83,6 +86,10 @@ class SimulatedCluster:
         self._realtime_stop = threading.Event()
         if bootstrap:
             self._bootstrap()
+        if webhooks:
+            from .webhooks import install
+
+            install(self.store)
         self.controllers: Any = None
         if controllers:
             from .controllers import Controllers  # lazily: the behaviour lives in its own module

@@ -397,10 +397,11 @@ class Store:
                 self._listeners.remove(fn)
 
     def add_admission(self, fn: Admission) -> None:
-        """Register an admission hook ``fn(operation, kind, new_obj, old_obj)`` run on API writes
-        ("CREATE" / "UPDATE", after defaults, before commit; not for replay, ``mutate`` or status
-        writes). It may edit ``new_obj`` in place (mutating webhook) or raise ApiError (validating
-        webhook, e.g. 422 Invalid / 403 Forbidden)."""
+        """Register an admission hook ``fn(operation, kind, new_obj, old_obj)``, run on API writes:
+        "CREATE" / "UPDATE" (after defaults, before commit; not for replay, ``mutate`` or status
+        writes), where it may edit ``new_obj`` in place (mutating webhook); and "DELETE" (both
+        arguments are the stored object: read only). It may raise ApiError to deny (validating
+        webhook, e.g. 400 / 403 / 422). See webhooks.py for Volcano's."""
         with self._lock:
             self._admission.append(fn)
 
@@ -979,6 +980,8 @@ class Store:
                     f'Operation cannot be fulfilled on {k.resource} "{name}": '
                     "the precondition does not match",
                 )
+            for hook in self._admission:
+                hook("DELETE", k, old.obj, old.obj)  # read-only here: validating only
             if dry_run:
                 return old.clone()
             if propagation == "Orphan":
