@@ -338,6 +338,30 @@ def models_section(kubeconfig: str, pages: int) -> dict:
     }
 
 
+def outage_section(sim, kubeconfig: str, seconds: float) -> dict:
+    """The real-time fault scenario with production timings (InformerOptions defaults): the API
+    server stops answering for ``seconds``; how fast the cache says "stale", how fast it recovers,
+    and how many requests it made meanwhile (the backoff at work)."""
+    from dashboard.kube import build_cluster_cache
+
+    cache = build_cluster_cache(kubeconfig=kubeconfig, context="", mode="kubeconfig", options=options())
+    cache.start()
+    cache.wait_synced(timeout=1800)
+    before = sim.stats()["requests"]
+    attempts0 = {i.label: i.counters["errors"] for i in cache.informers}
+    t0 = time.perf_counter()
+    sim.faults(unavailable_seconds=seconds)
+    cache.wait_for(lambda s: all(v.state.name == "stale" for v in s.views().values()), timeout=seconds + 120)
+    stale_after = time.perf_counter() - t0
+    cache.wait_for(lambda s: all(v.state.name == "synced" for v in s.views().values()), timeout=seconds + 300)
+    recovered_after = time.perf_counter() - t0
+    after = sim.stats()["requests"]
+    delta = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+    failed = {i.label: i.counters["errors"] - attempts0[i.label] for i in cache.informers}
+    cache.stop()
+    return {"stale_after": stale_after, "recovered_after": recovered_after, "requests": delta, "failed": failed}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=10_000)
@@ -350,6 +374,9 @@ def main(argv=None) -> int:
     parser.add_argument("--e2e-events", type=int, default=20_000)
     parser.add_argument("--model-pages", type=int, default=10)
     parser.add_argument("--skip-modes", action="store_true", help="skip the pod watch mode comparison")
+    parser.add_argument("--outage", type=float, default=0.0,
+                        help="also run the real-time fault scenario: the API server silent for this many seconds")
+    parser.add_argument("--only-outage", action="store_true", help="run only the fault scenario")
     parser.add_argument("--generator", choices=("auto", "sim", "bench"), default="auto",
                         help="large-cluster generator (bench/simproc.py): the simulated cluster's or bench/scale.py's")
     args = parser.parse_args(argv)
@@ -376,6 +403,16 @@ def main(argv=None) -> int:
               f"({sim.info.get('generator')})")
         try:
             kubeconfig = str(sim.kubeconfig)
+            if args.only_outage:
+                args.outage = args.outage or 30.0
+                out = outage_section(sim, kubeconfig, args.outage)
+                print(f"\n6. the API server silent for {args.outage:.0f} s (production timings)")
+                print(f"   every kind 'stale' after {out['stale_after']:.1f} s; every kind 'synced' again "
+                      f"{out['recovered_after'] - args.outage:.1f} s after the server answered again")
+                print(f"   failed attempts per informer during the outage (backoff 0.5 s doubling to 30 s, "
+                      f"+-20 %; each waits up to its timeout): {out['failed']}")
+                print(f"   requests the simulated cluster counted meanwhile: {out['requests']}")
+                return 0
             cache, sync = sync_section(kubeconfig, args.page_size)
             print("\n1. initial sync (pod_watch=all)")
             print(f"   wall time until every kind synced: {sync['seconds']:.1f} s "
@@ -436,6 +473,14 @@ def main(argv=None) -> int:
                                     ("selector", "selector (spec.schedulerName=volcano)")):
                     print(f"   {label}: {results[mode]['seconds']:.1f} s wall, "
                           f"{results[mode]['cpu_seconds']:.1f} s CPU in this process")
+            if args.outage:
+                out = outage_section(sim, kubeconfig, args.outage)
+                print(f"\n6. the API server silent for {args.outage:.0f} s (production timings)")
+                print(f"   every kind 'stale' after {out['stale_after']:.1f} s; every kind 'synced' again "
+                      f"{out['recovered_after'] - args.outage:.1f} s after the server answered again")
+                print(f"   failed attempts per informer during the outage (backoff 0.5 s doubling to 30 s, "
+                      f"+-20 %; each waits up to its timeout): {out['failed']}")
+                print(f"   requests the simulated cluster counted meanwhile: {out['requests']}")
             stats = sim.stats()["requests"]
             print("\nrequests seen by the simulated cluster:",
                   {k: v for k, v in stats.items() if k.startswith(("list", "watch"))})

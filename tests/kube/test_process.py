@@ -220,3 +220,10 @@ def test_an_api_server_that_never_answered_is_unreachable(tmp_path):
         assert "unreachable" in snap.jobs.state.last_error and snap.jobs.state.synced_at is None
     finally:
         cache.stop()
+
+
+def test_installed_cache_is_what_views_read(installed_cache, client):
+    response = client.get("/readyz")
+    assert response.status_code == 200, response.content
+    assert set(response.json()["kinds"].values()) == {"synced"}
+    assert kube.get_cluster_cache() is installed_cache
