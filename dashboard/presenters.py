@@ -1241,6 +1241,29 @@ class SelectorError(ValueError):
 _SEL_TOKEN = re.compile(r"\s*(!=|==|=|!|,|\(|\)|[^\s!=,()]+)")
 
 
+# Kubernetes label syntax (apimachinery validation: IsQualifiedName, IsValidLabelValue): a name is
+# at most 63 characters of alphanumerics, "-", "_", "." beginning and ending alphanumeric; a key
+# may carry a DNS-subdomain prefix ("example.com/") of at most 253 characters.
+_LABEL_NAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def _label_key(key: str) -> str:
+    prefix, _sep, name = key.rpartition("/")
+    if (
+        not _LABEL_NAME.fullmatch(name)
+        or (_sep and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)))
+    ):
+        raise SelectorError(_("“%(key)s” is not a valid label key") % {"key": key})
+    return key
+
+
+def _label_value(value: str) -> str:
+    if value and not _LABEL_NAME.fullmatch(value):
+        raise SelectorError(_("“%(value)s” is not a valid label value") % {"value": value})
+    return value
+
+
 def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
     """Parse a Kubernetes label selector ("team=ml,env!=dev,tier in (a,b),!legacy,owner") into
     (key, op, values) requirements with op in {"=", "!=", "in", "notin", "exists", "!exists"}.
@@ -1256,22 +1279,29 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
         i += 1
         return tokens[i - 1]
 
+    def value() -> str:
+        # "a=" (and "a=,b") selects an empty value, as in Kubernetes.
+        if i >= len(tokens) or tokens[i] == ",":
+            return ""
+        return _label_value(take())
+
     while i < len(tokens):
         tok = take()
         if tok == "!":
-            key = take()
+            key = _label_key(take())
             reqs.append((key, "!exists", frozenset()))
         else:
             key = tok
             if key in (",", "(", ")", "=", "==", "!="):
                 raise SelectorError(_("unexpected “%(tok)s”") % {"tok": key})
+            key = _label_key(key)
             nxt = tokens[i] if i < len(tokens) else ","
             if nxt in ("=", "=="):
                 take()
-                reqs.append((key, "=", frozenset([take()])))
+                reqs.append((key, "=", frozenset([value()])))
             elif nxt == "!=":
                 take()
-                reqs.append((key, "!=", frozenset([take()])))
+                reqs.append((key, "!=", frozenset([value()])))
             elif nxt in ("in", "notin"):
                 op = take()
                 if take() != "(":
@@ -1282,7 +1312,9 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
                     if t == ")":
                         break
                     if t != ",":
-                        values.append(t)
+                        values.append(_label_value(t))
+                if not values:
+                    raise SelectorError(_("%(op)s needs at least one value in its parentheses") % {"op": op})
                 reqs.append((key, op, frozenset(values)))
             else:
                 reqs.append((key, "exists", frozenset()))

@@ -60,8 +60,16 @@ def _bucket(now: datetime) -> int:
 
 
 def _unchanged(request: HttpRequest, versions: dict[str, str]) -> HttpResponse | None:
-    """204 for an htmx poll whose ``?v=`` equals the fragment's current version."""
+    """204 for an htmx poll whose ``?v=`` equals the fragment's current version; 400 for an htmx
+    request naming a fragment this page does not have (answering with the whole page would make
+    htmx swap a full document into the fragment's place)."""
     frag = request.GET.get(FRAGMENT_PARAM)
+    if request.htmx and frag and frag not in versions:
+        resp = HttpResponse(
+            _("Unknown fragment “%(f)s”.") % {"f": frag}, status=400, content_type="text/plain; charset=utf-8"
+        )
+        patch_vary_headers(resp, ["HX-Request"])
+        return resp
     if request.htmx and frag in versions and request.GET.get(VERSION_PARAM) == versions[frag]:
         resp = HttpResponse(status=204)
         patch_vary_headers(resp, ["HX-Request"])
@@ -720,6 +728,9 @@ def jobs(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "total": len(keys),
             "phase_counts": _phase_cards(counts, p.JOB_PHASE_ORDER, p.job_phase),
+            # Still filtered literally (a newer Volcano may have phases this UI does not know).
+            "unknown_phases": [x for x in lq.phases if x not in p.JOB_PHASES],
+            "known_phases": p.JOB_PHASE_ORDER,
             "namespaces": snap.namespaces(),
             "queue_names": sorted(p.name_of(q) for q in snap.queues.all()),
             "blocked": _blocked(ctx["notices"], "jobs"),
@@ -1011,6 +1022,8 @@ def podgroups(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "total": len(keys),
             "phase_counts": _phase_cards(counts, p.PODGROUP_PHASE_ORDER, p.podgroup_phase),
+            "unknown_phases": [x for x in lq.phases if x not in p.PODGROUP_PHASES],
+            "known_phases": p.PODGROUP_PHASE_ORDER,
             "namespaces": snap.namespaces(),
             "queue_names": sorted(p.name_of(q) for q in snap.queues.all()),
             "blocked": _blocked(ctx["notices"], "podgroups"),
