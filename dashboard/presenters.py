@@ -918,27 +918,6 @@ def event_rows(events: Iterable[Mapping], limit: int | None = None) -> list[Even
     return rows[:limit] if limit else rows
 
 
-def dedupe_events(rows: Iterable[EventRow]) -> list[EventRow]:
-    """Merge events with the same type, reason and message (across objects): counts add up,
-    first/last seen span them all. Newest first."""
-    merged: dict[tuple[str, str, str], EventRow] = {}
-    for r in rows:
-        key = (r.type, r.reason, r.message)
-        m = merged.get(key)
-        if m is None:
-            merged[key] = EventRow(**{**r.__dict__})
-            continue
-        m.count += r.count
-        if r.first and (m.first is None or r.first < m.first):
-            m.first = r.first
-        if r.last and (m.last is None or r.last > m.last):
-            m.last = r.last
-            m.object_kind, m.object_name = r.object_kind, r.object_name
-    out = list(merged.values())
-    out.sort(key=lambda r: r.last or _EPOCH, reverse=True)
-    return out
-
-
 def latest_per_object(rows: Iterable[EventRow], limit: int) -> list[EventRow]:
     """One row per (object, reason) with the newest message and the summed count, newest first:
     the overview's "recent warnings" without the scheduler's every-session repeats."""
