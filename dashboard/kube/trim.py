@@ -7,10 +7,11 @@ raise on odd shapes: a field of the wrong type is dropped, not trusted.
 
 What is kept (the issue's list): metadata minus managedFields and the
 ``kubectl.kubernetes.io/last-applied-configuration`` annotation; for pods only the displayed spec
-fields (containers' name/image/resources requests+limits/ports, env entries that are references
-rather than literal values, nodeName, schedulerName, priorityClassName, restartPolicy) and the
-status fields kubectl uses for its STATUS/READY/RESTARTS columns. Free text (event messages and
-reasons, status/condition messages) longer than MESSAGE_LIMIT is cut with a visible marker.
+fields (containers' name/image/resources requests+limits/ports, every env entry by name with
+references kept and literal values replaced by HIDDEN_VALUE, envFrom references, nodeName,
+schedulerName, priorityClassName, restartPolicy) and the status fields kubectl uses for its
+STATUS/READY/RESTARTS columns. Free text (event messages and reasons, status/condition messages)
+longer than MESSAGE_LIMIT is cut with a visible marker.
 """
 
 from __future__ import annotations
@@ -185,16 +186,52 @@ def trim_podgroup(pg: dict) -> dict:
     return out
 
 
+# Shown in place of a literal env value: the entry stays visible (nothing silently omitted) but a
+# value pasted into a manifest may be a secret, so it never enters the cache.
+HIDDEN_VALUE = "(hidden by volcano-ui)"
+
+
 def _trim_env(env: Any) -> list:
-    # Literal env values may carry secrets pasted into manifests and are not shown; references
-    # (valueFrom) say where a value comes from, which is useful and not sensitive.
+    """Every env entry by name: a literal ``value`` replaced by HIDDEN_VALUE; ``valueFrom`` kept,
+    being a reference (secretKeyRef/configMapKeyRef name and key, fieldRef, resourceFieldRef) that
+    says where the value comes from, never the value itself."""
     if not isinstance(env, list):
         return []
-    return [
-        {"name": e.get("name"), "valueFrom": e["valueFrom"]}
-        for e in env
-        if isinstance(e, dict) and isinstance(e.get("valueFrom"), dict)
-    ]
+    out = []
+    for e in env:
+        if not isinstance(e, dict):
+            continue
+        entry: dict = {"name": _i(e.get("name"))}
+        if isinstance(e.get("valueFrom"), dict):
+            entry["valueFrom"] = _intern_tree(e["valueFrom"])
+        elif e.get("value") not in (None, ""):
+            entry["value"] = HIDDEN_VALUE
+        out.append(entry)
+    return out
+
+
+_ENV_FROM_REFS = ("configMapRef", "secretRef")
+
+
+def _trim_env_from(env_from: Any) -> list:
+    """``envFrom`` sources: the ConfigMap/Secret names (and ``optional``) and the ``prefix``; these
+    are references, the values stay in the cluster."""
+    if not isinstance(env_from, list):
+        return []
+    out = []
+    for source in env_from:
+        if not isinstance(source, dict):
+            continue
+        entry: dict = {}
+        if isinstance(source.get("prefix"), str):
+            entry["prefix"] = _i(source["prefix"])
+        for key in _ENV_FROM_REFS:
+            ref = source.get(key)
+            if isinstance(ref, dict):
+                entry[key] = {k: _i(ref[k]) for k in ("name", "optional") if k in ref}
+        if entry:
+            out.append(entry)
+    return out
 
 
 def _trim_container(c: Any) -> dict | None:
@@ -210,6 +247,9 @@ def _trim_container(c: Any) -> dict | None:
     env = _trim_env(c.get("env"))
     if env:
         out["env"] = env
+    env_from = _trim_env_from(c.get("envFrom"))
+    if env_from:
+        out["envFrom"] = env_from
     if isinstance(c.get("ports"), list):
         out["ports"] = c["ports"]
     if isinstance(c.get("restartPolicy"), str):  # native sidecars (init containers with Always)

@@ -62,7 +62,10 @@ def test_pod_keeps_displayed_fields_only():
         "name": "c",
         "image": "img",
         "resources": {"requests": {"cpu": "1"}, "limits": {"memory": "1Gi"}},
-        "env": [{"name": "B", "valueFrom": {"secretKeyRef": {"name": "s"}}}],
+        "env": [
+            {"name": "A", "value": trim.HIDDEN_VALUE},
+            {"name": "B", "valueFrom": {"secretKeyRef": {"name": "s"}}},
+        ],
     }
     assert set(out["spec"]) == {"nodeName", "schedulerName", "containers", "initContainers"}
     assert set(out["status"]) == {"phase", "conditions", "containerStatuses", "initContainerStatuses"}
@@ -154,3 +157,40 @@ def test_long_free_text_is_cut_with_a_visible_marker():
     assert trim.trim_event(short)["message"] == "0/3 nodes are available"
     assert trim.cap_text("y" * trim.MESSAGE_LIMIT) == "y" * trim.MESSAGE_LIMIT
     assert trim.cap_text(cut[0]) == cut[0]  # idempotent
+
+
+def test_env_entries_stay_visible_without_literal_values():
+    container = {
+        "name": "c",
+        "image": "img",
+        "env": [
+            {"name": "PASSWORD", "value": "hunter2"},
+            {"name": "EMPTY"},
+            {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "creds", "key": "token"}}},
+            {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+            "junk",
+        ],
+        "envFrom": [
+            {"configMapRef": {"name": "settings"}, "prefix": "APP_"},
+            {"secretRef": {"name": "db", "optional": True}},
+            {"unknownSource": {"value": "x"}},
+            None,
+        ],
+    }
+    for out in (
+        trim.trim_pod({"spec": {"containers": [container]}})["spec"]["containers"][0],
+        trim.trim_job({"spec": {"tasks": [{"template": {"spec": {"containers": [container]}}}]}})["spec"]["tasks"][0][
+            "template"
+        ]["spec"]["containers"][0],
+    ):
+        assert out["env"] == [
+            {"name": "PASSWORD", "value": "(hidden by volcano-ui)"},
+            {"name": "EMPTY"},
+            {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "creds", "key": "token"}}},
+            {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+        ]
+        assert out["envFrom"] == [
+            {"prefix": "APP_", "configMapRef": {"name": "settings"}},
+            {"secretRef": {"name": "db", "optional": True}},
+        ]
+        assert "hunter2" not in repr(out)

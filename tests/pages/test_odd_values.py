@@ -238,3 +238,43 @@ def test_huge_event_and_condition_messages_are_cut_on_the_pages(odd_cluster, cli
     assert "(truncated by volcano-ui: 500,004 characters in all)" in text(job_page)
     assert "&lt;b&gt;mmm" in job_page
     assert "(truncated by volcano-ui" in text(pages[f"/podgroups/{ns}/big-pg/"])
+
+
+# --- 4. env entries in the YAML view -------------------------------------------------------------
+
+
+def test_yaml_view_lists_every_env_entry_and_envfrom_without_values(odd_cluster, client):
+    n = next(_seq)
+    ns = f"env-{n}"
+    container = {
+        "name": "main",
+        "image": "busybox",
+        "env": [
+            {"name": "LITERAL_SECRET", "value": "s3cr3t-literal-value"},
+            {"name": "FROM_SECRET", "valueFrom": {"secretKeyRef": {"name": "creds-secret", "key": "token"}}},
+        ],
+        "envFrom": [{"configMapRef": {"name": "cm-settings"}}, {"secretRef": {"name": "sec-settings"}}],
+    }
+    job = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "envjob", "namespace": ns, "uid": f"uid-env-{n}"},
+        "spec": {"minAvailable": 1, "tasks": [{"name": "t", "replicas": 1, "template": {"spec": {"containers": [container]}}}]},
+    }
+    _create(odd_cluster, JOBS, job, ns)
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "envjob-t-0", "namespace": ns, "labels": {"volcano.sh/job-name": "envjob"}},
+        "spec": {"schedulerName": "volcano", "containers": [container]},
+        "status": {"phase": "Pending"},
+    }
+    cluster, cache = odd_cluster
+    cluster.store.create(kind("", "pods"), pod, ns, replay=True)
+    cache.wait_for(lambda s: s.pods.get(ns, "envjob-t-0") is not None, timeout=10)
+    pages = _get_all(client, [f"/jobs/{ns}/envjob/", f"/pods/{ns}/envjob-t-0/"])
+    for url, page in pages.items():
+        shown = text(page)
+        assert "s3cr3t-literal-value" not in page, url
+        for expected in ("LITERAL_SECRET", "(hidden by volcano-ui)", "creds-secret", "cm-settings", "sec-settings"):
+            assert expected in shown, (url, expected)
