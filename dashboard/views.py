@@ -807,6 +807,8 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "queue_missing": p.absent_hint(queue, snap.queues.state),
             "pg_missing": p.absent_hint(pg, snap.podgroups.state),
             "pg_unreadable": p.unreadable_reason(snap.podgroups.state),
+            # The same hints as the Job's row in the lists (crash-looping pods, image pulls, ...).
+            "hints": p.job_health_hint(job, pods, pg),
             "queue_state": p.queue_state(queue) if queue else None,
             "headroom": p.queue_headroom(queue, pg),
             "pending_like": pending_like,
@@ -1139,6 +1141,8 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
                 "restarts": p.to_int(cs.get("restartCount")),
                 "last": last_name,
                 "last_reason": p.as_str(p.as_dict(last.get(last_name)).get("reason")) if last_name else "",
+                "exit": p.exit_text(detail) if state_name == "terminated" else "",
+                "last_exit": p.exit_text(p.as_dict(last.get(last_name))) if last_name == "terminated" else "",
                 "requests": sorted(
                     (p.as_str(k), p.as_str(v))
                     for k, v in p.as_dict(p.as_dict(c.get("resources")).get("requests")).items()
