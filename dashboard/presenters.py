@@ -484,6 +484,20 @@ def pod_is_crashlooping(pod: Mapping) -> bool:
     return False
 
 
+def exit_text(terminated: Mapping) -> str:
+    """"exit code 137, signal 9" for a container's ``state.terminated`` (Kubernetes
+    ContainerStateTerminated: exitCode int32 required, signal optional), as ``kubectl describe``
+    prints them; "" when the exit code is missing."""
+    code = terminated.get("exitCode")
+    if code is None or isinstance(code, bool):
+        return ""
+    text = _("exit code %(code)s") % {"code": as_str(code)}
+    signal = terminated.get("signal")
+    if signal not in (None, 0, "") and not isinstance(signal, bool):
+        text += ", " + _("signal %(sig)s") % {"sig": as_str(signal)}
+    return text
+
+
 def pod_task(pod: Mapping) -> str:
     """The Volcano task of a vcjob pod (label/annotation volcano.sh/task-spec, REFERENCE.md §4)."""
     return labels_of(pod).get("volcano.sh/task-spec") or annotations_of(pod).get("volcano.sh/task-spec", "")
@@ -582,6 +596,9 @@ class Gang:
     fill: int
     min_at: int
     met: bool
+    # For a Job in a final phase: what happened ("4 succeeded, 1 failed"), shown instead of the bar;
+    # running is 0 by then, so a "minAvailable reached" claim computed from it would be meaningless.
+    outcome: str = ""
 
 
 def make_gang(running: int, ready: int, min_available: int, total: int) -> Gang:
@@ -600,8 +617,20 @@ def make_gang(running: int, ready: int, min_available: int, total: int) -> Gang:
 def job_gang(job: Mapping) -> Gang:
     status = status_of(job)
     running = to_int(status.get("running"))
-    ready = running + to_int(status.get("succeeded")) + to_int(status.get("failed"))
-    return make_gang(running, ready, job_min_available(job), job_replicas(job))
+    succeeded, failed = to_int(status.get("succeeded")), to_int(status.get("failed"))
+    gang = make_gang(running, running + succeeded + failed, job_min_available(job), job_replicas(job))
+    if job_phase(job).final:
+        _finished(gang, succeeded, failed)
+    return gang
+
+
+def _finished(gang: Gang, succeeded: int, failed: int) -> None:
+    """Mark ``gang`` (of a Job in a final phase) with its outcome instead of a progress claim."""
+    parts = [_("%(n)d succeeded") % {"n": succeeded}]
+    if failed:
+        parts.append(_("%(n)d failed") % {"n": failed})
+    gang.outcome = _("finished: %(counts)s") % {"counts": ", ".join(parts)}
+    gang.met = False
 
 
 @dataclass
@@ -623,6 +652,7 @@ class TaskRow:
 
 def task_rows(job: Mapping) -> list[TaskRow]:
     tsc = as_dict(status_of(job).get("taskStatusCount"))
+    final = job_phase(job).final
     rows = []
     for task in job_tasks(job):
         name = as_str(task.get("name"))
@@ -633,13 +663,16 @@ def task_rows(job: Mapping) -> list[TaskRow]:
         ready = running + counts.get("Succeeded", 0) + counts.get("Failed", 0)
         containers = as_list(as_dict(as_dict(task.get("template")).get("spec")).get("containers"))
         image = as_str(as_dict(containers[0]).get("image")) if containers else ""
+        gang = make_gang(running, ready, min_av, replicas)
+        if final:
+            _finished(gang, counts.get("Succeeded", 0), counts.get("Failed", 0))
         rows.append(
             TaskRow(
                 name,
                 replicas,
                 min_av,
                 counts,
-                make_gang(running, ready, min_av, replicas),
+                gang,
                 [policy_text(p) for p in as_list(task.get("policies"))],
                 image,
             )
@@ -1208,6 +1241,29 @@ class SelectorError(ValueError):
 _SEL_TOKEN = re.compile(r"\s*(!=|==|=|!|,|\(|\)|[^\s!=,()]+)")
 
 
+# Kubernetes label syntax (apimachinery validation: IsQualifiedName, IsValidLabelValue): a name is
+# at most 63 characters of alphanumerics, "-", "_", "." beginning and ending alphanumeric; a key
+# may carry a DNS-subdomain prefix ("example.com/") of at most 253 characters.
+_LABEL_NAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def _label_key(key: str) -> str:
+    prefix, _sep, name = key.rpartition("/")
+    if (
+        not _LABEL_NAME.fullmatch(name)
+        or (_sep and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)))
+    ):
+        raise SelectorError(_("“%(key)s” is not a valid label key") % {"key": key})
+    return key
+
+
+def _label_value(value: str) -> str:
+    if value and not _LABEL_NAME.fullmatch(value):
+        raise SelectorError(_("“%(value)s” is not a valid label value") % {"value": value})
+    return value
+
+
 def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
     """Parse a Kubernetes label selector ("team=ml,env!=dev,tier in (a,b),!legacy,owner") into
     (key, op, values) requirements with op in {"=", "!=", "in", "notin", "exists", "!exists"}.
@@ -1223,22 +1279,29 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
         i += 1
         return tokens[i - 1]
 
+    def value() -> str:
+        # "a=" (and "a=,b") selects an empty value, as in Kubernetes.
+        if i >= len(tokens) or tokens[i] == ",":
+            return ""
+        return _label_value(take())
+
     while i < len(tokens):
         tok = take()
         if tok == "!":
-            key = take()
+            key = _label_key(take())
             reqs.append((key, "!exists", frozenset()))
         else:
             key = tok
             if key in (",", "(", ")", "=", "==", "!="):
                 raise SelectorError(_("unexpected “%(tok)s”") % {"tok": key})
+            key = _label_key(key)
             nxt = tokens[i] if i < len(tokens) else ","
             if nxt in ("=", "=="):
                 take()
-                reqs.append((key, "=", frozenset([take()])))
+                reqs.append((key, "=", frozenset([value()])))
             elif nxt == "!=":
                 take()
-                reqs.append((key, "!=", frozenset([take()])))
+                reqs.append((key, "!=", frozenset([value()])))
             elif nxt in ("in", "notin"):
                 op = take()
                 if take() != "(":
@@ -1249,7 +1312,9 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
                     if t == ")":
                         break
                     if t != ",":
-                        values.append(t)
+                        values.append(_label_value(t))
+                if not values:
+                    raise SelectorError(_("%(op)s needs at least one value in its parentheses") % {"op": op})
                 reqs.append((key, op, frozenset(values)))
             else:
                 reqs.append((key, "exists", frozenset()))

@@ -268,6 +268,8 @@ def gang(g) -> SafeString:
     dashboard/_gang.html as a tag, because list pages draw one per row."""
     if g is None:
         return mark_safe('<span class="muted">—</span>')
+    if getattr(g, "outcome", ""):
+        return format_html('<div class="gang gang-final"><span class="gang-text">{}</span></div>', g.outcome)
     title = _("%(r)s running, minAvailable %(m)s, %(t)s replicas") % {
         "r": g.running,
         "m": g.min_available,
