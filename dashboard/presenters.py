@@ -503,6 +503,20 @@ def pod_is_crashlooping(pod: Mapping) -> bool:
     return False
 
 
+def exit_text(terminated: Mapping) -> str:
+    """"exit code 137, signal 9" for a container's ``state.terminated`` (Kubernetes
+    ContainerStateTerminated: exitCode int32 required, signal optional), as ``kubectl describe``
+    prints them; "" when the exit code is missing."""
+    code = terminated.get("exitCode")
+    if code is None or isinstance(code, bool):
+        return ""
+    text = _("exit code %(code)s") % {"code": as_str(code)}
+    signal = terminated.get("signal")
+    if signal not in (None, 0, "") and not isinstance(signal, bool):
+        text += ", " + _("signal %(sig)s") % {"sig": as_str(signal)}
+    return text
+
+
 def pod_task(pod: Mapping) -> str:
     """The Volcano task of a vcjob pod (label/annotation volcano.sh/task-spec, REFERENCE.md §4)."""
     return labels_of(pod).get("volcano.sh/task-spec") or annotations_of(pod).get("volcano.sh/task-spec", "")
@@ -601,6 +615,9 @@ class Gang:
     fill: int
     min_at: int
     met: bool
+    # For a Job in a final phase: what happened ("4 succeeded, 1 failed"), shown instead of the bar;
+    # running is 0 by then, so a "minAvailable reached" claim computed from it would be meaningless.
+    outcome: str = ""
 
 
 def make_gang(running: int, ready: int, min_available: int, total: int) -> Gang:
@@ -623,10 +640,22 @@ def make_gang(running: int, ready: int, min_available: int, total: int) -> Gang:
 def job_gang(job: Mapping) -> Gang:
     status = status_of(job)
     counters = [to_int(status.get(k)) for k in ("running", "succeeded", "failed")]
-    running = counters[0]
+    running, succeeded, failed = counters
     # A negative counter poisons the sum: keep it negative so make_gang distrusts the gang.
     ready = sum(counters) if min(counters) >= 0 else -1
-    return make_gang(running, ready, job_min_available(job), job_replicas(job))
+    gang = make_gang(running, ready, job_min_available(job), job_replicas(job))
+    if job_phase(job).final:
+        _finished(gang, max(0, succeeded), max(0, failed))
+    return gang
+
+
+def _finished(gang: Gang, succeeded: int, failed: int) -> None:
+    """Mark ``gang`` (of a Job in a final phase) with its outcome instead of a progress claim."""
+    parts = [_("%(n)d succeeded") % {"n": succeeded}]
+    if failed:
+        parts.append(_("%(n)d failed") % {"n": failed})
+    gang.outcome = _("finished: %(counts)s") % {"counts": ", ".join(parts)}
+    gang.met = False
 
 
 @dataclass
@@ -648,6 +677,7 @@ class TaskRow:
 
 def task_rows(job: Mapping) -> list[TaskRow]:
     tsc = as_dict(status_of(job).get("taskStatusCount"))
+    final = job_phase(job).final
     rows = []
     for task in job_tasks(job):
         name = as_str(task.get("name"))
@@ -659,13 +689,16 @@ def task_rows(job: Mapping) -> list[TaskRow]:
         ready = sum(parts) if min(parts) >= 0 else -1  # see job_gang
         containers = as_list(as_dict(as_dict(task.get("template")).get("spec")).get("containers"))
         image = as_str(as_dict(containers[0]).get("image")) if containers else ""
+        gang = make_gang(running, ready, min_av, replicas)
+        if final:
+            _finished(gang, max(0, counts.get("Succeeded", 0)), max(0, counts.get("Failed", 0)))
         rows.append(
             TaskRow(
                 name,
                 replicas,
                 min_av,
                 counts,
-                make_gang(running, ready, min_av, replicas),
+                gang,
                 [policy_text(p) for p in as_list(task.get("policies"))],
                 image,
             )
@@ -910,6 +943,8 @@ class EventRow:
     first: datetime | None
     last: datetime | None
     source: str
+    # Set by views (``absent_hint``) when the involved object is not in the cache: shown unlinked.
+    object_missing: str = ""
 
     @property
     def warning(self) -> bool:
@@ -1028,10 +1063,54 @@ def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
     return rows
 
 
+# --- "does not exist" claims ----------------------------------------------------------------------
+
+
+def unreadable_reason(state: Any) -> str:
+    """Why the cache cannot say whether an object of a kind exists: "" when it can (the kind is
+    synced, or stale with data), else a short reason ("forbidden", "not installed", "still loading",
+    "cluster unreachable"). ``state`` is a cache ``KindState`` (or None). Every "does not exist" /
+    "none" claim about an object checks its kind here first: absence from a kind the cache cannot
+    read proves nothing."""
+    name = getattr(state, "name", "synced") if state is not None else "synced"
+    has_data = getattr(state, "synced_at", None) is not None
+    if name == "forbidden":
+        return _("forbidden")
+    if name == "not_installed":
+        return _("not installed")
+    if name == "syncing" and not has_data:
+        return _("still loading")
+    if name == "unreachable" and not has_data:
+        return _("cluster unreachable")
+    return ""
+
+
+def absent_hint(obj: Mapping | None, state: Any) -> str:
+    """"" when ``obj`` is in the cache (link to it); else the hint shown beside its unlinked name:
+    "(not found)" when the kind is readable, "(cannot be read: <reason>)" when it is not
+    (``unreadable_reason``). A link to an object the cache does not hold would lead to a 404."""
+    if obj is not None:
+        return ""
+    why = unreadable_reason(state)
+    if why:
+        return _("(cannot be read: %(why)s)") % {"why": why}
+    return _("(not found)")
+
+
 def why_pending(
-    job: Mapping | None, pg: Mapping | None, queue: Mapping | None, queue_name: str, pods: list[Mapping]
+    job: Mapping | None,
+    pg: Mapping | None,
+    queue: Mapping | None,
+    queue_name: str,
+    pods: list[Mapping],
+    *,
+    pg_state: Any = None,
+    queue_state: Any = None,
 ) -> list[Finding]:
     """Plain-words reasons why a Job (or a PodGroup) is not running yet, most decisive first.
+
+    ``pg_state``/``queue_state`` are the cache KindStates of PodGroups/Queues: when a kind cannot
+    be read (``unreadable_reason``) a missing object is reported as unreadable, never as absent.
 
     Inputs follow REFERENCE.md: a Job whose PodGroup is Pending has no pods (§1); a PodGroup is
     Pending until the queue admits it and Inqueue until the gang fits (§2); Jobs can only be
@@ -1044,7 +1123,17 @@ def why_pending(
                 "info", _("The Volcano job controller has not processed this Job yet (it has no status).")
             )
         )
-    if pg is None and job is not None:
+    pg_unreadable = unreadable_reason(pg_state)
+    queue_unreadable = unreadable_reason(queue_state)
+    if pg is None and job is not None and pg_unreadable:
+        findings.append(
+            Finding(
+                "info",
+                _("PodGroups cannot be read (%(why)s), so the Job's PodGroup cannot be checked.")
+                % {"why": pg_unreadable},
+            )
+        )
+    elif pg is None and job is not None:
         findings.append(
             Finding(
                 "warn",
@@ -1100,7 +1189,15 @@ def why_pending(
         elif verbatim:
             findings.append(Finding("warn", _("The scheduler reports the gang as unschedulable."), verbatim))
     if queue_name:
-        if queue is None:
+        if queue is None and queue_unreadable:
+            findings.append(
+                Finding(
+                    "info",
+                    _("Queue “%(queue)s” cannot be checked: Queues cannot be read (%(why)s).")
+                    % {"queue": queue_name, "why": queue_unreadable},
+                )
+            )
+        elif queue is None:
             findings.append(
                 Finding(
                     "bad", _("Queue “%(queue)s” does not exist (or is not visible).") % {"queue": queue_name}
@@ -1170,6 +1267,29 @@ class SelectorError(ValueError):
 _SEL_TOKEN = re.compile(r"\s*(!=|==|=|!|,|\(|\)|[^\s!=,()]+)")
 
 
+# Kubernetes label syntax (apimachinery validation: IsQualifiedName, IsValidLabelValue): a name is
+# at most 63 characters of alphanumerics, "-", "_", "." beginning and ending alphanumeric; a key
+# may carry a DNS-subdomain prefix ("example.com/") of at most 253 characters.
+_LABEL_NAME = re.compile(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def _label_key(key: str) -> str:
+    prefix, _sep, name = key.rpartition("/")
+    if (
+        not _LABEL_NAME.fullmatch(name)
+        or (_sep and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)))
+    ):
+        raise SelectorError(_("“%(key)s” is not a valid label key") % {"key": key})
+    return key
+
+
+def _label_value(value: str) -> str:
+    if value and not _LABEL_NAME.fullmatch(value):
+        raise SelectorError(_("“%(value)s” is not a valid label value") % {"value": value})
+    return value
+
+
 def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
     """Parse a Kubernetes label selector ("team=ml,env!=dev,tier in (a,b),!legacy,owner") into
     (key, op, values) requirements with op in {"=", "!=", "in", "notin", "exists", "!exists"}.
@@ -1185,22 +1305,29 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
         i += 1
         return tokens[i - 1]
 
+    def value() -> str:
+        # "a=" (and "a=,b") selects an empty value, as in Kubernetes.
+        if i >= len(tokens) or tokens[i] == ",":
+            return ""
+        return _label_value(take())
+
     while i < len(tokens):
         tok = take()
         if tok == "!":
-            key = take()
+            key = _label_key(take())
             reqs.append((key, "!exists", frozenset()))
         else:
             key = tok
             if key in (",", "(", ")", "=", "==", "!="):
                 raise SelectorError(_("unexpected “%(tok)s”") % {"tok": key})
+            key = _label_key(key)
             nxt = tokens[i] if i < len(tokens) else ","
             if nxt in ("=", "=="):
                 take()
-                reqs.append((key, "=", frozenset([take()])))
+                reqs.append((key, "=", frozenset([value()])))
             elif nxt == "!=":
                 take()
-                reqs.append((key, "!=", frozenset([take()])))
+                reqs.append((key, "!=", frozenset([value()])))
             elif nxt in ("in", "notin"):
                 op = take()
                 if take() != "(":
@@ -1211,7 +1338,9 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
                     if t == ")":
                         break
                     if t != ",":
-                        values.append(t)
+                        values.append(_label_value(t))
+                if not values:
+                    raise SelectorError(_("%(op)s needs at least one value in its parentheses") % {"op": op})
                 reqs.append((key, op, frozenset(values)))
             else:
                 reqs.append((key, "exists", frozenset()))

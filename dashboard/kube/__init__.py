@@ -115,9 +115,9 @@ def build_cluster_cache(
     what is wrong instead of failing.
     """
     from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
 
     from dashboard.kube.client import KubeClient, Timeouts, load_configuration
-    from django.core.exceptions import ImproperlyConfigured
 
     options = options or options_from_settings()
     try:

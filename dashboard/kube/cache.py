@@ -23,7 +23,11 @@ log = logging.getLogger(__name__)
 _STATE_RANK = ("forbidden", "not_installed", "unreachable", "stale", "syncing", "synced")
 
 # Kinds whose events the cache keeps: the Volcano kinds (by API group) and pods it caches.
-_VOLCANO_EVENT_KINDS = {"Job": "batch.volcano.sh/", "PodGroup": "scheduling.volcano.sh/", "Queue": "scheduling.volcano.sh/"}
+_VOLCANO_EVENT_KINDS = {
+    "Job": "batch.volcano.sh/",
+    "PodGroup": "scheduling.volcano.sh/",
+    "Queue": "scheduling.volcano.sh/",
+}
 
 
 _COUNTER_KEYS = ("lists", "watches", "relists_410", "events", "bookmarks", "errors")

@@ -10,6 +10,7 @@ generated model classes are far too slow for tens of thousands of pods (see READ
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -197,14 +198,11 @@ class KubeClient:
 
 def abort_response(raw: Any) -> None:
     """Unblock a thread reading ``raw`` (an urllib3 response) from another thread."""
-    try:
+    # Best effort: shutdown() unblocks a blocked read; close() covers responses without a socket.
+    with contextlib.suppress(Exception):
         raw.shutdown()
-    except Exception:  # noqa: BLE001 - best effort; close() below also unblocks most readers
-        pass
-    try:
+    with contextlib.suppress(Exception):
         raw.close()
-    except Exception:  # noqa: BLE001
-        pass
 
 
 def _iter_lines(raw: Any) -> Iterator[bytes]:

@@ -130,7 +130,11 @@ class KindStore:
         if published is not None:
             return published
         last = self._last
-        if last is not None and self.publish_interval and time.monotonic() - self._last_at < self.publish_interval:
+        if (
+            last is not None
+            and self.publish_interval
+            and time.monotonic() - self._last_at < self.publish_interval
+        ):
             return last
         with self._lock:
             if self._published is None:
@@ -141,7 +145,7 @@ class KindStore:
                     self.spec,
                     self._objects,
                     self._versions,
-                    {name: idx for name, idx in self._indexes.items()},
+                    dict(self._indexes),
                     self._version,
                     self._state,
                 )
@@ -198,9 +202,8 @@ class KindStore:
 
     def _put(self, key: Key, obj: dict) -> bool:
         old = self._objects.get(key)
-        if old is not None:
-            if _rv(old) == _rv(obj) and _rv(obj):
-                return False
+        if old is not None and _rv(obj) and _rv(old) == _rv(obj):
+            return False
         self._unshare()
         if old is not None:
             self._index_remove(key, old)

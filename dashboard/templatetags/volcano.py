@@ -187,12 +187,18 @@ def url_for(kind: str, *args: str) -> str:
 
 
 @register.simple_tag
-def objlink(kind: str, *args: str, label: str | None = None, cls: str = "") -> SafeString:
-    """A link to an object's page showing its name (or ``label``); plain text when no page exists."""
+def objlink(kind: str, *args: str, label: str | None = None, cls: str = "", missing: str = "") -> SafeString:
+    """A link to an object's page showing its name (or ``label``); plain text when no page exists.
+    ``missing`` (presenters.absent_hint: the object is not in the cache) shows the name unlinked
+    followed by that hint, instead of a link to a 404."""
     text = label if label is not None else (args[-1] if args else "")
     url = object_url(kind, *args)
     if not text:
         return mark_safe('<span class="muted">—</span>')
+    if missing:
+        return format_html(
+            '<span class="{}" data-missing>{}</span> <span class="muted small">{}</span>', cls, text, missing
+        )
     if not url:
         return format_html('<span class="{}">{}</span>', cls, text)
     return format_html('<a class="{}" href="{}">{}</a>', cls or "objlink", url, text)
@@ -271,6 +277,8 @@ def gang(g) -> SafeString:
     dashboard/_gang.html as a tag, because list pages draw one per row."""
     if g is None:
         return mark_safe('<span class="muted">—</span>')
+    if getattr(g, "outcome", ""):
+        return format_html('<div class="gang gang-final"><span class="gang-text">{}</span></div>', g.outcome)
     title = _("%(r)s running, minAvailable %(m)s, %(t)s replicas") % {
         "r": g.running,
         "m": g.min_available,
