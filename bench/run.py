@@ -413,6 +413,15 @@ def render(results: dict, rows: list, args: argparse.Namespace, poll_res) -> str
         ),
         "",
     ]
+    by_resource = {
+        k: v for k, v in (p.get("api_calls_by_resource") or {}).items() if not k.startswith("watch ")
+    }
+    if by_resource:
+        lines += [
+            "API calls other than watches during the pollers: "
+            + ", ".join(f"`{k}` {v}" for k, v in sorted(by_resource.items())),
+            "",
+        ]
     share = results["cpu_share"]
     lines += [
         f"CPU used while measuring ({share['wall_s']} s; cores busy on average, of 2): simulated API server "
