@@ -215,7 +215,17 @@ def job_action(request: HttpRequest, namespace: str, name: str, action: str) -> 
     if job is None:
         raise Http404("No such Job.")
     identity = access.current_identity(request)
-    ctx = {"action": chosen, "kind": "Job", "namespace": namespace, "name": name, "object": job}
+    ctx = {
+        "action": chosen,
+        "kind": "Job",
+        "namespace": namespace,
+        "name": name,
+        "object": job,
+        # After a delete the Job page is gone: go back to the list.
+        "back_url": reverse("jobs")
+        if chosen.command is None and request.method == "POST"
+        else reverse("job_detail", args=[namespace, name]),
+    }
     if not _permission(identity, chosen, namespace, name):
         ACTIONS.labels(chosen.slug, "forbidden").inc()
         log.warning("action refused: no permission", extra=_log_extra(identity, chosen, namespace, name))
@@ -251,7 +261,14 @@ def queue_action(request: HttpRequest, name: str, action: str) -> HttpResponse:
     if queue is None:
         raise Http404("No such Queue.")
     identity = access.current_identity(request)
-    ctx = {"action": chosen, "kind": "Queue", "namespace": None, "name": name, "object": queue}
+    ctx = {
+        "action": chosen,
+        "kind": "Queue",
+        "namespace": None,
+        "name": name,
+        "object": queue,
+        "back_url": reverse("queue_detail", args=[name]),
+    }
     if not _permission(identity, chosen, QUEUE_COMMAND_NAMESPACE, name):
         ACTIONS.labels(chosen.slug, "forbidden").inc()
         log.warning("action refused: no permission", extra=_log_extra(identity, chosen, None, name))

@@ -15,10 +15,12 @@ plain HTTP and carry no user identity. None of them shows a Kubernetes object:
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import time
 from collections.abc import Iterator
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -82,7 +84,27 @@ def readyz(request: HttpRequest) -> HttpResponse:
     return HttpResponse(json.dumps(body), status=200 if not waiting else 503, content_type="application/json")
 
 
+def scraper_allowed(request: HttpRequest) -> bool:
+    """May this peer read /metrics? The numbers are cluster-wide totals, so in the authenticated
+    modes they are for scrapers, not users: a request that came through the trusted proxy (a user)
+    is refused, and VOLCANO_UI_METRICS_ALLOWED_CIDRS, when set, lists the only peers answered."""
+    try:
+        peer = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+    except ValueError:
+        return False
+    allowed = settings.VOLCANO_UI_METRICS_ALLOWED_CIDRS
+    if allowed and not any(peer in net for net in allowed):
+        return False
+    if settings.VOLCANO_UI_ACCESS_MODE == "proxy":
+        return not any(peer in net for net in settings.VOLCANO_UI_TRUSTED_PROXIES)
+    return True
+
+
 def metrics(request: HttpRequest) -> HttpResponse:
+    if not scraper_allowed(request):
+        return HttpResponse(
+            "403 Forbidden: /metrics is for scrapers.\n", status=403, content_type="text/plain"
+        )
     return HttpResponse(generate_latest(REGISTRY), content_type=CONTENT_TYPE_LATEST)
 
 

@@ -296,6 +296,7 @@ def quantity(value: Any) -> Decimal | None:
 
 
 _BINARY = [
+    (Decimal(2) ** 60, "Ei"),
     (Decimal(2) ** 50, "Pi"),
     (Decimal(2) ** 40, "Ti"),
     (Decimal(2) ** 30, "Gi"),
@@ -303,6 +304,7 @@ _BINARY = [
     (Decimal(2) ** 10, "Ki"),
 ]
 _DECIMAL = [
+    (Decimal(10) ** 18, "E"),
     (Decimal(10) ** 15, "P"),
     (Decimal(10) ** 12, "T"),
     (Decimal(10) ** 9, "G"),
@@ -311,32 +313,31 @@ _DECIMAL = [
 ]
 
 
-def _trim(number: Decimal, places: int = 2) -> str:
-    text = f"{number:.{places}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text or "0"
-
-
 def format_quantity(resource: str, value: Decimal | None, raw: Any = None) -> str:
     """Human form of a quantity: cpu in cores (or millicores below 1), byte-like resources in binary
-    units, everything else as a plain number with a decimal suffix."""
+    units, everything else as a plain number with a decimal suffix. Numbers keep at least 3
+    significant digits ("1500m" bytes -> "1.5", never "2") and absurd magnitudes turn scientific
+    (derive.compact_number). ``value`` None (unreadable, including magnitudes beyond 10^±30, see
+    derive.quantity) shows ``raw`` as written, cut to 40 characters."""
     if value is None:
-        return as_str(raw) if raw not in (None, "") else "—"
+        if raw in (None, ""):
+            return "—"
+        text = as_str(raw)
+        return text if len(text) <= 40 else text[:39] + "…"
     base = resource.split(".", 1)[-1] if resource.startswith(("requests.", "limits.")) else resource
     if base == "cpu":
         if value != 0 and abs(value) < 1:
-            return f"{_trim(value * 1000, 0)}m"
-        return _trim(value)
+            return f"{derive.compact_number(value * 1000, 0)}m"
+        return derive.compact_number(value)
     if base in ("memory", "ephemeral-storage", "storage") or base.startswith("hugepages-"):
         for size, unit in _BINARY:
             if abs(value) >= size:
-                return f"{_trim(value / size, 1)}{unit}"
-        return _trim(value, 0)
+                return f"{derive.compact_number(value / size, 1)}{unit}"
+        return derive.compact_number(value, 0)
     for size, unit in _DECIMAL:
         if abs(value) >= size:
-            return f"{_trim(value / size, 1)}{unit}"
-    return _trim(value)
+            return f"{derive.compact_number(value / size, 1)}{unit}"
+    return derive.compact_number(value)
 
 
 RESOURCE_ORDER = {"cpu": 0, "memory": 1, "nvidia.com/gpu": 2}
@@ -374,11 +375,27 @@ class ResourceBar:
     tone: str
     has_ref: bool = True  # False: nothing to compare with (no deserved/guarantee/capability)
 
+    @property
+    def pct_text(self) -> str:
+        """``pct`` for display: "≥9999" when capped at PCT_CAP, "" when there is none."""
+        if self.pct is None:
+            return ""
+        return f"≥{PCT_CAP}" if self.pct >= PCT_CAP else str(self.pct)
+
+
+# Percentages are capped for display ("≥9999%"): quantities are bounded (derive.quantity), but 1m
+# deserved against 10^30 allocated would still print a 33-digit percentage.
+PCT_CAP = 9999
+
 
 def _pct(part: Decimal, whole: Decimal) -> int:
+    """part / whole in whole percent, 0..PCT_CAP."""
     if whole <= 0:
         return 100 if part > 0 else 0
-    return int((part / whole * 100).to_integral_value())
+    ratio = part * 100 / whole
+    if ratio >= PCT_CAP:
+        return PCT_CAP
+    return max(0, int(ratio.to_integral_value()))
 
 
 def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
@@ -809,21 +826,26 @@ def queue_tree(queues: list[dict]) -> list[TreeRow]:
     rows: list[TreeRow] = []
     seen: set[str] = set()
 
-    def walk(q: dict, depth: int) -> None:
-        n = name_of(q)
-        if n in seen:
-            return
-        seen.add(n)
-        kids = sorted(children.get(n, []), key=name_of)
-        rows.append(TreeRow(q, depth, bool(kids)))
-        for kid in kids:
-            walk(kid, depth + 1)
+    def walk(top: dict) -> None:
+        # An explicit stack, not recursion: a chain of queues may be deeper than Python's
+        # recursion limit (spec.parent admits any depth). Children are pushed in reverse name
+        # order so they pop in name order, giving the same depth-first order as recursion.
+        stack = [(top, 0)]
+        while stack:
+            q, depth = stack.pop()
+            n = name_of(q)
+            if n in seen:
+                continue
+            seen.add(n)
+            kids = sorted(children.get(n, []), key=name_of)
+            rows.append(TreeRow(q, depth, bool(kids)))
+            stack.extend((kid, depth + 1) for kid in reversed(kids))
 
     for q in sorted(roots, key=name_of):
-        walk(q, 0)
+        walk(q)
     for q in sorted(queues, key=name_of):  # members of a parent cycle
         if name_of(q) not in seen:
-            walk(q, 0)
+            walk(q)
     return rows
 
 
@@ -894,27 +916,6 @@ def event_rows(events: Iterable[Mapping], limit: int | None = None) -> list[Even
     rows = [event_row(e) for e in events]
     rows.sort(key=lambda r: (r.last or _EPOCH, r.first or _EPOCH), reverse=True)
     return rows[:limit] if limit else rows
-
-
-def dedupe_events(rows: Iterable[EventRow]) -> list[EventRow]:
-    """Merge events with the same type, reason and message (across objects): counts add up,
-    first/last seen span them all. Newest first."""
-    merged: dict[tuple[str, str, str], EventRow] = {}
-    for r in rows:
-        key = (r.type, r.reason, r.message)
-        m = merged.get(key)
-        if m is None:
-            merged[key] = EventRow(**{**r.__dict__})
-            continue
-        m.count += r.count
-        if r.first and (m.first is None or r.first < m.first):
-            m.first = r.first
-        if r.last and (m.last is None or r.last > m.last):
-            m.last = r.last
-            m.object_kind, m.object_name = r.object_kind, r.object_name
-    out = list(merged.values())
-    out.sort(key=lambda r: r.last or _EPOCH, reverse=True)
-    return out
 
 
 def latest_per_object(rows: Iterable[EventRow], limit: int) -> list[EventRow]:

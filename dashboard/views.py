@@ -25,7 +25,9 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
-from django.views.decorators.http import require_GET
+# Read-only pages take GET and HEAD (require_safe: probes, link checkers, curl -I); set_theme,
+# which sets a cookie, stays GET-only.
+from django.views.decorators.http import require_GET, require_safe
 
 from dashboard import presenters as p
 from dashboard.access import visible_namespaces
@@ -334,7 +336,7 @@ def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
 KEY_JOB_PHASES = frozenset({"Pending", "Running", "Completed", "Failed"})
 
 
-@require_GET
+@require_safe
 def overview(request: HttpRequest) -> HttpResponse:
     snap = _snapshot(request)
     now = p.reference_now(snap)
@@ -651,7 +653,7 @@ def _spec_queue(obj: dict) -> str:
 _job_queue = _spec_queue
 
 
-@require_GET
+@require_safe
 def jobs(request: HttpRequest) -> HttpResponse:
     snap = _snapshot(request)
     now = p.reference_now(snap)
@@ -713,7 +715,7 @@ def _or_404(obj, kind: str, snap, *names: str):
     return obj
 
 
-@require_GET
+@require_safe
 def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     snap = _snapshot(request)
     job = _or_404(snap.jobs.get(namespace, name), _("Job"), snap, namespace, name)
@@ -764,7 +766,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "headroom": p.queue_headroom(queue, pg),
             "pending_like": pending_like,
             "findings": p.why_pending(job, pg, queue, qname, pods) if pending_like else [],
-            "warning_events": p.dedupe_events(r for r in event_rows if r.warning),
+            "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
             "pods": p.pod_rows(pods),
             "events": event_rows[:100],
             "events_total": len(event_rows),
@@ -786,7 +788,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
 # --- queues -------------------------------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 def queues(request: HttpRequest) -> HttpResponse:
     snap = _snapshot(request)
     now = p.reference_now(snap)
@@ -816,7 +818,7 @@ def queues(request: HttpRequest) -> HttpResponse:
     return _respond(request, "dashboard/queues.html", ctx, versions)
 
 
-@require_GET
+@require_safe
 def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     snap = _snapshot(request)
     queue = _or_404(snap.queues.get(None, name), _("Queue"), snap, name)
@@ -918,7 +920,7 @@ PG_SORTS: dict[str, Callable[[dict], Any]] = {
 _pg_queue = _spec_queue
 
 
-@require_GET
+@require_safe
 def podgroups(request: HttpRequest) -> HttpResponse:
     snap = _snapshot(request)
     now = p.reference_now(snap)
@@ -964,7 +966,7 @@ def podgroups(request: HttpRequest) -> HttpResponse:
     return _respond(request, "dashboard/podgroups.html", ctx, versions)
 
 
-@require_GET
+@require_safe
 def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     snap = _snapshot(request)
     pg = _or_404(snap.podgroups.get(namespace, name), _("PodGroup"), snap, namespace, name)
@@ -1011,7 +1013,7 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
             "headroom": p.queue_headroom(queue, pg),
             "findings": p.why_pending(None, pg, queue, qname, pods) if pending_like else [],
             "pending_like": pending_like,
-            "warning_events": p.dedupe_events(r for r in event_rows if r.warning),
+            "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
             "pods": p.pod_rows(pods),
             "events": event_rows[:100],
             "events_total": len(event_rows),
@@ -1029,7 +1031,7 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
 # --- pods ---------------------------------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     snap = _snapshot(request)
     pod = _or_404(snap.pods.get(namespace, name), _("Pod"), snap, namespace, name)
@@ -1111,7 +1113,7 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
 # --- kiosk --------------------------------------------------------------------------------------
 
 
-@require_GET
+@require_safe
 def kiosk(request: HttpRequest) -> HttpResponse:
     """Full-screen overview for an ops-room display. ``?rotate=N`` shows one queue at a time in
     detail, changing every N seconds; which queue is derived from the clock, so any refresh (or a

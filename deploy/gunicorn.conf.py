@@ -34,6 +34,30 @@ errorlog = "-"
 loglevel = env_str("VOLCANO_UI_LOG_LEVEL", "INFO").lower()
 proc_name = "volcano-ui"
 
+# With VOLCANO_UI_LOG_FORMAT=json gunicorn's own lines (boot, worker start/exit, errors) are JSON
+# objects too, like the application's, so a log pipeline gets one format from the process.
+if env_str("VOLCANO_UI_LOG_FORMAT", "text").strip() == "json":
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "dashboard.logs.JsonFormatter"}},
+        "filters": {"request_id": {"()": "dashboard.logs.RequestIdFilter"}},
+        "handlers": {
+            name: {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "filters": ["request_id"],
+                "stream": stream,
+            }
+            for name, stream in (("console", "ext://sys.stdout"), ("error_console", "ext://sys.stderr"))
+        },
+        "root": {"level": loglevel.upper(), "handlers": ["console"]},
+        "loggers": {
+            "gunicorn.error": {"level": loglevel.upper(), "handlers": ["error_console"], "propagate": False},
+            "gunicorn.access": {"level": loglevel.upper(), "handlers": ["console"], "propagate": False},
+        },
+    }
+
 _log = logging.getLogger("volcano_ui.gunicorn")
 
 

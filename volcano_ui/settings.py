@@ -200,6 +200,9 @@ VOLCANO_UI_ACCESS_MODE = env_choice("VOLCANO_UI_ACCESS_MODE", "none", ("none", "
 VOLCANO_UI_TRUSTED_PROXIES = env_networks("VOLCANO_UI_TRUSTED_PROXIES", [])
 VOLCANO_UI_PROXY_USER_HEADER = env_str("VOLCANO_UI_PROXY_USER_HEADER", "X-Forwarded-User")
 VOLCANO_UI_PROXY_GROUPS_HEADER = env_str("VOLCANO_UI_PROXY_GROUPS_HEADER", "X-Forwarded-Groups")
+# Peers allowed to read /metrics (cluster-wide totals), e.g. the Prometheus pods' CIDR; empty means
+# any peer that did not come through the trusted proxy.
+VOLCANO_UI_METRICS_ALLOWED_CIDRS = env_networks("VOLCANO_UI_METRICS_ALLOWED_CIDRS", [])
 # How long a SubjectAccessReview answer is reused, in seconds.
 VOLCANO_UI_ACCESS_CACHE_SECONDS = env_int("VOLCANO_UI_ACCESS_CACHE_SECONDS", 30, minimum=0, maximum=3600)
 # Write actions (suspend/resume/restart/terminate/delete a Job, open/close a Queue): off unless

@@ -34,8 +34,16 @@ not survive fork). ``stop()`` stops the informers cleanly (gunicorn ``worker_exi
 Public API
 ----------
 ``get_cluster_cache() -> ClusterCache``; ``cache.snapshot(namespaces=None) -> Snapshot``;
-``Snapshot.jobs/.podgroups/.queues/.pods/.events`` (``KindView``); ``cache.wait_for(pred, timeout)``;
-``start()``, ``stop()``, ``set_cluster_cache(cache)`` / ``override_cluster_cache(cache)`` for tests.
+``Snapshot.jobs/.podgroups/.queues/.pods/.events`` (``KindView``: ``.state`` (KindState),
+``.version``, ``.get(ns, name)``, ``.all()``, ``.in_namespace(ns)``, ``len()``,
+``.object_version(ns, name)``, ``.lookup(index, value)``); the Snapshot helpers
+``podgroup_for_job``, ``job_for_podgroup``, ``pods_for_job``, ``pods_for_podgroup``,
+``podgroup_for_pod``, ``jobs_in_queue``, ``podgroups_in_queue``, ``child_queues``, ``events_for``,
+``namespaces``; ``cache.wait_for(pred, timeout)`` / ``cache.wait_synced(timeout)`` for tests;
+``cache.kind_counters(kind)`` and ``cache.stats()`` (informer counters, for /metrics);
+``ClusterCache()`` without a client is an in-memory cache (``cache.store(kind).upsert(obj)``);
+``start()``, ``stop()``, ``build_cluster_cache(...)``, ``set_cluster_cache(cache)`` /
+``override_cluster_cache(cache)``. Test fixtures: tests/conftest.py.
 """
 
 from __future__ import annotations

@@ -147,7 +147,9 @@ class ClusterCache:
         deadline = time.monotonic() + timeout
         with self._changed:
             while not stop.is_set() and time.monotonic() < deadline:
-                if self._stores["pods"].state.name in ("synced", "stale", "forbidden", "not_installed"):
+                # Any state but "syncing" means the pods informer got an answer (or none at all):
+                # waiting longer would only hide the events informer's own state.
+                if self._stores["pods"].state.name != "syncing":
                     return
                 self._changed.wait(0.2)
 

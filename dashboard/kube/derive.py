@@ -371,25 +371,56 @@ def pod_display_status(pod: Any) -> PodDisplay:
 # -- quantities and queue usage --------------------------------------------------------------
 
 
+# Real quantities live between 1n (10^-9, Kubernetes' smallest suffix) and a few Ei (~1.2 * 10^18);
+# the CRD pattern also admits "1e1000000", whose arithmetic overflows Decimal's default context and
+# whose plain rendering is a million digits. Beyond 10^±QUANTITY_EXPONENT_LIMIT a value is no amount of
+# anything real: it reads as unreadable (None) and the pages show the string as written.
+QUANTITY_EXPONENT_LIMIT = 30
+
+
 def quantity(value: Any) -> Decimal | None:
     """``kubernetes.utils.parse_quantity`` that returns None instead of raising on garbage
     (None, "", "lots", "1.2.3", lists...). ``500M`` -> 500000000, ``16k`` -> 16000,
-    ``1500m`` -> 1.5, ``0`` -> 0, ``4Gi`` -> 4294967296."""
+    ``1500m`` -> 1.5, ``0`` -> 0, ``4Gi`` -> 4294967296. Non-zero values whose magnitude is
+    outside 10^-30 .. 10^30 (e.g. ``1e1000000``, which the CRD pattern admits) are None too, so
+    every caller's arithmetic stays within Decimal's default context."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
         if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
             return None
-        return Decimal(str(value))
-    if not isinstance(value, str) or not value.strip():
+        parsed = Decimal(str(value))
+    elif not isinstance(value, str) or not value.strip():
         return None
-    try:
-        parsed = parse_quantity(value.strip())
-    except (ValueError, TypeError, InvalidOperation, ArithmeticError):
-        return None
+    else:
+        try:
+            parsed = parse_quantity(value.strip())
+        except (ValueError, TypeError, InvalidOperation, ArithmeticError):
+            return None
     if not parsed.is_finite():
         return None
+    if parsed and abs(parsed.adjusted()) > QUANTITY_EXPONENT_LIMIT:
+        return None
     return parsed
+
+
+def compact_number(value: Decimal, places: int = 2) -> str:
+    """``value`` as short plain text that does not lie: at least ``places`` decimals and enough for
+    3 significant digits (1.5 -> "1.5" even with places=0, 0.5 -> "0.5"), trailing zeros dropped;
+    magnitudes from 10^15 up or below 10^-6 in scientific notation ("1.23e+20"). Never raises on a
+    finite Decimal."""
+    if not value.is_finite():
+        return str(value)
+    if not value:
+        return "0"
+    adjusted = value.adjusted()
+    if adjusted >= 15 or adjusted < -6:
+        return f"{value:.3g}"
+    decimals = max(places, 2 - adjusted)
+    text = f"{value:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text if text not in ("", "-0") else "0"
 
 
 @dataclass(frozen=True)
@@ -466,20 +497,20 @@ def queue_usage(queue: Any) -> list[ResourceUsage]:
 
 
 def format_quantity(resource: str, value: Decimal | None) -> str:
-    """Human form: cpu in cores ("1.5", "250m"), memory-like in binary units ("4Gi"), others plain."""
+    """Human form: cpu in cores ("1.5", "250m"), memory-like in binary units ("4Gi"), others plain
+    (compact_number: 3 significant digits at least, scientific for absurd magnitudes)."""
     if value is None:
         return "—"
     if resource in ("cpu",) or resource.endswith(".cpu"):
         if value != 0 and abs(value) < 1:
-            return f"{(value * 1000).normalize():f}m"
-        return f"{value.normalize():f}"
+            return f"{compact_number(value * 1000, 0)}m"
+        return compact_number(value)
     if "memory" in resource or "storage" in resource:
-        for unit, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        for unit, size in (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
             if abs(value) >= size:
-                scaled = (value / size).quantize(Decimal("0.1"))
-                return f"{scaled.normalize():f}{unit}"
-        return f"{value.normalize():f}"
-    return f"{value.normalize():f}"
+                return f"{compact_number(value / size, 1)}{unit}"
+        return compact_number(value, 0)
+    return compact_number(value)
 
 
 # -- PodGroup counts per queue ---------------------------------------------------------------

@@ -210,6 +210,13 @@ _POD_STATUS_KEYS = (
 )
 
 
+def _trim_container_status(cs: Any) -> Any:
+    # containerID/imageID are long unique digests no page shows; the rest feeds kubectl's columns.
+    if not isinstance(cs, dict):
+        return cs
+    return _intern_tree({k: v for k, v in cs.items() if k not in ("containerID", "imageID")})
+
+
 def trim_pod(pod: dict) -> dict:
     """Keep what the pod rows and the "why pending" explanation read (see module docstring)."""
     spec = _dict(pod.get("spec"))
@@ -220,6 +227,9 @@ def trim_pod(pod: dict) -> dict:
         if isinstance(items, list):
             out_spec[key] = [t for t in map(_trim_container, items) if t is not None]
     out_status = {k: status[k] for k in _POD_STATUS_KEYS if k in status}
+    for key in ("containerStatuses", "initContainerStatuses"):
+        if isinstance(out_status.get(key), list):
+            out_status[key] = [_trim_container_status(cs) for cs in out_status[key]]
     for key in ("phase", "reason", "qosClass", "hostIP"):
         if key in out_status:
             out_status[key] = _i(out_status[key])

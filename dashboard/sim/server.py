@@ -86,6 +86,7 @@ class Faults:
         self.latency_ms = 0.0
         self.error_rate = 0.0
         self.unavailable_until = 0.0  # time.monotonic() deadline
+        self.held = 0  # requests currently held by the outage
 
     def describe(self) -> dict[str, Any]:
         with self.lock:
@@ -95,6 +96,7 @@ class Faults:
                 "latency_ms": self.latency_ms,
                 "error_rate": self.error_rate,
                 "unavailable_seconds": max(0.0, round(self.unavailable_until - time.monotonic(), 3)),
+                "held_requests": self.held,
             }
 
 
@@ -565,8 +567,14 @@ class _Handler(BaseHTTPRequestHandler):
     def _hang(self) -> None:
         """Dead API server: hold the request until the outage ends, then drop the connection."""
         sim = self.sim
-        while sim.unavailable() and not sim.stopping.is_set():
-            sim.stopping.wait(0.05)
+        with sim.faults.lock:
+            sim.faults.held += 1
+        try:
+            while sim.unavailable() and not sim.stopping.is_set():
+                sim.stopping.wait(0.05)
+        finally:
+            with sim.faults.lock:
+                sim.faults.held -= 1
         raise _Abort()
 
     # ------------------------------------------------------------ discovery

@@ -342,7 +342,7 @@ def resbar(bar, detail: bool = False) -> SafeString:
             ' · <span class="resbar-pct{}">{}{}%{}</span>',
             " is-over" if bar.over else "",
             icon("alert") if bar.over else "",
-            bar.pct,
+            bar.pct_text,
             " " + _("of capability") if bar.pct_of == "capability" else "",
         )
     if bar.has_ref:
@@ -411,7 +411,7 @@ def minibar(bar) -> SafeString:
             ' <span class="{}">{}{}%</span>',
             "is-over" if bar.over else "",
             icon("alert") if bar.over else "",
-            bar.pct,
+            bar.pct_text,
         )
     track = SafeString("")
     if bar.has_ref:

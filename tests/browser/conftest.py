@@ -59,8 +59,8 @@ def browser():
             b.close()
 
 
-def serve_dashboard(cache, clock):
-    """Serve the WSGI app (static files through the finders) on an ephemeral port; returns
+def serve_dashboard(cache, clock, port: int = 0):
+    """Serve the WSGI app (static files through the finders) on ``port`` (0: ephemeral); returns
     (base_url, stop)."""
     from django.contrib.staticfiles.handlers import StaticFilesHandler
     from django.core.wsgi import get_wsgi_application
@@ -71,7 +71,7 @@ def serve_dashboard(cache, clock):
     previous_clock = presenters.set_time_source(clock.now)
     server = make_server(
         "127.0.0.1",
-        0,
+        port,
         StaticFilesHandler(get_wsgi_application()),
         server_class=_ThreadingWSGIServer,
         handler_class=_QuietHandler,

@@ -141,3 +141,41 @@ def test_language_and_theme_switches(live_dashboard, page):
     screenshot(page, "jobs-dark")
     page.click("#theme-toggle")
     expect(page.locator("html")).to_have_attribute("data-theme", "light")
+
+
+def test_kiosk_recovers_by_itself_after_the_dashboard_restarts(make_live_cache, page):
+    """Stop the dashboard under an open kiosk: polls fail, the kiosk says so, probes the address,
+    and reloads in full once a dashboard answers there again."""
+    scenarios = pytest.importorskip("dashboard.sim.scenarios", reason="the demo scenario is not available")
+    from tests.browser.conftest import serve_dashboard
+    from tests.conftest import _new_cluster
+
+    cluster = _new_cluster(seed=0, scenario="demo", controllers=True)
+    try:
+        cluster.advance(float(getattr(scenarios, "DEMO_SETTLE_SECONDS", 120.0)))
+        cache = make_live_cache(cluster)
+        base, stop = serve_dashboard(cache, cluster.clock)
+        port = int(base.rsplit(":", 1)[1])
+        # ?rotate=1 makes the kiosk poll every second, so the test needs only a few seconds.
+        page.goto(base + "/kiosk/?rotate=1")
+        expect(page.locator(".kiosk-board")).to_be_visible()
+        page.evaluate("window.__vuiMarker = 'before-restart'")
+        stop()
+        expect(page.locator("#kiosk-offline")).to_be_visible(timeout=20000)
+        assert page.evaluate("window.__vuiMarker") == "before-restart"  # no reload onto an error page
+        # Long enough for three failed polls (1 s, then backing off): the kiosk now probes the page.
+        page.wait_for_timeout(9000)
+        base, stop = serve_dashboard(cache, cluster.clock, port=port)
+        try:
+            # (Polled from here: the page's CSP forbids the string evaluation wait_for_function uses.)
+            for _ in range(60):
+                if page.evaluate("window.__vuiMarker") is None:
+                    break
+                page.wait_for_timeout(500)
+            assert page.evaluate("window.__vuiMarker") is None, "the kiosk did not reload itself"
+            expect(page.locator(".kiosk-board")).to_be_visible()
+            expect(page.locator("#kiosk-offline")).to_be_hidden()
+        finally:
+            stop()
+    finally:
+        cluster.stop()

@@ -195,3 +195,35 @@ def test_exec_auth_plugin_and_context_selection(sim_cluster, tmp_path):
         assert len(cache.snapshot().queues) >= 2
     finally:
         cache.stop()
+
+
+def test_an_api_server_that_never_answered_is_unreachable(tmp_path):
+    import socket
+
+    from dashboard.kube import build_cluster_cache
+    from tests.conftest import fast_cache_options
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    path = tmp_path / "kc"
+    path.write_text(json.dumps({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+    }))
+    cache = build_cluster_cache(kubeconfig=str(path), context="", mode="kubeconfig", options=fast_cache_options())
+    try:
+        cache.start()
+        snap = cache.wait_for(lambda s: all(v.state.name == "unreachable" for v in s.views().values()) and s, 10)
+        assert "unreachable" in snap.jobs.state.last_error and snap.jobs.state.synced_at is None
+    finally:
+        cache.stop()
+
+
+def test_installed_cache_is_what_views_read(installed_cache, client):
+    response = client.get("/readyz")
+    assert response.status_code == 200, response.content
+    assert set(response.json()["kinds"].values()) == {"synced"}
+    assert kube.get_cluster_cache() is installed_cache

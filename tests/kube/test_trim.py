@@ -46,7 +46,7 @@ def test_pod_keeps_displayed_fields_only():
         "status": {
             "phase": "Running",
             "conditions": [{"type": "Ready", "status": "True"}],
-            "containerStatuses": [{"name": "c", "ready": True}],
+            "containerStatuses": [{"name": "c", "ready": True, "containerID": "containerd://0f", "imageID": "sha256:1"}],
             "initContainerStatuses": [],
             "podIPs": [{"ip": "1.2.3.4"}],
         },
@@ -62,6 +62,7 @@ def test_pod_keeps_displayed_fields_only():
     assert set(out["spec"]) == {"nodeName", "schedulerName", "containers", "initContainers"}
     assert set(out["status"]) == {"phase", "conditions", "containerStatuses", "initContainerStatuses"}
     assert "managedFields" not in out["metadata"]
+    assert out["status"]["containerStatuses"] == [{"name": "c", "ready": True}]
 
 
 def test_job_task_templates_shrink_but_keep_images_and_policies():

@@ -114,6 +114,7 @@ def token_session(base: str, token: str) -> requests.Session:
         allow_redirects=False,
     )
     assert response.status_code == 302, response.text[:500]
+    session.sign_in_response = response
     return session
 
 

@@ -249,6 +249,9 @@ def test_the_session_cookie_holds_the_identity_not_the_token(teams, installed_ca
     session = token_session(server.url, ALICE[1])
     cookie = session.cookies.get("volcano_ui_session")
     assert cookie and ALICE[1] not in cookie
+    set_cookie = session.sign_in_response.headers["Set-Cookie"]
+    assert "HttpOnly" in set_cookie and "SameSite=Lax" in set_cookie
+    assert "Secure" not in set_cookie  # plain http here; VOLCANO_UI_TLS=true adds it
     import base64
     import zlib
 

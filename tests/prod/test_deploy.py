@@ -4,6 +4,7 @@ the Kubernetes schemas; RBAC stays read-only (no Secrets) unless the actions com
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -176,3 +177,34 @@ def test_the_actions_component_grants_exactly_commands_and_job_deletion(tmp_path
     }
     _, web = _web_container(docs)
     assert {"name": "VOLCANO_UI_ENABLE_ACTIONS", "value": "true"} in web["env"]
+
+
+@pytest.mark.kubectl
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_overlays_settings_pass_the_strict_parsers_and_check_deploy(overlay, tmp_path):
+    """The environment each overlay gives the dashboard is accepted by the settings, and the
+    overlays served over TLS pass `check --deploy`."""
+    _, web = _web_container(_render(overlay))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VOLCANO_UI_")}
+    for item in web["env"]:
+        if "value" in item:
+            env[item["name"]] = item["value"]
+    for item in web.get("volumeMounts", []):
+        # A mounted Secret (the session key): a local file stands in for it.
+        key_file = env.get("VOLCANO_UI_SECRET_KEY_FILE", "")
+        if key_file.startswith(item["mountPath"]):
+            local = tmp_path / "secret-key"
+            local.write_text(secrets.token_urlsafe(50))
+            env["VOLCANO_UI_SECRET_KEY_FILE"] = str(local)
+    args = (
+        ["check", "--deploy", "--fail-level", "WARNING"] if env.get("VOLCANO_UI_TLS") == "true" else ["check"]
+    )
+    result = subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

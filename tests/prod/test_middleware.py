@@ -149,3 +149,14 @@ def test_token_mode_lets_anonymous_users_choose_language_and_theme_only(client, 
     assert client.get("/prefs/theme/?theme=dark&next=/sign-in/")["Location"] == "/sign-in/"
     for path in ("/jobs/", "/queues/", "/podgroups/", "/kiosk/", "/_bench/cache"):
         assert client.get(path)["Location"].startswith("/sign-in/"), path
+
+
+def test_metrics_are_for_scrapers_not_users_behind_the_proxy(client, proxy_mode, settings):
+    import ipaddress
+
+    # A user's request arrives from the trusted proxy; Prometheus connects to the pod directly.
+    assert client.get("/metrics", REMOTE_ADDR="10.9.1.1").status_code == 403
+    assert client.get("/metrics", REMOTE_ADDR="192.0.2.50").status_code == 200
+    settings.VOLCANO_UI_METRICS_ALLOWED_CIDRS = [ipaddress.ip_network("192.0.2.0/28")]
+    assert client.get("/metrics", REMOTE_ADDR="192.0.2.50").status_code == 403
+    assert client.get("/metrics", REMOTE_ADDR="192.0.2.5").status_code == 200

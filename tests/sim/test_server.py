@@ -166,11 +166,11 @@ def test_fault_drop_watches_ends_streams(cluster, core):
 
     t = threading.Thread(target=consume, daemon=True)
     t.start()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 20
     while not admin(cluster, "GET", "/_sim/stats")[1]["watches"] and time.monotonic() < deadline:
         time.sleep(0.01)
     admin(cluster, "POST", "/_sim/faults", {"drop_watches": True})
-    assert ended.wait(5)
+    assert ended.wait(20)
 
 
 def test_fault_compact_gives_410(cluster, custom):
@@ -196,16 +196,19 @@ def test_fault_compact_gives_410(cluster, custom):
 
 
 def test_fault_unavailable_holds_then_drops_connections(cluster):
-    admin(cluster, "POST", "/_sim/faults", {"unavailable_seconds": 0.5})
+    admin(cluster, "POST", "/_sim/faults", {"unavailable_seconds": 60})
     host, port = cluster.url.removeprefix("http://").split(":")
-    t0 = time.monotonic()
-    with socket.create_connection((host, int(port)), timeout=5) as s:
+    with socket.create_connection((host, int(port)), timeout=10) as s:
         s.sendall(
             f"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {cluster.admin_token}"
             "\r\n\r\n".encode()
         )
-        assert s.recv(1024) == b""  # closed without an answer
-    assert time.monotonic() - t0 >= 0.4
+        deadline = time.monotonic() + 10  # wait (without sleeping for state) until the server holds it
+        while admin(cluster, "GET", "/_sim/faults")[1]["held_requests"] != 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert admin(cluster, "GET", "/_sim/faults")[1]["held_requests"] == 1
+        admin(cluster, "POST", "/_sim/faults", {"unavailable_seconds": 0})  # the outage ends
+        assert s.recv(1024) == b""  # the held request was closed without an answer
     assert admin(cluster, "GET", "/api/v1/namespaces")[0] == 200  # alive again
 
 
@@ -225,7 +228,7 @@ def test_stop_is_clean_with_open_watch(core):
     resp = urllib.request.urlopen(req, timeout=5)
     t0 = time.monotonic()
     c.stop()
-    assert time.monotonic() - t0 < 3
+    assert time.monotonic() - t0 < 10  # generous: a hang would be the bug, not a slow machine
     with contextlib.suppress(urllib.error.URLError, ConnectionError, OSError):
         assert resp.read() == b""
     with pytest.raises(OSError):

@@ -64,6 +64,10 @@ class Command(BaseCommand):
             settings.STATIC_ROOT = str(workdir / "static")
             call_command("collectstatic", interactive=False, verbosity=0)
         cluster.start_realtime()
+        # Ages and wait times on the pages follow the simulated clock (it runs at --speed).
+        from dashboard import presenters
+
+        presenters.set_time_source(cluster.clock.now)
         url = (
             f"http://{opts['host'] if ':' not in opts['host'] else '[' + opts['host'] + ']'}:{opts['port']}/"
         )

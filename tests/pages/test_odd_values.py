@@ -1,0 +1,188 @@
+"""Objects the Volcano CRD schemas admit but that no controller would write: absurd quantity
+exponents, very deep queue chains, huge messages, Go zero times, negative counters, objects being
+deleted. Each is loaded into a simulated cluster with its controllers off, read by a live cache,
+and every page (and fragment) that shows it must answer without a 500 and without lying.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from dashboard import presenters
+from tests.pages.helpers import fragment_url, kind, text, with_version
+
+_seq = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def odd_cluster(tmp_path_factory):
+    from dashboard.kube import build_cluster_cache, override_cluster_cache
+    from tests.conftest import _new_cluster, fast_cache_options
+
+    cluster = _new_cluster(seed=3, controllers=False)
+    kubeconfig = cluster.write_kubeconfig(tmp_path_factory.mktemp("odd") / "kubeconfig", user="admin")
+    cache = build_cluster_cache(
+        kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
+    )
+    cache.start()
+    previous = presenters.set_time_source(cluster.clock.now)
+    try:
+        cache.wait_synced(timeout=20)
+        with override_cluster_cache(cache):
+            yield cluster, cache
+    finally:
+        presenters.set_time_source(previous)
+        cache.stop()
+        cluster.stop()
+
+
+QUEUES = ("scheduling.volcano.sh", "queues")
+PODGROUPS = ("scheduling.volcano.sh", "podgroups")
+JOBS = ("batch.volcano.sh", "jobs")
+EVENTS = ("", "events")
+
+
+def _create(odd_cluster, plural: tuple[str, str], obj: dict, namespace: str | None = None) -> dict:
+    """Create ``obj`` verbatim (status as written) and wait until the cache holds it."""
+    cluster, cache = odd_cluster
+    store = cluster.store
+    if namespace and store.try_get(kind("", "namespaces"), None, namespace) is None:
+        store.create(kind("", "namespaces"), {"metadata": {"name": namespace}})
+    created = store.create(kind(*plural), obj, namespace, replay=True)
+    view = {"queues": "queues", "podgroups": "podgroups", "jobs": "jobs", "events": "events"}[plural[1]]
+    name = obj["metadata"]["name"]
+    cache.wait_for(lambda s: getattr(s, view).get(namespace, name) is not None, timeout=10)
+    return created
+
+
+def _queue(name: str, spec: dict | None = None, status: dict | None = None, **meta) -> dict:
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": name, **meta},
+        "spec": {"weight": 1, **(spec or {})},
+    }
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+def _podgroup(ns: str, name: str, queue: str, spec: dict | None = None, status: dict | None = None, **meta):
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": ns, **meta},
+        "spec": {"minMember": 1, "queue": queue, **(spec or {})},
+    }
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+def _get_all(client, urls: list[str]) -> dict[str, str]:
+    """GET each url and every fragment of each page; assert no 500; return the page bodies."""
+    pages = {}
+    for url in urls:
+        resp = client.get(url)
+        assert resp.status_code == 200, (url, resp.status_code)
+        page = resp.content.decode()
+        pages[url] = page
+        for frag in re.findall(r'id="frag-([a-z]+)" hx-get=', page):
+            f = client.get(with_version(fragment_url(page, frag), "x"), headers={"HX-Request": "true"})
+            assert f.status_code == 200, (url, frag, f.status_code)
+    return pages
+
+
+# --- 1. absurd quantity exponents ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("huge", ["1e1000000", "1e999999", "9e999999", "-1e1000000", "1e-1000000"])
+def test_queue_with_absurd_capability_renders_compactly(odd_cluster, client, huge):
+    name = f"huge-{next(_seq)}"
+    _create(odd_cluster, QUEUES, _queue(name, {"capability": {"cpu": huge, "memory": huge}}))
+    pages = _get_all(client, ["/", "/queues/", "/kiosk/", f"/queues/{name}/"])
+    for page in pages.values():
+        assert len(page) < 500_000, len(page)
+    assert huge in text(pages[f"/queues/{name}/"])
+
+
+def test_pending_podgroup_with_absurd_min_resources(odd_cluster, client):
+    n = next(_seq)
+    ns, qname = f"odd-{n}", f"q-{n}"
+    _create(odd_cluster, QUEUES, _queue(qname, {"capability": {"cpu": "4"}}, {"state": "Open"}))
+    _create(
+        odd_cluster,
+        PODGROUPS,
+        _podgroup(ns, "pg", qname, {"minResources": {"cpu": "1e1000000", "memory": "1e999999"}}, {"phase": "Pending"}),
+        ns,
+    )
+    pages = _get_all(client, ["/", "/podgroups/", f"/podgroups/{ns}/pg/", f"/queues/{qname}/"])
+    assert "1e1000000" in text(pages[f"/podgroups/{ns}/pg/"])
+    assert all(len(p) < 500_000 for p in pages.values())
+
+
+def test_percentage_of_tiny_deserved_and_huge_allocated(odd_cluster, client):
+    name = f"pct-{next(_seq)}"
+    _create(
+        odd_cluster,
+        QUEUES,
+        _queue(name, {"deserved": {"cpu": "1m"}}, {"state": "Open", "allocated": {"cpu": "9e999999"}}),
+    )
+    pages = _get_all(client, ["/", "/queues/", "/kiosk/", f"/queues/{name}/"])
+    assert all(len(p) < 500_000 for p in pages.values())
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["1e1000000", "1e999999", "-9e999999", "1e-1000000", "1e30", "1e-30", "1E", "999999Ei", "1n", "0"],
+)
+def test_quantity_helpers_never_raise(value):
+    from dashboard.kube import derive
+
+    for res in ("cpu", "memory", "nvidia.com/gpu", "requests.cpu", "pods"):
+        q = presenters.quantity(value)
+        shown = presenters.format_quantity(res, q, value)
+        assert shown and len(shown) < 40, shown
+        assert len(derive.format_quantity(res, derive.quantity(value))) < 40
+        for other in ("1m", "0", "1e30", value):
+            o = presenters.quantity(other)
+            if q is not None and o is not None:
+                assert 0 <= presenters._pct(abs(q), abs(o)) <= presenters.PCT_CAP
+    for usage in derive.queue_usage({"spec": {"capability": {"cpu": value}}, "status": {"allocated": {"cpu": "1m"}}}):
+        usage.percent_of_capability, usage.headroom  # noqa: B018 - must not raise
+
+
+# --- 2. very deep queue hierarchies ---------------------------------------------------------------
+
+
+def test_deep_queue_chain_renders_in_depth_order(odd_cluster, client):
+    cluster, cache = odd_cluster
+    n = next(_seq)
+    depth = 1100  # deeper than Python's default recursion limit
+    store = cluster.store
+    for i in range(depth):
+        spec = {"parent": f"chain{n}-{i - 1}"} if i else {}
+        store.create(kind(*QUEUES), _queue(f"chain{n}-{i}", spec), replay=True)
+    last = f"chain{n}-{depth - 1}"
+    cache.wait_for(lambda s: s.queues.get(None, last) is not None, timeout=20)
+    pages = _get_all(client, ["/queues/", "/", "/kiosk/", f"/queues/{last}/"])
+    names = re.findall(rf"chain{n}-(\d+)", text(pages["/queues/"]))
+    firsts = list(dict.fromkeys(int(x) for x in names))
+    assert firsts == list(range(depth))  # parents before children, all of them
+
+
+def test_queue_tree_is_iterative_and_keeps_cycles():
+    rows = presenters.queue_tree(
+        [_queue(f"c{i}", {"parent": f"c{i - 1}"} if i else {}) for i in range(5000)]
+        + [_queue("x", {"parent": "y"}), _queue("y", {"parent": "x"}), _queue("self", {"parent": "self"})]
+    )
+    by_name = {presenters.name_of(r.queue): r for r in rows}
+    assert len(rows) == 5003
+    assert by_name["c4999"].depth == 4999 and not by_name["c4999"].has_children
+    assert by_name["c0"].has_children and by_name["c0"].depth == 0
+    # A parent cycle is shown, each member once, starting at the top level.
+    assert {by_name["x"].depth, by_name["y"].depth} == {0, 1}
+    assert by_name["self"].depth == 0
