@@ -884,6 +884,8 @@ class EventRow:
     first: datetime | None
     last: datetime | None
     source: str
+    # Set by views (``absent_hint``) when the involved object is not in the cache: shown unlinked.
+    object_missing: str = ""
 
     @property
     def warning(self) -> bool:
@@ -1002,10 +1004,54 @@ def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
     return rows
 
 
+# --- "does not exist" claims ----------------------------------------------------------------------
+
+
+def unreadable_reason(state: Any) -> str:
+    """Why the cache cannot say whether an object of a kind exists: "" when it can (the kind is
+    synced, or stale with data), else a short reason ("forbidden", "not installed", "still loading",
+    "cluster unreachable"). ``state`` is a cache ``KindState`` (or None). Every "does not exist" /
+    "none" claim about an object checks its kind here first: absence from a kind the cache cannot
+    read proves nothing."""
+    name = getattr(state, "name", "synced") if state is not None else "synced"
+    has_data = getattr(state, "synced_at", None) is not None
+    if name == "forbidden":
+        return _("forbidden")
+    if name == "not_installed":
+        return _("not installed")
+    if name == "syncing" and not has_data:
+        return _("still loading")
+    if name == "unreachable" and not has_data:
+        return _("cluster unreachable")
+    return ""
+
+
+def absent_hint(obj: Mapping | None, state: Any) -> str:
+    """"" when ``obj`` is in the cache (link to it); else the hint shown beside its unlinked name:
+    "(not found)" when the kind is readable, "(cannot be read: <reason>)" when it is not
+    (``unreadable_reason``). A link to an object the cache does not hold would lead to a 404."""
+    if obj is not None:
+        return ""
+    why = unreadable_reason(state)
+    if why:
+        return _("(cannot be read: %(why)s)") % {"why": why}
+    return _("(not found)")
+
+
 def why_pending(
-    job: Mapping | None, pg: Mapping | None, queue: Mapping | None, queue_name: str, pods: list[Mapping]
+    job: Mapping | None,
+    pg: Mapping | None,
+    queue: Mapping | None,
+    queue_name: str,
+    pods: list[Mapping],
+    *,
+    pg_state: Any = None,
+    queue_state: Any = None,
 ) -> list[Finding]:
     """Plain-words reasons why a Job (or a PodGroup) is not running yet, most decisive first.
+
+    ``pg_state``/``queue_state`` are the cache KindStates of PodGroups/Queues: when a kind cannot
+    be read (``unreadable_reason``) a missing object is reported as unreadable, never as absent.
 
     Inputs follow REFERENCE.md: a Job whose PodGroup is Pending has no pods (§1); a PodGroup is
     Pending until the queue admits it and Inqueue until the gang fits (§2); Jobs can only be
@@ -1018,7 +1064,17 @@ def why_pending(
                 "info", _("The Volcano job controller has not processed this Job yet (it has no status).")
             )
         )
-    if pg is None and job is not None:
+    pg_unreadable = unreadable_reason(pg_state)
+    queue_unreadable = unreadable_reason(queue_state)
+    if pg is None and job is not None and pg_unreadable:
+        findings.append(
+            Finding(
+                "info",
+                _("PodGroups cannot be read (%(why)s), so the Job's PodGroup cannot be checked.")
+                % {"why": pg_unreadable},
+            )
+        )
+    elif pg is None and job is not None:
         findings.append(
             Finding(
                 "warn",
@@ -1074,7 +1130,15 @@ def why_pending(
         elif verbatim:
             findings.append(Finding("warn", _("The scheduler reports the gang as unschedulable."), verbatim))
     if queue_name:
-        if queue is None:
+        if queue is None and queue_unreadable:
+            findings.append(
+                Finding(
+                    "info",
+                    _("Queue “%(queue)s” cannot be checked: Queues cannot be read (%(why)s).")
+                    % {"queue": queue_name, "why": queue_unreadable},
+                )
+            )
+        elif queue is None:
             findings.append(
                 Finding(
                     "bad", _("Queue “%(queue)s” does not exist (or is not visible).") % {"queue": queue_name}

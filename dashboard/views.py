@@ -10,6 +10,7 @@ fragment asked for (``page.html#name``): the first render and the refresh use th
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -239,6 +240,8 @@ def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
             snap.queues.get(None, qname) if qname else None,
             qname,
             _pod_list(snap, "pods_for_job", job),
+            pg_state=snap.podgroups.state,
+            queue_state=snap.queues.state,
         )
         pending_rows.append(
             {
@@ -388,6 +391,25 @@ def _event_sort_time(ev: dict) -> str:
     return best
 
 
+_EVENT_OBJECT_KINDS = {"Pod": "pods", "Job": "jobs", "PodGroup": "podgroups", "Queue": "queues"}
+
+
+def _mark_missing(snap, rows: list) -> list:
+    """Event rows whose involvedObject is not in the cache get ``object_missing`` (shown unlinked);
+    done at render time because the objects change independently of the events."""
+    out = []
+    for row in rows:
+        kind = _EVENT_OBJECT_KINDS.get(row.object_kind)
+        if kind:
+            view = getattr(snap, kind)
+            obj = view.get(None, row.object_name) if kind == "queues" else view.get(
+                row.object_namespace, row.object_name
+            )
+            row = dataclasses.replace(row, object_missing=p.absent_hint(obj, view.state))
+        out.append(row)
+    return out
+
+
 def _recent_warnings(snap) -> list:
     warnings = [e for e in snap.events.all() if e.get("type") == "Warning"]
     # Only the newest few hundred are turned into rows (there may be tens of thousands).
@@ -447,6 +469,7 @@ def _overview_ctx(
         )
     if want("events"):
         ctx["warnings"] = _memo(("events", *base, snap.events.version), lambda: _recent_warnings(snap))
+        ctx["warnings"] = _mark_missing(snap, ctx["warnings"])
     return ctx
 
 
@@ -709,6 +732,22 @@ def jobs(request: HttpRequest) -> HttpResponse:
 # --- job detail ---------------------------------------------------------------------------------
 
 
+def _unreadable(request: HttpRequest, snap, kind: str, *names: str) -> HttpResponse | None:
+    """For a detail page whose object is not in the cache: when its kind cannot be read
+    (``presenters.unreadable_reason``), the page with that kind's notice instead of a 404 that
+    would claim the object is absent; 403 when forbidden, else 503. None when the kind is readable."""
+    why = p.unreadable_reason(getattr(snap, kind).state)
+    if not why:
+        return None
+    now = p.reference_now(snap)
+    ctx = _base_ctx(request, snap, now, (kind,), kind)
+    ctx.update({"kind_label": _(KIND_LABELS.get(kind, kind)), "why": why, "name": "/".join(names)})
+    status = 403 if getattr(snap, kind).state.name == "forbidden" else 503
+    resp = render(request, "dashboard/unreadable.html", ctx, status=status)
+    patch_vary_headers(resp, ["HX-Request"])
+    return resp
+
+
 def _or_404(obj, kind: str, snap, *names: str):
     if obj is None:
         raise Http404(_("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)})
@@ -718,7 +757,10 @@ def _or_404(obj, kind: str, snap, *names: str):
 @require_safe
 def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     snap = _snapshot(request)
-    job = _or_404(snap.jobs.get(namespace, name), _("Job"), snap, namespace, name)
+    job = snap.jobs.get(namespace, name)
+    if job is None and (resp := _unreadable(request, snap, "jobs", namespace, name)):
+        return resp
+    job = _or_404(job, _("Job"), snap, namespace, name)
     now = p.reference_now(snap)
     pg = snap.podgroup_for_job(job)
     pods = _pod_list(snap, "pods_for_job", job)
@@ -762,10 +804,16 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "pg_condition": p.unschedulable_condition(pg) if pg else None,
             "queue_name": qname,
             "queue": queue,
+            "queue_missing": p.absent_hint(queue, snap.queues.state),
+            "pg_missing": p.absent_hint(pg, snap.podgroups.state),
+            "pg_unreadable": p.unreadable_reason(snap.podgroups.state),
             "queue_state": p.queue_state(queue) if queue else None,
             "headroom": p.queue_headroom(queue, pg),
             "pending_like": pending_like,
-            "findings": p.why_pending(job, pg, queue, qname, pods) if pending_like else [],
+            "findings": p.why_pending(
+                job, pg, queue, qname, pods, pg_state=snap.podgroups.state, queue_state=snap.queues.state
+            )
+            if pending_like else [],
             "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
             "pods": p.pod_rows(pods),
             "events": event_rows[:100],
@@ -821,7 +869,10 @@ def queues(request: HttpRequest) -> HttpResponse:
 @require_safe
 def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     snap = _snapshot(request)
-    queue = _or_404(snap.queues.get(None, name), _("Queue"), snap, name)
+    queue = snap.queues.get(None, name)
+    if queue is None and (resp := _unreadable(request, snap, "queues", name)):
+        return resp
+    queue = _or_404(queue, _("Queue"), snap, name)
     now = p.reference_now(snap)
     q_jobs = list(snap.jobs_in_queue(name))
     q_pgs = list(snap.podgroups_in_queue(name))
@@ -969,7 +1020,10 @@ def podgroups(request: HttpRequest) -> HttpResponse:
 @require_safe
 def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     snap = _snapshot(request)
-    pg = _or_404(snap.podgroups.get(namespace, name), _("PodGroup"), snap, namespace, name)
+    pg = snap.podgroups.get(namespace, name)
+    if pg is None and (resp := _unreadable(request, snap, "podgroups", namespace, name)):
+        return resp
+    pg = _or_404(pg, _("PodGroup"), snap, namespace, name)
     now = p.reference_now(snap)
     job = snap.job_for_podgroup(pg)
     pods = _pod_list(snap, "pods_for_podgroup", pg)
@@ -1009,9 +1063,13 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
             "min_resources": p.min_resources(pg),
             "queue_name": qname,
             "queue": queue,
+            "queue_missing": p.absent_hint(queue, snap.queues.state),
             "queue_state": p.queue_state(queue) if queue else None,
             "headroom": p.queue_headroom(queue, pg),
-            "findings": p.why_pending(None, pg, queue, qname, pods) if pending_like else [],
+            "findings": p.why_pending(
+                None, pg, queue, qname, pods, pg_state=snap.podgroups.state, queue_state=snap.queues.state
+            )
+            if pending_like else [],
             "pending_like": pending_like,
             "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
             "pods": p.pod_rows(pods),
@@ -1034,7 +1092,10 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
 @require_safe
 def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     snap = _snapshot(request)
-    pod = _or_404(snap.pods.get(namespace, name), _("Pod"), snap, namespace, name)
+    pod = snap.pods.get(namespace, name)
+    if pod is None and (resp := _unreadable(request, snap, "pods", namespace, name)):
+        return resp
+    pod = _or_404(pod, _("Pod"), snap, namespace, name)
     now = p.reference_now(snap)
     ann = p.annotations_of(pod)
     labels = p.labels_of(pod)
@@ -1042,6 +1103,7 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     pg = snap.podgroups.get(namespace, group) if group else None
     job_name = labels.get("volcano.sh/job-name") or ann.get("volcano.sh/job-name", "")
     job = snap.jobs.get(namespace, job_name) if job_name else None
+    queue_name = labels.get("volcano.sh/queue-name") or ann.get("volcano.sh/queue-name", "")
     events = _events(snap, pod)
     kinds = ("pods", "events")
     states = _kind_states(snap, *kinds)
@@ -1094,6 +1156,11 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "job": job,
             "group_name": group,
             "job_name": job_name,
+            "pg_missing": p.absent_hint(pg, snap.podgroups.state),
+            "job_missing": p.absent_hint(job, snap.jobs.state),
+            "queue_missing": p.absent_hint(
+                snap.queues.get(None, queue_name) if queue_name else None, snap.queues.state
+            ),
             "containers": containers,
             "conditions": [p.as_dict(c) for c in p.as_list(status.get("conditions"))],
             "events": p.event_rows(events, 100),
@@ -1104,7 +1171,7 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "phase_text": p.as_str(status.get("phase")),
             "pod_ip": p.as_str(status.get("podIP")),
             "created": p.created_at(pod),
-            "queue_name": labels.get("volcano.sh/queue-name") or ann.get("volcano.sh/queue-name", ""),
+            "queue_name": queue_name,
         }
     )
     return _respond(request, "dashboard/pod_detail.html", ctx, versions)

@@ -7,9 +7,11 @@ raise on odd shapes: a field of the wrong type is dropped, not trusted.
 
 What is kept (the issue's list): metadata minus managedFields and the
 ``kubectl.kubernetes.io/last-applied-configuration`` annotation; for pods only the displayed spec
-fields (containers' name/image/resources requests+limits/ports, env entries that are references
-rather than literal values, nodeName, schedulerName, priorityClassName, restartPolicy) and the
-status fields kubectl uses for its STATUS/READY/RESTARTS columns.
+fields (containers' name/image/resources requests+limits/ports, every env entry by name with
+references kept and literal values replaced by HIDDEN_VALUE, envFrom references, nodeName,
+schedulerName, priorityClassName, restartPolicy) and the status fields kubectl uses for its
+STATUS/READY/RESTARTS columns. Free text (event messages and reasons, status/condition messages)
+longer than MESSAGE_LIMIT is cut with a visible marker.
 """
 
 from __future__ import annotations
@@ -49,6 +51,23 @@ def _i(value: Any) -> Any:
     return sys.intern(value) if isinstance(value, str) and len(value) <= 256 else value
 
 
+# Free text written by controllers and users (event messages, condition and state messages) has no
+# length limit in the schemas: three 500,000-character event messages made a 3 MB Job page and held
+# 1.5 MB in the cache. Longer strings are cut here, before they enter the cache (bounded memory), with
+# a visible marker; the YAML view shows the cached object, so it shows the cut text too.
+MESSAGE_LIMIT = 4096
+TRUNCATED_MARKER = "…(truncated by volcano-ui: {total:,} characters in all)"
+
+
+def cap_text(value: Any, limit: int = MESSAGE_LIMIT) -> Any:
+    """``value`` cut to ``limit`` characters plus TRUNCATED_MARKER when it is a string longer than
+    ``limit`` + 100; anything else unchanged. The 100 characters of slack make it idempotent: a cut
+    string (limit + marker) is not cut again when an object is trimmed twice."""
+    if isinstance(value, str) and len(value) > limit + 100:
+        return value[:limit] + TRUNCATED_MARKER.format(total=len(value))
+    return value
+
+
 def _intern_map(value: Any) -> Any:
     if not isinstance(value, dict):
         return value
@@ -56,12 +75,13 @@ def _intern_map(value: Any) -> Any:
 
 
 def _intern_tree(value: Any) -> Any:
-    """Intern every key and short string of a small structure (conditions, resources, refs)."""
+    """Intern every key and short string of a small structure (conditions, resources, refs, status);
+    strings longer than MESSAGE_LIMIT are cut (cap_text)."""
     if isinstance(value, dict):
         return {_i(k): _intern_tree(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_intern_tree(v) for v in value]
-    return _i(value)
+    return _i(cap_text(value))
 
 
 def trim_metadata(meta: Any) -> dict:
@@ -100,8 +120,9 @@ def trim_object(obj: dict) -> dict:
             if key in spec:
                 spec[key] = _i(spec[key])
         out["spec"] = spec
-    if isinstance(out.get("status"), dict) and isinstance(out["status"].get("conditions"), list):
-        out["status"] = {**out["status"], "conditions": _intern_tree(out["status"]["conditions"])}
+    if isinstance(out.get("status"), dict):
+        # Whole status: condition/state messages are capped, repeated values interned.
+        out["status"] = _intern_tree(out["status"])
     return out
 
 
@@ -157,23 +178,58 @@ def trim_job(job: dict) -> dict:
 def trim_podgroup(pg: dict) -> dict:
     """A PodGroup (REFERENCE.md §2): small; spec and status interned (queue names, quantities,
     phases and condition reasons repeat across PodGroups)."""
-    out = trim_object(pg)
-    for key in ("spec", "status"):
-        if isinstance(out.get(key), dict):
-            out[key] = _intern_tree(out[key])
+    out = trim_object(pg)  # status already interned and capped there
+    if isinstance(out.get("spec"), dict):
+        out["spec"] = _intern_tree(out["spec"])
     return out
 
 
+# Shown in place of a literal env value: the entry stays visible (nothing silently omitted) but a
+# value pasted into a manifest may be a secret, so it never enters the cache.
+HIDDEN_VALUE = "(hidden by volcano-ui)"
+
+
 def _trim_env(env: Any) -> list:
-    # Literal env values may carry secrets pasted into manifests and are not shown; references
-    # (valueFrom) say where a value comes from, which is useful and not sensitive.
+    """Every env entry by name: a literal ``value`` replaced by HIDDEN_VALUE; ``valueFrom`` kept,
+    being a reference (secretKeyRef/configMapKeyRef name and key, fieldRef, resourceFieldRef) that
+    says where the value comes from, never the value itself."""
     if not isinstance(env, list):
         return []
-    return [
-        {"name": e.get("name"), "valueFrom": e["valueFrom"]}
-        for e in env
-        if isinstance(e, dict) and isinstance(e.get("valueFrom"), dict)
-    ]
+    out = []
+    for e in env:
+        if not isinstance(e, dict):
+            continue
+        entry: dict = {"name": _i(e.get("name"))}
+        if isinstance(e.get("valueFrom"), dict):
+            entry["valueFrom"] = _intern_tree(e["valueFrom"])
+        elif e.get("value") not in (None, ""):
+            entry["value"] = HIDDEN_VALUE
+        out.append(entry)
+    return out
+
+
+_ENV_FROM_REFS = ("configMapRef", "secretRef")
+
+
+def _trim_env_from(env_from: Any) -> list:
+    """``envFrom`` sources: the ConfigMap/Secret names (and ``optional``) and the ``prefix``; these
+    are references, the values stay in the cluster."""
+    if not isinstance(env_from, list):
+        return []
+    out = []
+    for source in env_from:
+        if not isinstance(source, dict):
+            continue
+        entry: dict = {}
+        if isinstance(source.get("prefix"), str):
+            entry["prefix"] = _i(source["prefix"])
+        for key in _ENV_FROM_REFS:
+            ref = source.get(key)
+            if isinstance(ref, dict):
+                entry[key] = {k: _i(ref[k]) for k in ("name", "optional") if k in ref}
+        if entry:
+            out.append(entry)
+    return out
 
 
 def _trim_container(c: Any) -> dict | None:
@@ -187,6 +243,9 @@ def _trim_container(c: Any) -> dict | None:
     env = _trim_env(c.get("env"))
     if env:
         out["env"] = env
+    env_from = _trim_env_from(c.get("envFrom"))
+    if env_from:
+        out["envFrom"] = env_from
     if isinstance(c.get("ports"), list):
         out["ports"] = c["ports"]
     if isinstance(c.get("restartPolicy"), str):  # native sidecars (init containers with Always)
@@ -232,7 +291,9 @@ def trim_pod(pod: dict) -> dict:
             out_status[key] = [_trim_container_status(cs) for cs in out_status[key]]
     for key in ("phase", "reason", "qosClass", "hostIP"):
         if key in out_status:
-            out_status[key] = _i(out_status[key])
+            out_status[key] = _i(cap_text(out_status[key]))
+    if "message" in out_status:
+        out_status["message"] = cap_text(out_status["message"])
     if isinstance(out_status.get("conditions"), list):
         # Condition types/statuses/reasons repeat across pods; timestamps are mostly shared too.
         out_status["conditions"] = _intern_tree(out_status["conditions"])
@@ -267,9 +328,11 @@ def trim_event(event: dict) -> dict:
     """Keep the fields of a core/v1 Event that the event lists show."""
     meta = _dict(event.get("metadata"))
     out = {k: event[k] for k in _EVENT_KEYS if k in event}
-    for key in ("reason", "type"):
+    for key in ("reason", "type", "action"):
         if key in out:
-            out[key] = _i(out[key])
+            out[key] = _i(cap_text(out[key]))
+    if "message" in out:
+        out["message"] = cap_text(out["message"])
     if isinstance(out.get("source"), dict):
         out["source"] = _intern_map(out["source"])
     if isinstance(out.get("involvedObject"), dict):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import secrets
 import threading
 import time
 from collections.abc import Iterable
@@ -48,7 +49,11 @@ class SimulatedCluster:
     ``start_time`` (the clock's start), ``bootstrap`` (create the namespaces every cluster has and
     Volcano's ``root`` and ``default`` queues, Open, as vc-scheduler does at startup, REFERENCE §3),
     ``webhooks`` (run Volcano's mutating and validating admission webhooks, see webhooks.py; off by
-    default so that any object the CRD schemas admit can be stored).
+    default so that any object the CRD schemas admit can be stored), ``state_file`` (a path: the
+    admin token and the TLS CA/serving certificate are read from it when it holds a valid identity,
+    else created and written there, mode 0600; so a cluster restarted with the same file keeps its
+    token and certificates and clients' kubeconfigs stay valid; an explicit ``admin_token`` wins
+    over the file's and is saved).
     """
 
     def __init__(
@@ -65,8 +70,23 @@ class SimulatedCluster:
         bootstrap: bool = True,
         admin_token: str | None = None,
         webhooks: bool = False,
+        state_file: str | Path | None = None,
     ) -> None:
         self.seed = seed
+        self.state_file = Path(state_file) if state_file is not None else None
+        tls_material = None
+        if self.state_file is not None:
+            from .tls import load_identity, new_material, save_identity
+
+            identity = load_identity(self.state_file)
+            if identity is not None:
+                admin_token = admin_token or identity[0]
+                tls_material = identity[1]
+            else:
+                tls_material = new_material()
+            admin_token = admin_token or f"sim-admin-{secrets.token_hex(16)}"
+            if identity is None or identity[0] != admin_token:
+                save_identity(self.state_file, admin_token, tls_material)
         self.speed = speed
         self.clock = SimClock(start_time)
         self.store = Store(self.clock, history_size, seed=seed)
@@ -81,6 +101,7 @@ class SimulatedCluster:
             watch_timeout=watch_timeout,
             advance=self.advance,
         )
+        self.server.tls = tls_material
         self._advance_lock = threading.RLock()
         self._realtime: threading.Thread | None = None
         self._realtime_stop = threading.Event()

@@ -146,7 +146,8 @@ class SimServer:
         if tls_port is not None:
             from .tls import material
 
-            self.tls = material()
+            if self.tls is None:  # a cluster with a state file sets its persisted material first
+                self.tls = material()
             self.https_url = self._listen(host, tls_port, self.tls.server_context())
         return self.url
 

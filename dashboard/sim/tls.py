@@ -2,13 +2,17 @@
 
 kubectl (client-go) sends bearer tokens only over TLS (kubernetes/kubectl#744), so the simulated
 cluster also listens on HTTPS. The key pair is generated once per process (EC P-256, fast) for
-127.0.0.1/localhost and lives only in memory and in the kubeconfigs written for it.
+127.0.0.1/localhost and lives only in memory and in the kubeconfigs written for it, unless a
+cluster is given a state file (``load_identity``/``save_identity``): then the admin token and this
+material are kept there (mode 0600) so a restarted simulator presents the same CA, serving
+certificate and token, and a restart is only an outage to its clients, as with a real API server.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import json
 import os
 import ssl
 import tempfile
@@ -47,6 +51,54 @@ def material() -> TlsMaterial:
         if _material is None:
             _material = _generate()
         return _material
+
+
+def new_material() -> TlsMaterial:
+    """A fresh CA + serving certificate (not the process-wide one)."""
+    return _generate()
+
+
+def load_identity(path: str | os.PathLike) -> tuple[str, TlsMaterial] | None:
+    """(admin token, TLS material) from a state file written by ``save_identity``; None when the
+    file is absent, unreadable, malformed, or its serving certificate expires within a day (the
+    caller then makes a new identity and saves it)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        token = data["admin_token"]
+        mat = TlsMaterial(
+            ca_pem=data["ca_pem"].encode(), cert_pem=data["cert_pem"].encode(), key_pem=data["key_pem"].encode()
+        )
+        if not isinstance(token, str) or not token:
+            return None
+        from cryptography import x509
+
+        cert = x509.load_pem_x509_certificate(mat.cert_pem)
+        if cert.not_valid_after_utc < dt.datetime.now(dt.UTC) + dt.timedelta(days=1):
+            return None
+        mat.server_context()  # the key must match the certificate
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ssl.SSLError):
+        return None
+    return token, mat
+
+
+def save_identity(path: str | os.PathLike, admin_token: str, mat: TlsMaterial) -> None:
+    """Write the admin token and TLS material (private key included) to ``path``, mode 0600,
+    atomically (a temp file renamed over it)."""
+    data = {
+        "admin_token": admin_token,
+        "ca_pem": mat.ca_pem.decode(),
+        "cert_pem": mat.cert_pem.decode(),
+        "key_pem": mat.key_pem.decode(),
+    }
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
 
 
 def _generate() -> TlsMaterial:

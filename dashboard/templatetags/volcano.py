@@ -178,12 +178,18 @@ def url_for(kind: str, *args: str) -> str:
 
 
 @register.simple_tag
-def objlink(kind: str, *args: str, label: str | None = None, cls: str = "") -> SafeString:
-    """A link to an object's page showing its name (or ``label``); plain text when no page exists."""
+def objlink(kind: str, *args: str, label: str | None = None, cls: str = "", missing: str = "") -> SafeString:
+    """A link to an object's page showing its name (or ``label``); plain text when no page exists.
+    ``missing`` (presenters.absent_hint: the object is not in the cache) shows the name unlinked
+    followed by that hint, instead of a link to a 404."""
     text = label if label is not None else (args[-1] if args else "")
     url = object_url(kind, *args)
     if not text:
         return mark_safe('<span class="muted">—</span>')
+    if missing:
+        return format_html(
+            '<span class="{}" data-missing>{}</span> <span class="muted small">{}</span>', cls, text, missing
+        )
     if not url:
         return format_html('<span class="{}">{}</span>', cls, text)
     return format_html('<a class="{}" href="{}">{}</a>', cls or "objlink", url, text)

@@ -135,7 +135,9 @@ def test_pods_are_trimmed_and_filtered(sim_cluster, live_cache):
     pod = snap.pods.get("default", "v-0")
     container = pod["spec"]["containers"][0]
     assert container["resources"] == {"requests": {"cpu": "500m"}}
-    assert "env" not in container  # literal values are dropped, only valueFrom refs are kept
+    # Literal values never enter the cache; the entry stays visible with a marker.
+    assert container["env"] == [{"name": "SECRET", "value": "(hidden by volcano-ui)"}]
+    assert "hunter2" not in repr(pod)
     assert snap.pods.get("default", "grouped-0") is not None
 
 

@@ -57,7 +57,10 @@ def test_pod_keeps_displayed_fields_only():
         "name": "c",
         "image": "img",
         "resources": {"requests": {"cpu": "1"}, "limits": {"memory": "1Gi"}},
-        "env": [{"name": "B", "valueFrom": {"secretKeyRef": {"name": "s"}}}],
+        "env": [
+            {"name": "A", "value": trim.HIDDEN_VALUE},
+            {"name": "B", "valueFrom": {"secretKeyRef": {"name": "s"}}},
+        ],
     }
     assert set(out["spec"]) == {"nodeName", "schedulerName", "containers", "initContainers"}
     assert set(out["status"]) == {"phase", "conditions", "containerStatuses", "initContainerStatuses"}
@@ -105,3 +108,80 @@ def test_odd_shapes_do_not_raise():
         trim.trim_job(obj)
         trim.trim_podgroup(obj)
         trim.trim_event(obj)
+
+
+def test_long_free_text_is_cut_with_a_visible_marker():
+    huge = "x" * 500_000
+    cond = {"type": "Unschedulable", "status": "True", "message": huge, "reason": huge}
+    ev = trim.trim_event({"metadata": {"name": "e"}, "message": huge, "reason": huge, "type": "Warning"})
+    pg = trim.trim_podgroup({"metadata": META, "status": {"conditions": [cond]}})
+    queue = trim.trim_object({"metadata": META, "status": {"conditions": [cond], "state": "Open"}})
+    job = trim.trim_job({"metadata": META, "status": {"state": {"phase": "Failed", "message": huge}}})
+    pod = trim.trim_pod(
+        {
+            "metadata": META,
+            "status": {
+                "message": huge,
+                "reason": huge,
+                "conditions": [cond],
+                "containerStatuses": [{"name": "c", "state": {"terminated": {"message": huge}}}],
+            },
+        }
+    )
+    cut = [
+        ev["message"],
+        ev["reason"],
+        pg["status"]["conditions"][0]["message"],
+        queue["status"]["conditions"][0]["reason"],
+        job["status"]["state"]["message"],
+        pod["status"]["message"],
+        pod["status"]["reason"],
+        pod["status"]["conditions"][0]["message"],
+        pod["status"]["containerStatuses"][0]["state"]["terminated"]["message"],
+    ]
+    for text in cut:
+        assert text.startswith("x" * trim.MESSAGE_LIMIT)
+        assert len(text) < trim.MESSAGE_LIMIT + 100
+        assert text.endswith("(truncated by volcano-ui: 500,000 characters in all)")
+    # Short text is untouched.
+    short = {"metadata": {"name": "e"}, "message": "0/3 nodes are available", "type": "Warning"}
+    assert trim.trim_event(short)["message"] == "0/3 nodes are available"
+    assert trim.cap_text("y" * trim.MESSAGE_LIMIT) == "y" * trim.MESSAGE_LIMIT
+    assert trim.cap_text(cut[0]) == cut[0]  # idempotent
+
+
+def test_env_entries_stay_visible_without_literal_values():
+    container = {
+        "name": "c",
+        "image": "img",
+        "env": [
+            {"name": "PASSWORD", "value": "hunter2"},
+            {"name": "EMPTY"},
+            {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "creds", "key": "token"}}},
+            {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+            "junk",
+        ],
+        "envFrom": [
+            {"configMapRef": {"name": "settings"}, "prefix": "APP_"},
+            {"secretRef": {"name": "db", "optional": True}},
+            {"unknownSource": {"value": "x"}},
+            None,
+        ],
+    }
+    for out in (
+        trim.trim_pod({"spec": {"containers": [container]}})["spec"]["containers"][0],
+        trim.trim_job({"spec": {"tasks": [{"template": {"spec": {"containers": [container]}}}]}})["spec"]["tasks"][0][
+            "template"
+        ]["spec"]["containers"][0],
+    ):
+        assert out["env"] == [
+            {"name": "PASSWORD", "value": "(hidden by volcano-ui)"},
+            {"name": "EMPTY"},
+            {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "creds", "key": "token"}}},
+            {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+        ]
+        assert out["envFrom"] == [
+            {"prefix": "APP_", "configMapRef": {"name": "settings"}},
+            {"secretRef": {"name": "db", "optional": True}},
+        ]
+        assert "hunter2" not in repr(out)

@@ -186,3 +186,95 @@ def test_queue_tree_is_iterative_and_keeps_cycles():
     # A parent cycle is shown, each member once, starting at the top level.
     assert {by_name["x"].depth, by_name["y"].depth} == {0, 1}
     assert by_name["self"].depth == 0
+
+
+# --- 3. huge free text --------------------------------------------------------------------------
+
+
+def test_huge_event_and_condition_messages_are_cut_on_the_pages(odd_cluster, client):
+    n = next(_seq)
+    ns, qname = f"msg-{n}", f"q-msg-{n}"
+    _create(odd_cluster, QUEUES, _queue(qname, status={"state": "Open"}))
+    huge = "<b>" + "m" * 500_000
+    job = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "big", "namespace": ns, "uid": f"uid-big-{n}"},
+        "spec": {"queue": qname, "minAvailable": 1, "tasks": [{"name": "t", "replicas": 1}]},
+        "status": {"state": {"phase": "Pending", "message": huge}},
+    }
+    _create(odd_cluster, JOBS, job, ns)
+    cond = {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": huge}
+    pg = _podgroup(
+        ns,
+        "big-pg",
+        qname,
+        status={"phase": "Inqueue", "conditions": [cond]},
+        ownerReferences=[
+            {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "big", "uid": f"uid-big-{n}", "controller": True}
+        ],
+    )
+    _create(odd_cluster, PODGROUPS, pg, ns)
+    for i in range(3):
+        event = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"big.{i}", "namespace": ns},
+            "involvedObject": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "big",
+                               "namespace": ns, "uid": f"uid-big-{n}"},
+            "type": "Warning",
+            "reason": "FailedScheduling",
+            "message": f"{i}{huge}",
+            "lastTimestamp": "2026-11-29T10:00:00Z",
+        }
+        _create(odd_cluster, EVENTS, event, ns)
+    pages = _get_all(client, [f"/jobs/{ns}/big/", f"/podgroups/{ns}/big-pg/", "/", f"/jobs/?ns={ns}"])
+    for url, page in pages.items():
+        # (The overview's size also depends on the other tests' queues, e.g. the 1,100-deep chain.)
+        assert "m" * (4096 + 1) not in page, url
+    for url in (f"/jobs/{ns}/big/", f"/podgroups/{ns}/big-pg/"):
+        assert len(pages[url]) < 250_000, (url, len(pages[url]))
+    job_page = pages[f"/jobs/{ns}/big/"]
+    assert "(truncated by volcano-ui: 500,004 characters in all)" in text(job_page)
+    assert "&lt;b&gt;mmm" in job_page
+    assert "(truncated by volcano-ui" in text(pages[f"/podgroups/{ns}/big-pg/"])
+
+
+# --- 4. env entries in the YAML view -------------------------------------------------------------
+
+
+def test_yaml_view_lists_every_env_entry_and_envfrom_without_values(odd_cluster, client):
+    n = next(_seq)
+    ns = f"env-{n}"
+    container = {
+        "name": "main",
+        "image": "busybox",
+        "env": [
+            {"name": "LITERAL_SECRET", "value": "s3cr3t-literal-value"},
+            {"name": "FROM_SECRET", "valueFrom": {"secretKeyRef": {"name": "creds-secret", "key": "token"}}},
+        ],
+        "envFrom": [{"configMapRef": {"name": "cm-settings"}}, {"secretRef": {"name": "sec-settings"}}],
+    }
+    job = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "envjob", "namespace": ns, "uid": f"uid-env-{n}"},
+        "spec": {"minAvailable": 1, "tasks": [{"name": "t", "replicas": 1, "template": {"spec": {"containers": [container]}}}]},
+    }
+    _create(odd_cluster, JOBS, job, ns)
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "envjob-t-0", "namespace": ns, "labels": {"volcano.sh/job-name": "envjob"}},
+        "spec": {"schedulerName": "volcano", "containers": [container]},
+        "status": {"phase": "Pending"},
+    }
+    cluster, cache = odd_cluster
+    cluster.store.create(kind("", "pods"), pod, ns, replay=True)
+    cache.wait_for(lambda s: s.pods.get(ns, "envjob-t-0") is not None, timeout=10)
+    pages = _get_all(client, [f"/jobs/{ns}/envjob/", f"/pods/{ns}/envjob-t-0/"])
+    for url, page in pages.items():
+        shown = text(page)
+        assert "s3cr3t-literal-value" not in page, url
+        for expected in ("LITERAL_SECRET", "(hidden by volcano-ui)", "creds-secret", "cm-settings", "sec-settings"):
+            assert expected in shown, (url, expected)

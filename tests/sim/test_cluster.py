@@ -105,3 +105,45 @@ def test_seed_makes_uids_reproducible():
     b = SimulatedCluster(seed=42, controllers=False)
     uid = lambda c: c.store.get("queues", None, "default")["metadata"]["uid"]  # noqa: E731
     assert uid(a) == uid(b) != uid(SimulatedCluster(seed=43, controllers=False))
+
+
+def test_state_file_keeps_admin_token_and_ca_across_restarts(tmp_path):
+    """SimulatedCluster(state_file=...) restarted on the same ports presents the same token and CA;
+    a kubernetes client built from the first kubeconfig works against the second instance."""
+    import stat
+
+    from kubernetes import client as k8s_client
+    from kubernetes import config as k8s_config
+
+    from dashboard.sim.cluster import SimulatedCluster
+
+    state = tmp_path / "sim.state.json"
+    first = SimulatedCluster(controllers=False, state_file=state)
+    first.start()
+    ports = (int(first.url.rsplit(":", 1)[1]), int(first.https_url.rsplit(":", 1)[1]))
+    kubeconfig = first.write_kubeconfig(tmp_path / "kc")
+    token, ca = first.admin_token, first.server.tls.ca_pem
+    api = k8s_config.new_client_from_config(config_file=str(kubeconfig))
+    assert k8s_client.CoreV1Api(api).read_namespace("default").metadata.name == "default"
+    first.stop()
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600
+
+    second = SimulatedCluster(controllers=False, state_file=state)
+    try:
+        second.start(port=ports[0], tls_port=ports[1])
+        assert second.admin_token == token
+        assert second.server.tls.ca_pem == ca
+        assert k8s_client.CoreV1Api(api).read_namespace("default").metadata.name == "default"
+        assert second.write_kubeconfig(tmp_path / "kc2").read_text() == kubeconfig.read_text()
+    finally:
+        api.close()
+        second.stop()
+
+    # Without a state file every process-less cluster keeps its own fresh token.
+    other = SimulatedCluster(controllers=False)
+    assert other.admin_token != token
+    # A corrupt state file is replaced by a new identity, not an error.
+    state.write_text("{not json")
+    third = SimulatedCluster(controllers=False, state_file=state)
+    assert third.admin_token != token
+    assert '"admin_token"' in state.read_text()

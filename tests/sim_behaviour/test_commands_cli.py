@@ -155,3 +155,44 @@ def test_demo_command_serves_the_dashboard_against_the_demo_cluster():
     finally:
         assert proc.stop() == 0
     assert not Path(kubeconfig).exists()  # the temporary kubeconfig is removed on exit
+
+
+def test_simcluster_restart_keeps_token_and_ca_so_old_kubeconfigs_work(tmp_path):
+    """A restart with the same --kubeconfig is just an outage: same admin token, same CA and serving
+    certificate (kept in <kubeconfig>.sim-state.json, mode 0600), so a client configured from the
+    first run's kubeconfig talks to the second run unchanged."""
+    import stat
+
+    kubeconfig = tmp_path / "kc"
+    port, tls_port = free_port(), free_port()
+    args = ("simcluster", "--port", str(port), "--tls-port", str(tls_port), "--kubeconfig", str(kubeconfig))
+    args += ("--scenario", "empty", "--no-controllers")
+    first = Proc(*args)
+    try:
+        first.wait_for("Kubeconfig:")
+        token_line = first.wait_for("Admin token")
+        before = kubeconfig.read_text()
+        api = config.new_client_from_config(config_file=str(kubeconfig))  # the first run's config
+        assert client.CoreV1Api(api).read_namespace("default").metadata.name == "default"
+    finally:
+        assert first.stop() == 0
+    state = Path(f"{kubeconfig}.sim-state.json")
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600
+    assert stat.S_IMODE(kubeconfig.stat().st_mode) == 0o600
+    second = Proc(*args)
+    try:
+        second.wait_for("Kubeconfig:")
+        assert second.wait_for("Admin token") == token_line
+        assert kubeconfig.read_text() == before  # same server, token and certificate-authority-data
+        # The old client (its pooled connection died with the first server) reconnects and is trusted.
+        assert client.CoreV1Api(api).read_namespace("default").metadata.name == "default"
+        api.close()
+    finally:
+        assert second.stop() == 0
+    third = Proc(*args, "--fresh")  # --fresh: a new identity, the old kubeconfig no longer trusted
+    try:
+        third.wait_for("Kubeconfig:")
+        assert third.wait_for("Admin token") != token_line
+        assert kubeconfig.read_text() != before
+    finally:
+        assert third.stop() == 0

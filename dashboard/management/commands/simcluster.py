@@ -2,8 +2,13 @@
 
 It serves the Kubernetes REST API on ``--host``/``--port`` (plain HTTP) and on an HTTPS port
 (``--tls-port``, ephemeral by default; kubectl only sends tokens over TLS), writes a kubeconfig for
-the admin user to ``--kubeconfig``, prints the URLs and the kubeconfig path, advances simulated time
+the admin user to ``--kubeconfig``, prints the URLs, the kubeconfig path and the admin token, advances simulated time
 with wall time x ``--speed`` when the controllers run, and serves until SIGINT or SIGTERM.
+
+The admin token and the TLS CA/serving certificate are kept in ``--state-file`` (default: the
+kubeconfig path + ``.sim-state.json``, mode 0600): a restart with the same paths presents the same
+token and certificates, so clients holding the old kubeconfig just see an outage. The cluster's
+objects are not kept (the scenario is loaded afresh).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ def build_cluster(
     events: int | None = None,
     start_time: datetime | None = None,
     churn: float = 2.0,
+    state_file: str | Path | None = None,
 ):
     """A SimulatedCluster with ``scenario`` loaded; ``jobs``/``pods``/``queues``/``events`` size the
     ``large`` scenario. Raises CommandError for a scenario that cannot be loaded."""
@@ -69,6 +75,7 @@ def build_cluster(
         speed=speed,
         history_size=history,
         start_time=start_time,
+        state_file=state_file,
     )
     options = {}
     if scenario == "large":
@@ -93,6 +100,16 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=0, help="plain-HTTP port (default: ephemeral)")
         parser.add_argument("--tls-port", type=int, default=0, help="HTTPS port (default: ephemeral)")
         parser.add_argument("--kubeconfig", required=True, help="path to write the admin kubeconfig to")
+        parser.add_argument(
+            "--state-file",
+            help="where the admin token and TLS CA/certificate persist across restarts "
+            "(default: <kubeconfig>.sim-state.json, mode 0600)",
+        )
+        parser.add_argument(
+            "--fresh",
+            action="store_true",
+            help="make a new admin token and CA (overwriting the state file) instead of reusing them",
+        )
         parser.add_argument(
             "--scenario",
             default="demo",
@@ -138,6 +155,9 @@ class Command(BaseCommand):
         for name in ("jobs", "pods", "queues", "events", "churn"):
             if opts[name] is not None and opts[name] < 0:
                 raise CommandError(f"--{name} must not be negative")
+        state_file = Path(opts["state_file"] or f"{opts['kubeconfig']}.sim-state.json")
+        if opts["fresh"]:
+            state_file.unlink(missing_ok=True)
         started = time.monotonic()
         cluster, counts = build_cluster(
             scenario=opts["scenario"],
@@ -151,6 +171,7 @@ class Command(BaseCommand):
             events=opts["events"],
             start_time=opts["start_time"],
             churn=opts["churn"],
+            state_file=state_file,
         )
         loaded = time.monotonic() - started
         try:
@@ -170,6 +191,8 @@ class Command(BaseCommand):
         if getattr(cluster, "https_url", ""):
             self.stdout.write(f"HTTPS URL: {cluster.https_url}")
         self.stdout.write(f"Kubeconfig: {path}")
+        self.stdout.write(f"Admin token (also for /_sim/): {cluster.admin_token}")
+        self.stdout.write(f"State file (token + CA, kept across restarts): {state_file}")
         self.stdout.write("Press Ctrl-C to stop.")
         self.stdout.flush()
         stop = threading.Event()

@@ -1,0 +1,107 @@
+"""A missing object of a kind the cache cannot read is reported as unreadable, never as absent;
+links go only to objects the cache holds (presenters.unreadable_reason / absent_hint).
+
+Uses the in-memory ClusterCache (the real cache class; states set the way the informers set them).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pages.helpers import text
+
+ALL = ("jobs", "podgroups", "queues", "pods", "events")
+
+JOB = {
+    "apiVersion": "batch.volcano.sh/v1alpha1",
+    "kind": "Job",
+    "metadata": {"name": "quota-starved", "namespace": "platform", "uid": "j1", "resourceVersion": "5",
+                 "creationTimestamp": "2026-11-29T10:00:00Z"},
+    "spec": {"queue": "batch", "minAvailable": 1, "tasks": [{"name": "w", "replicas": 1}]},
+    "status": {"state": {"phase": "Pending"}},
+}
+
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "done-w-0", "namespace": "research", "uid": "p1", "resourceVersion": "7",
+                 "labels": {"volcano.sh/job-name": "done", "volcano.sh/queue-name": "gone-queue"},
+                 "annotations": {"scheduling.k8s.io/group-name": "done-148b"}},
+    "spec": {"containers": [{"name": "main", "image": "busybox"}]},
+    "status": {"phase": "Succeeded"},
+}
+
+
+@pytest.fixture
+def cache(memory_cache, request):
+    never_synced = getattr(request, "param", ())
+    for kind in ALL:
+        if kind not in never_synced:
+            memory_cache.store(kind).mark_synced()
+    memory_cache.store("jobs").upsert(JOB)
+    memory_cache.store("pods").upsert(POD)
+    return memory_cache
+
+
+def test_queue_page_when_queues_forbidden_says_so_instead_of_404(client, cache):
+    cache.store("queues").set_state("forbidden", error="queues is forbidden")
+    resp = client.get("/queues/research/")
+    page = text(resp.content.decode())
+    assert resp.status_code == 403
+    assert "Queues cannot be read: forbidden" in page
+    assert "not found" not in page.lower()
+
+
+def test_queue_page_when_synced_and_absent_is_still_404(client, cache):
+    assert client.get("/queues/research/").status_code == 404
+
+
+@pytest.mark.parametrize("state", ["forbidden", "not_installed", "syncing"])
+@pytest.mark.parametrize("cache", [("queues",)], indirect=True)
+def test_why_pending_never_claims_an_unreadable_queue_does_not_exist(client, cache, state):
+    cache.store("queues").set_state(state)  # never synced: the cache holds no Queue at all
+    for url in ("/jobs/platform/quota-starved/", "/"):
+        page = text(client.get(url).content.decode())
+        assert "does not exist" not in page, url
+    page = text(client.get("/jobs/platform/quota-starved/").content.decode())
+    assert "Queue “batch” cannot be checked: Queues cannot be read" in page
+
+
+def test_why_pending_absent_queue_when_readable_still_says_so(client, cache):
+    page = text(client.get("/jobs/platform/quota-starved/").content.decode())
+    assert "Queue “batch” does not exist" in page
+
+
+def test_podgroups_not_installed_is_not_no_podgroup(client, cache):
+    cache.store("podgroups").set_state("not_installed")
+    page = text(client.get("/jobs/platform/quota-starved/").content.decode())
+    assert "No PodGroup exists" not in page
+    assert "PodGroups cannot be read (not installed)" in page
+    assert "PodGroup none" not in page
+
+
+def test_links_only_to_objects_in_the_cache(client, cache):
+    page = client.get("/pods/research/done-w-0/").content.decode()
+    assert 'href="/podgroups/research/done-148b/"' not in page
+    assert 'href="/jobs/research/done/"' not in page
+    assert 'href="/queues/gone-queue/"' not in page
+    assert "done-148b (not found)" in text(page)
+    page = client.get("/jobs/platform/quota-starved/").content.decode()
+    assert 'href="/queues/batch/"' not in page
+    assert "batch (not found)" in text(page)
+    cache.store("queues").upsert({"metadata": {"name": "batch", "resourceVersion": "1"}, "spec": {},
+                                  "status": {"state": "Open"}})
+    page = client.get("/jobs/platform/quota-starved/").content.decode()
+    assert 'href="/queues/batch/"' in page
+
+
+def test_overview_warning_event_for_missing_object_is_not_linked(client, cache):
+    cache.store("events").upsert({
+        "metadata": {"name": "ev1", "namespace": "research", "uid": "e1", "resourceVersion": "9"},
+        "type": "Warning", "reason": "FailedScheduling", "message": "boom", "count": 1,
+        "lastTimestamp": "2026-11-29T10:00:00Z",
+        "involvedObject": {"kind": "Pod", "namespace": "research", "name": "vanished-0"},
+    })
+    page = client.get("/").content.decode()
+    assert "vanished-0" in page
+    assert 'href="/pods/research/vanished-0/"' not in page
