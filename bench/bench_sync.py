@@ -75,7 +75,10 @@ def sync_section(kubeconfig: str, page_size: int, pod_watch: str = "all") -> tup
     before = rss_mb()
     cpu0 = time.process_time()
     cache = build_cluster_cache(
-        kubeconfig=kubeconfig, context="", mode="kubeconfig", options=options(page_size=page_size, pod_watch=pod_watch)
+        kubeconfig=kubeconfig,
+        context="",
+        mode="kubeconfig",
+        options=options(page_size=page_size, pod_watch=pod_watch),
     )
     t0 = time.perf_counter()
     cache.start()
@@ -173,8 +176,14 @@ def pipeline_section(kubeconfig: str, events: int) -> dict:
         meta = {**pod["metadata"], "resourceVersion": str(10_000_000 + i)}
         etype = "ADDED" if i < len(raw_pods) else "MODIFIED"
         lines.append(json.dumps({"type": etype, "object": {**pod, "metadata": meta}}).encode())
-    informer = Informer(PODS, cache.client, cache.store("pods"), cache.discovery, cache.options.informer,
-                        accept=cache._accept_pod)
+    informer = Informer(
+        PODS,
+        cache.client,
+        cache.store("pods"),
+        cache.discovery,
+        cache.options.informer,
+        accept=cache._accept_pod,
+    )
     stop = threading.Event()
     reads = [0]
 
@@ -196,8 +205,16 @@ def pipeline_section(kubeconfig: str, events: int) -> dict:
     t.join()
     # What an unfiltered pod watch pays for a pod that is not Volcano's: decode + filter, no trim.
     foreign = [
-        json.dumps({"type": "ADDED", "object": {**p, "spec": {**p["spec"], "schedulerName": "default-scheduler"},
-                    "metadata": {k: v for k, v in p["metadata"].items() if k != "annotations"}}}).encode()
+        json.dumps(
+            {
+                "type": "ADDED",
+                "object": {
+                    **p,
+                    "spec": {**p["spec"], "schedulerName": "default-scheduler"},
+                    "metadata": {k: v for k, v in p["metadata"].items() if k != "annotations"},
+                },
+            }
+        ).encode()
         for p in raw_pods
     ]
     rounds = max(1, events // len(foreign))
@@ -230,7 +247,10 @@ def end_to_end_section(events: int) -> dict:
     for i in range(n_pods):
         cluster.store.create(
             "pods",
-            {"metadata": {"name": f"e2e-{i}"}, "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "x"}]}},
+            {
+                "metadata": {"name": f"e2e-{i}"},
+                "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "x"}]},
+            },
             "default",
         )
     with tempfile.TemporaryDirectory() as tmp:
@@ -255,7 +275,12 @@ def end_to_end_section(events: int) -> dict:
     elapsed = time.perf_counter() - t0
     cache.stop()
     cluster.stop()
-    return {"events": events, "sim_write_seconds": written, "seconds": elapsed, "per_second": events / elapsed}
+    return {
+        "events": events,
+        "sim_write_seconds": written,
+        "seconds": elapsed,
+        "per_second": events / elapsed,
+    }
 
 
 def models_section(kubeconfig: str, pages: int) -> dict:
@@ -324,7 +349,9 @@ def models_section(kubeconfig: str, pages: int) -> dict:
         tracemalloc.stop()
         mem_models = float("nan")
     mem_raw = held(lambda: raw.get_json("/api/v1/pods", [("limit", 500)]))
-    mem_trimmed = held(lambda: [PODS.trim(p) for p in raw.get_json("/api/v1/pods", [("limit", 500)])["items"]])
+    mem_trimmed = held(
+        lambda: [PODS.trim(p) for p in raw.get_json("/api/v1/pods", [("limit", 500)])["items"]]
+    )
     raw.close()
     return {
         "pods": n_raw,
@@ -359,26 +386,43 @@ def outage_section(sim, kubeconfig: str, seconds: float) -> dict:
     delta = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
     failed = {i.label: i.counters["errors"] - attempts0[i.label] for i in cache.informers}
     cache.stop()
-    return {"stale_after": stale_after, "recovered_after": recovered_after, "requests": delta, "failed": failed}
+    return {
+        "stale_after": stale_after,
+        "recovered_after": recovered_after,
+        "requests": delta,
+        "failed": failed,
+    }
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--jobs", type=int, default=10_000)
     parser.add_argument("--pods", type=int, default=50_000)
     parser.add_argument("--queues", type=int, default=200)
-    parser.add_argument("--events", type=int, default=100_000, help="events in the cluster (cache keeps 20,000)")
+    parser.add_argument(
+        "--events", type=int, default=100_000, help="events in the cluster (cache keeps 20,000)"
+    )
     parser.add_argument("--port", type=int, default=18310)
     parser.add_argument("--page-size", type=int, default=500)
     parser.add_argument("--pipeline-events", type=int, default=50_000)
     parser.add_argument("--e2e-events", type=int, default=20_000)
     parser.add_argument("--model-pages", type=int, default=10)
     parser.add_argument("--skip-modes", action="store_true", help="skip the pod watch mode comparison")
-    parser.add_argument("--outage", type=float, default=0.0,
-                        help="also run the real-time fault scenario: the API server silent for this many seconds")
+    parser.add_argument(
+        "--outage",
+        type=float,
+        default=0.0,
+        help="also run the real-time fault scenario: the API server silent for this many seconds",
+    )
     parser.add_argument("--only-outage", action="store_true", help="run only the fault scenario")
-    parser.add_argument("--generator", choices=("auto", "sim", "bench"), default="auto",
-                        help="large-cluster generator (bench/simproc.py): the simulated cluster's or bench/scale.py's")
+    parser.add_argument(
+        "--generator",
+        choices=("auto", "sim", "bench"),
+        default="auto",
+        help="large-cluster generator (bench/simproc.py): the simulated cluster's or bench/scale.py's",
+    )
     args = parser.parse_args(argv)
 
     import django
@@ -395,71 +439,109 @@ def main(argv=None) -> int:
             port=args.port,
             scenario="large",
             extra=[
-                "--jobs", str(args.jobs), "--pods", str(args.pods), "--queues", str(args.queues),
-                "--events", str(args.events), "--churn", "off", "--generator", args.generator,
+                "--jobs",
+                str(args.jobs),
+                "--pods",
+                str(args.pods),
+                "--queues",
+                str(args.queues),
+                "--events",
+                str(args.events),
+                "--churn",
+                "off",
+                "--generator",
+                args.generator,
             ],
         )
-        print(f"simulated cluster loaded in {time.perf_counter() - t0:.1f}s: {sim.info.get('counts')} "
-              f"({sim.info.get('generator')})")
+        print(
+            f"simulated cluster loaded in {time.perf_counter() - t0:.1f}s: {sim.info.get('counts')} "
+            f"({sim.info.get('generator')})"
+        )
         try:
             kubeconfig = str(sim.kubeconfig)
             if args.only_outage:
                 args.outage = args.outage or 30.0
                 out = outage_section(sim, kubeconfig, args.outage)
                 print(f"\n6. the API server silent for {args.outage:.0f} s (production timings)")
-                print(f"   every kind 'stale' after {out['stale_after']:.1f} s; every kind 'synced' again "
-                      f"{out['recovered_after'] - args.outage:.1f} s after the server answered again")
-                print(f"   failed attempts per informer during the outage (backoff 0.5 s doubling to 30 s, "
-                      f"+-20 %; each waits up to its timeout): {out['failed']}")
+                print(
+                    f"   every kind 'stale' after {out['stale_after']:.1f} s; every kind 'synced' again "
+                    f"{out['recovered_after'] - args.outage:.1f} s after the server answered again"
+                )
+                print(
+                    f"   failed attempts per informer during the outage (backoff 0.5 s doubling to 30 s, "
+                    f"+-20 %; each waits up to its timeout): {out['failed']}"
+                )
                 print(f"   requests the simulated cluster counted meanwhile: {out['requests']}")
                 return 0
             cache, sync = sync_section(kubeconfig, args.page_size)
             print("\n1. initial sync (pod_watch=all)")
-            print(f"   wall time until every kind synced: {sync['seconds']:.1f} s "
-                  f"(CPU time of this process: {sync['cpu_seconds']:.1f} s; the rest is the simulated API server)")
+            print(
+                f"   wall time until every kind synced: {sync['seconds']:.1f} s "
+                f"(CPU time of this process: {sync['cpu_seconds']:.1f} s; the rest is the simulated API server)"
+            )
             print(f"   objects held: {sync['counts']}")
             print(f"   list pages: {sync['pages']}")
-            print(f"   RSS {sync['rss_before_mb']:.0f} MB -> {sync['rss_after_mb']:.0f} MB "
-                  f"(growth {sync['rss_growth_mb']:.0f} MB)")
+            print(
+                f"   RSS {sync['rss_before_mb']:.0f} MB -> {sync['rss_after_mb']:.0f} MB "
+                f"(growth {sync['rss_growth_mb']:.0f} MB)"
+            )
             per_pod = sync["rss_growth_mb"] * 1024 / max(1, sum(sync["counts"].values()))
             print(f"   ~{per_pod:.2f} KiB per cached object on average")
 
             snap = snapshot_section(cache)
             print("\n2. snapshot cost at this size (CPU time of the reading thread)")
             print(f"   snapshot() with nothing changed: {snap['snapshot_unchanged_us']:.1f} us")
-            print(f"   first pod write after a snapshot (copy-on-write copy): {snap['first_write_after_snapshot_ms']:.2f} ms")
+            print(
+                f"   first pod write after a snapshot (copy-on-write copy): {snap['first_write_after_snapshot_ms']:.2f} ms"
+            )
             print(f"   pod write with no snapshot in between: {snap['write_without_snapshot_us']:.1f} us")
-            print(f"   every Job -> its PodGroup: {snap['jobs_links_ms']:.0f} ms; "
-                  f"every Job's gang progress: {snap['jobs_progress_ms']:.0f} ms")
+            print(
+                f"   every Job -> its PodGroup: {snap['jobs_links_ms']:.0f} ms; "
+                f"every Job's gang progress: {snap['jobs_progress_ms']:.0f} ms"
+            )
             print(f"   pods.all() on a new view (sorted once per view): {snap['pods_all_sorted_ms']:.0f} ms")
             cache.stop()
             del cache
             gc.collect()
 
             pipe = pipeline_section(kubeconfig, args.pipeline_events)
-            print("\n3a. informer pipeline alone (decode + trim + index + publish, a poller snapshotting every 10 ms)")
-            print(f"   {pipe['events']} pod events: {pipe['per_cpu_second']:,.0f} events per CPU-second of the applying "
-                  f"thread; {pipe['per_second']:,.0f} events/s wall "
-                  f"({pipe['snapshots_meanwhile']} snapshots taken, {pipe['copies']} copy-on-write copies: "
-                  f"publication is rate-limited to one per 50 ms)")
-            print(f"   a pod that is not Volcano's, seen by the unfiltered pod watch: {pipe['reject_us']:.0f} us "
-                  f"of CPU (decode + filter), nothing kept")
+            print(
+                "\n3a. informer pipeline alone (decode + trim + index + publish, a poller snapshotting every 10 ms)"
+            )
+            print(
+                f"   {pipe['events']} pod events: {pipe['per_cpu_second']:,.0f} events per CPU-second of the applying "
+                f"thread; {pipe['per_second']:,.0f} events/s wall "
+                f"({pipe['snapshots_meanwhile']} snapshots taken, {pipe['copies']} copy-on-write copies: "
+                f"publication is rate-limited to one per 50 ms)"
+            )
+            print(
+                f"   a pod that is not Volcano's, seen by the unfiltered pod watch: {pipe['reject_us']:.0f} us "
+                f"of CPU (decode + filter), nothing kept"
+            )
             e2e = end_to_end_section(args.e2e_events)
             print("3b. end to end over HTTP (in-process simulated cluster: store.mutate -> watch -> cache)")
-            print(f"   {e2e['events']} MODIFIED events in {e2e['seconds']:.2f} s = {e2e['per_second']:,.0f} events/s "
-                  f"(the simulated cluster's writes took {e2e['sim_write_seconds']:.2f} s of that)")
+            print(
+                f"   {e2e['events']} MODIFIED events in {e2e['seconds']:.2f} s = {e2e['per_second']:,.0f} events/s "
+                f"(the simulated cluster's writes took {e2e['sim_write_seconds']:.2f} s of that)"
+            )
 
             models = models_section(kubeconfig, args.model_pages)
             print("\n4. raw JSON vs generated models (same pod list pages over HTTP)")
-            print(f"   raw JSON: {models['pods']} pods in {models['raw_seconds']:.2f} s "
-                  f"({models['pods'] / models['raw_seconds']:,.0f} pods/s)")
+            print(
+                f"   raw JSON: {models['pods']} pods in {models['raw_seconds']:.2f} s "
+                f"({models['pods'] / models['raw_seconds']:,.0f} pods/s)"
+            )
             if models["models_error"]:
                 print(f"   models:   FAILED after {models['models_seconds']:.2f} s: {models['models_error']}")
             else:
-                print(f"   models:   {models['models_pods']} pods in {models['models_seconds']:.2f} s "
-                      f"({models['models_pods'] / models['models_seconds']:,.0f} pods/s)")
-            print(f"   memory per pod: models {models['kib_models']:.1f} KiB, raw dict {models['kib_raw']:.1f} KiB, "
-                  f"trimmed dict {models['kib_trimmed']:.1f} KiB")
+                print(
+                    f"   models:   {models['models_pods']} pods in {models['models_seconds']:.2f} s "
+                    f"({models['models_pods'] / models['models_seconds']:,.0f} pods/s)"
+                )
+            print(
+                f"   memory per pod: models {models['kib_models']:.1f} KiB, raw dict {models['kib_raw']:.1f} KiB, "
+                f"trimmed dict {models['kib_trimmed']:.1f} KiB"
+            )
 
             if not args.skip_modes:
                 results = {}
@@ -468,22 +550,34 @@ def main(argv=None) -> int:
                     mode_cache.stop()
                     del mode_cache
                     gc.collect()
-                print("\n5. pod watch modes (fresh full syncs, back to back; every generated pod is Volcano's)")
-                for mode, label in (("all", "all (one watch, client-side filter)"),
-                                    ("selector", "selector (spec.schedulerName=volcano)")):
-                    print(f"   {label}: {results[mode]['seconds']:.1f} s wall, "
-                          f"{results[mode]['cpu_seconds']:.1f} s CPU in this process")
+                print(
+                    "\n5. pod watch modes (fresh full syncs, back to back; every generated pod is Volcano's)"
+                )
+                for mode, label in (
+                    ("all", "all (one watch, client-side filter)"),
+                    ("selector", "selector (spec.schedulerName=volcano)"),
+                ):
+                    print(
+                        f"   {label}: {results[mode]['seconds']:.1f} s wall, "
+                        f"{results[mode]['cpu_seconds']:.1f} s CPU in this process"
+                    )
             if args.outage:
                 out = outage_section(sim, kubeconfig, args.outage)
                 print(f"\n6. the API server silent for {args.outage:.0f} s (production timings)")
-                print(f"   every kind 'stale' after {out['stale_after']:.1f} s; every kind 'synced' again "
-                      f"{out['recovered_after'] - args.outage:.1f} s after the server answered again")
-                print(f"   failed attempts per informer during the outage (backoff 0.5 s doubling to 30 s, "
-                      f"+-20 %; each waits up to its timeout): {out['failed']}")
+                print(
+                    f"   every kind 'stale' after {out['stale_after']:.1f} s; every kind 'synced' again "
+                    f"{out['recovered_after'] - args.outage:.1f} s after the server answered again"
+                )
+                print(
+                    f"   failed attempts per informer during the outage (backoff 0.5 s doubling to 30 s, "
+                    f"+-20 %; each waits up to its timeout): {out['failed']}"
+                )
                 print(f"   requests the simulated cluster counted meanwhile: {out['requests']}")
             stats = sim.stats()["requests"]
-            print("\nrequests seen by the simulated cluster:",
-                  {k: v for k, v in stats.items() if k.startswith(("list", "watch"))})
+            print(
+                "\nrequests seen by the simulated cluster:",
+                {k: v for k, v in stats.items() if k.startswith(("list", "watch"))},
+            )
         finally:
             sim.stop()
     return 0

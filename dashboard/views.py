@@ -60,8 +60,16 @@ def _bucket(now: datetime) -> int:
 
 
 def _unchanged(request: HttpRequest, versions: dict[str, str]) -> HttpResponse | None:
-    """204 for an htmx poll whose ``?v=`` equals the fragment's current version."""
+    """204 for an htmx poll whose ``?v=`` equals the fragment's current version; 400 for an htmx
+    request naming a fragment this page does not have (answering with the whole page would make
+    htmx swap a full document into the fragment's place)."""
     frag = request.GET.get(FRAGMENT_PARAM)
+    if request.htmx and frag and frag not in versions:
+        resp = HttpResponse(
+            _("Unknown fragment “%(f)s”.") % {"f": frag}, status=400, content_type="text/plain; charset=utf-8"
+        )
+        patch_vary_headers(resp, ["HX-Request"])
+        return resp
     if request.htmx and frag in versions and request.GET.get(VERSION_PARAM) == versions[frag]:
         resp = HttpResponse(status=204)
         patch_vary_headers(resp, ["HX-Request"])
@@ -141,6 +149,16 @@ def _notices(snap, *kinds: str) -> list[dict]:
         else:
             text = _("%(kind)s: state %(state)s.") % {"kind": label, "state": name}
             level = "warn"
+        category = getattr(state, "error_category", "") or ""
+        if category == "rejected" and name in ("stale", "unreachable", "forbidden"):
+            # 401 or a TLS certificate the kubeconfig's CA does not verify: not an outage, and
+            # waiting will not help until the credentials/CA in the kubeconfig are fixed.
+            text = _(
+                "Credentials or trust rejected: the API server refused the dashboard's credentials, "
+                "or its TLS certificate did not verify against the kubeconfig's certificate "
+                "authority. %(kind)s shown are from the last successful sync, if any."
+            ) % {"kind": label}
+            level = "bad"
         out.append(
             {
                 "kind": kind,
@@ -148,6 +166,7 @@ def _notices(snap, *kinds: str) -> list[dict]:
                 "level": level,
                 "text": text,
                 "error": err,
+                "category": category,
                 "since": getattr(state, "since", None),
                 "synced_at": getattr(state, "synced_at", None),
                 "blocking": name in ("forbidden", "not_installed")
@@ -720,6 +739,9 @@ def jobs(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "total": len(keys),
             "phase_counts": _phase_cards(counts, p.JOB_PHASE_ORDER, p.job_phase),
+            # Still filtered literally (a newer Volcano may have phases this UI does not know).
+            "unknown_phases": [x for x in lq.phases if x not in p.JOB_PHASES],
+            "known_phases": p.JOB_PHASE_ORDER,
             "namespaces": snap.namespaces(),
             "queue_names": sorted(p.name_of(q) for q in snap.queues.all()),
             "blocked": _blocked(ctx["notices"], "jobs"),
@@ -807,6 +829,8 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "queue_missing": p.absent_hint(queue, snap.queues.state),
             "pg_missing": p.absent_hint(pg, snap.podgroups.state),
             "pg_unreadable": p.unreadable_reason(snap.podgroups.state),
+            # The same hints as the Job's row in the lists (crash-looping pods, image pulls, ...).
+            "hints": p.job_health_hint(job, pods, pg),
             "queue_state": p.queue_state(queue) if queue else None,
             "headroom": p.queue_headroom(queue, pg),
             "pending_like": pending_like,
@@ -1009,6 +1033,8 @@ def podgroups(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "total": len(keys),
             "phase_counts": _phase_cards(counts, p.PODGROUP_PHASE_ORDER, p.podgroup_phase),
+            "unknown_phases": [x for x in lq.phases if x not in p.PODGROUP_PHASES],
+            "known_phases": p.PODGROUP_PHASE_ORDER,
             "namespaces": snap.namespaces(),
             "queue_names": sorted(p.name_of(q) for q in snap.queues.all()),
             "blocked": _blocked(ctx["notices"], "podgroups"),
@@ -1139,6 +1165,8 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
                 "restarts": p.to_int(cs.get("restartCount")),
                 "last": last_name,
                 "last_reason": p.as_str(p.as_dict(last.get(last_name)).get("reason")) if last_name else "",
+                "exit": p.exit_text(detail) if state_name == "terminated" else "",
+                "last_exit": p.exit_text(p.as_dict(last.get(last_name))) if last_name == "terminated" else "",
                 "requests": sorted(
                     (p.as_str(k), p.as_str(v))
                     for k, v in p.as_dict(p.as_dict(c.get("resources")).get("requests")).items()

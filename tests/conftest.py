@@ -39,17 +39,17 @@ def fast_cache_options(**overrides):
     from dashboard.kube import CacheOptions, InformerOptions
 
     informer_fields = set(InformerOptions.__dataclass_fields__)
-    fast = dict(
-        page_size=100,
-        watch_timeout=30,
-        inactivity_timeout=3.0,
-        connect_timeout=2.0,
-        request_timeout=5.0,
-        backoff_initial=0.05,
-        backoff_max=0.5,
-        min_watch_seconds=0.2,
-        not_installed_recheck=0.5,
-    )
+    fast = {
+        "page_size": 100,
+        "watch_timeout": 30,
+        "inactivity_timeout": 3.0,
+        "connect_timeout": 2.0,
+        "request_timeout": 5.0,
+        "backoff_initial": 0.05,
+        "backoff_max": 0.5,
+        "min_watch_seconds": 0.2,
+        "not_installed_recheck": 0.5,
+    }
     fast.update({k: v for k, v in overrides.items() if k in informer_fields})
     informer = InformerOptions(**fast)
     rest = {k: v for k, v in overrides.items() if k not in informer_fields}

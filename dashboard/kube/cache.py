@@ -23,7 +23,11 @@ log = logging.getLogger(__name__)
 _STATE_RANK = ("forbidden", "not_installed", "unreachable", "stale", "syncing", "synced")
 
 # Kinds whose events the cache keeps: the Volcano kinds (by API group) and pods it caches.
-_VOLCANO_EVENT_KINDS = {"Job": "batch.volcano.sh/", "PodGroup": "scheduling.volcano.sh/", "Queue": "scheduling.volcano.sh/"}
+_VOLCANO_EVENT_KINDS = {
+    "Job": "batch.volcano.sh/",
+    "PodGroup": "scheduling.volcano.sh/",
+    "Queue": "scheduling.volcano.sh/",
+}
 
 
 _COUNTER_KEYS = ("lists", "watches", "relists_410", "events", "bookmarks", "errors")
@@ -220,7 +224,7 @@ class ClusterCache:
         store = self._stores[informer.spec.name]
         peers = [i for i in self.informers if i.spec.name == informer.spec.name] or [informer]
         worst = min(peers, key=lambda i: _STATE_RANK.index(i.state))
-        store.set_state(worst.state, error=worst.last_error, detail=worst.detail)
+        store.set_state(worst.state, error=worst.last_error, detail=worst.detail, category=worst.error_category)
 
     def kind_counters(self, kind: str) -> KindCounters:
         """Counters of the informer(s) feeding ``kind`` (jobs, podgroups, ...), summed; for

@@ -48,7 +48,8 @@ def count(value: Any) -> int:
 
 def parse_time(value: Any) -> datetime | None:
     """Parse an RFC 3339 timestamp ("2026-08-20T10:00:05Z", with fraction or offset) to an aware
-    UTC datetime; None for null, empty or unparseable values."""
+    UTC datetime; None for null, empty or unparseable values and for times before 1971 (Go's
+    zero time "0001-01-01T00:00:00Z" is what an unset metav1.Time may marshal to)."""
     if not isinstance(value, str) or not value:
         return None
     text = value.strip()
@@ -60,7 +61,9 @@ def parse_time(value: Any) -> datetime | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    parsed = parsed.astimezone(UTC)
+    # Go's zero time ("0001-01-01T00:00:00Z") and other pre-1971 placeholders mean "not set".
+    return parsed if parsed.year >= 1971 else None
 
 
 def meta(obj: Any) -> dict:
@@ -151,13 +154,17 @@ def job_gang_progress(job: Any) -> GangProgress:
         seen.add(name)
         required_sum += required
         tasks.append(
-            TaskProgress(name, phases.get("Running", 0) + phases.get("Succeeded", 0), required, replicas, phases)
+            TaskProgress(
+                name, phases.get("Running", 0) + phases.get("Succeeded", 0), required, replicas, phases
+            )
         )
     for name, task_status in counts.items():  # tasks in status but not in spec (odd, keep them)
         if name not in seen:
             phases = _task_phases(task_status)
             tasks.append(
-                TaskProgress(str(name), phases.get("Running", 0) + phases.get("Succeeded", 0), 0, None, phases)
+                TaskProgress(
+                    str(name), phases.get("Running", 0) + phases.get("Succeeded", 0), 0, None, phases
+                )
             )
     if status.get("minAvailable") is not None:
         required = count(status.get("minAvailable"))
@@ -200,7 +207,9 @@ def podgroup_gang_progress(pg: Any, pods: Iterable[Any] = ()) -> GangProgress:
         if task:
             per_task.setdefault(task, Counter())[phase_of(pod) or "Unknown"] += 1
     tasks = []
-    names = list(_d(spec.get("minTaskMember"))) + [t for t in sorted(per_task) if t not in _d(spec.get("minTaskMember"))]
+    names = list(_d(spec.get("minTaskMember"))) + [
+        t for t in sorted(per_task) if t not in _d(spec.get("minTaskMember"))
+    ]
     for name in names:
         phases = dict(per_task.get(name, Counter()))
         tasks.append(
@@ -304,9 +313,7 @@ def pod_display_status(pod: Any) -> PodDisplay:
         if cond.get("type") == "PodScheduled" and cond.get("reason") == "SchedulingGated":
             reason = "SchedulingGated"
 
-    sidecars = {
-        _d(c).get("name") for c in init_specs if _d(c).get("restartPolicy") == "Always"
-    }
+    sidecars = {_d(c).get("name") for c in init_specs if _d(c).get("restartPolicy") == "Always"}
     # Native sidecars count in READY n/m like regular containers (kubectl >= 1.29).
     total += len(sidecars)
 
@@ -358,7 +365,11 @@ def pod_display_status(pod: Any) -> PodDisplay:
                 has_running = True
                 ready += 1
         if reason == "Completed" and has_running:
-            reason = "NotReady" if _has_condition(pod, "Ready") and not _condition_true(pod, "Ready") else "Running"
+            reason = (
+                "NotReady"
+                if _has_condition(pod, "Ready") and not _condition_true(pod, "Ready")
+                else "Running"
+            )
 
     m = meta(pod)
     if m.get("deletionTimestamp") and status.get("reason") == "NodeLost":
@@ -506,7 +517,14 @@ def format_quantity(resource: str, value: Decimal | None) -> str:
             return f"{compact_number(value * 1000, 0)}m"
         return compact_number(value)
     if "memory" in resource or "storage" in resource:
-        for unit, size in (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        for unit, size in (
+            ("Ei", 2**60),
+            ("Pi", 2**50),
+            ("Ti", 2**40),
+            ("Gi", 2**30),
+            ("Mi", 2**20),
+            ("Ki", 2**10),
+        ):
             if abs(value) >= size:
                 return f"{compact_number(value / size, 1)}{unit}"
         return compact_number(value, 0)
@@ -557,8 +575,10 @@ class EventSummary:
 
 def _event_times(ev: dict) -> tuple[datetime | None, datetime | None]:
     series = _d(ev.get("series"))
-    first = parse_time(ev.get("firstTimestamp")) or parse_time(ev.get("eventTime")) or parse_time(
-        meta(ev).get("creationTimestamp")
+    first = (
+        parse_time(ev.get("firstTimestamp"))
+        or parse_time(ev.get("eventTime"))
+        or parse_time(meta(ev).get("creationTimestamp"))
     )
     last = (
         parse_time(series.get("lastObservedTime"))
@@ -579,7 +599,12 @@ def summarize_events(events: Iterable[Any], type_: str | None = "Warning") -> li
         if type_ is not None and etype != type_:
             continue
         involved = _d(ev.get("involvedObject"))
-        key = (str(involved.get("kind") or ""), str(involved.get("name") or ""), ev.get("reason"), ev.get("message"))
+        key = (
+            str(involved.get("kind") or ""),
+            str(involved.get("name") or ""),
+            ev.get("reason"),
+            ev.get("message"),
+        )
         n = max(count(ev.get("count")), count(_d(ev.get("series")).get("count")), 1)
         first, last = _event_times(ev)
         entry = folded.get(key)
@@ -705,7 +730,11 @@ def explain_pending(
     ``requests.cpu``/``cpu``...); Warning events deduplicated with counts and first/last seen (§5);
     pod blockers: PodScheduled=False Unschedulable, ImagePullBackOff/ErrImagePull, CrashLoopBackOff.
     Returns [] when nothing indicates a problem."""
-    job, podgroup, queue = _d(job) if job else None, _d(podgroup) if podgroup else None, _d(queue) if queue else None
+    job, podgroup, queue = (
+        _d(job) if job else None,
+        _d(podgroup) if podgroup else None,
+        _d(queue) if queue else None,
+    )
     reasons: list[Reason] = []
     pods = [p for p in pods if isinstance(p, dict)]
 
@@ -733,12 +762,22 @@ def explain_pending(
         }
         if pg_phase in words:
             reasons.append(
-                Reason("podgroup_phase", words[pg_phase], f"phase: {pg_phase or '(none)'}",
-                       severity="blocker" if pg_phase in ("", "Pending") else "warning")
+                Reason(
+                    "podgroup_phase",
+                    words[pg_phase],
+                    f"phase: {pg_phase or '(none)'}",
+                    severity="blocker" if pg_phase in ("", "Pending") else "warning",
+                )
             )
         elif pg_phase not in ("Running", "Completed"):
-            reasons.append(Reason("podgroup_phase", f"The PodGroup is in an unknown phase {pg_phase!r}.",
-                                  f"phase: {pg_phase}", severity="warning"))
+            reasons.append(
+                Reason(
+                    "podgroup_phase",
+                    f"The PodGroup is in an unknown phase {pg_phase!r}.",
+                    f"phase: {pg_phase}",
+                    severity="warning",
+                )
+            )
         cond = _unschedulable_condition(podgroup)
         if cond is not None:
             reasons.append(
@@ -762,8 +801,12 @@ def explain_pending(
         state = phase_of(queue)
         if state and state != "Open":
             reasons.append(
-                Reason("queue_state", f"Queue {qname!r} is {state}: it admits no new work.",
-                       f"status.state: {state}", severity="blocker")
+                Reason(
+                    "queue_state",
+                    f"Queue {qname!r} is {state}: it admits no new work.",
+                    f"status.state: {state}",
+                    severity="blocker",
+                )
             )
         if podgroup is not None and phase_of(podgroup) in ("", "Pending"):
             reasons.extend(_headroom_reasons(podgroup, queue, qname))
@@ -796,15 +839,22 @@ def _headroom_reasons(pg: dict, queue: dict, qname: str) -> list[Reason]:
         need = quantity(raw_need)
         u = usage[rname]
         if need is None:
-            out.append(Reason("queue_headroom", f"The PodGroup's minResources {key} is unreadable.",
-                              f"{key}: {str(raw_need)[:64]!r}", severity="info"))
+            out.append(
+                Reason(
+                    "queue_headroom",
+                    f"The PodGroup's minResources {key} is unreadable.",
+                    f"{key}: {str(raw_need)[:64]!r}",
+                    severity="info",
+                )
+            )
             continue
         if u.capability is not None and u.headroom is not None and need > u.headroom:
             out.append(
                 Reason(
                     "queue_headroom",
                     f"Queue {qname!r} has not enough {rname} left for the gang.",
-                    f"needs {format_quantity(rname, need)}; capability {format_quantity(rname, u.capability)}, "
+                    f"needs {format_quantity(rname, need)}; "
+                    f"capability {format_quantity(rname, u.capability)}, "
                     f"allocated {format_quantity(rname, u.allocated or Decimal(0))}, "
                     f"free {format_quantity(rname, u.headroom)}",
                     severity="blocker",
@@ -831,7 +881,11 @@ def _pod_blockers(pods: list[dict]) -> list[Reason]:
         for cond in _conditions(pod):
             if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
                 grouped.setdefault(
-                    ("pod_unschedulable", "Pods cannot be scheduled.", str(cond.get("message") or cond.get("reason") or "")),
+                    (
+                        "pod_unschedulable",
+                        "Pods cannot be scheduled.",
+                        str(cond.get("message") or cond.get("reason") or ""),
+                    ),
                     [],
                 ).append(name)
         for cs in _l(status.get("initContainerStatuses")) + _l(status.get("containerStatuses")):
@@ -842,7 +896,14 @@ def _pod_blockers(pods: list[dict]) -> list[Reason]:
                 detail = f"{wreason}: {waiting.get('message') or ''}".strip().rstrip(":")
                 grouped.setdefault((kind, f"Pods: {words}.", detail), []).append(name)
     return [
-        Reason(kind, summary, detail, severity="blocker", objects=tuple(sorted(set(names))), count=len(set(names)))
+        Reason(
+            kind,
+            summary,
+            detail,
+            severity="blocker",
+            objects=tuple(sorted(set(names))),
+            count=len(set(names)),
+        )
         for (kind, summary, detail), names in grouped.items()
     ]
 

@@ -80,7 +80,9 @@ class Discovery:
             return Resolved(spec.version)
         body = self._group(spec.group)
         if body is None:
-            return Resolved(None, f"API group {spec.group} is not served: the {spec.kind} CRD is not installed")
+            return Resolved(
+                None, f"API group {spec.group} is not served: the {spec.kind} CRD is not installed"
+            )
         served = [
             v.get("version") for v in body.get("versions") or [] if isinstance(v, dict) and v.get("version")
         ]

@@ -131,7 +131,11 @@ def event_ref(event: dict) -> tuple[str, str | None, str]:
     """(kind, namespace, name) of the event's involvedObject; cluster-scoped objects get None."""
     ref = _involved(event)
     ns = ref.get("namespace")
-    return (str(ref.get("kind") or ""), ns if isinstance(ns, str) and ns else None, str(ref.get("name") or ""))
+    return (
+        str(ref.get("kind") or ""),
+        ns if isinstance(ns, str) and ns else None,
+        str(ref.get("name") or ""),
+    )
 
 
 def _index_event_ref(event: dict) -> Iterable[Any]:
@@ -220,7 +224,11 @@ EVENTS = KindSpec(
     plural="events",
     namespaced=True,
     trim=trim.trim_event,
-    indexers={"namespace": _index_namespace, "involved_uid": _index_event_uid, "involved_ref": _index_event_ref},
+    indexers={
+        "namespace": _index_namespace,
+        "involved_uid": _index_event_uid,
+        "involved_ref": _index_event_ref,
+    },
 )
 
 ALL_KINDS: tuple[KindSpec, ...] = (JOBS, PODGROUPS, QUEUES, PODS, EVENTS)

@@ -20,7 +20,9 @@ from dashboard.kube.kinds import (
 )
 from dashboard.kube.store import KindData, KindState, event_sort_time
 
-_UID_SUFFIX = re.compile(r"^(?P<job>.+)-(?P<uid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
+_UID_SUFFIX = re.compile(
+    r"^(?P<job>.+)-(?P<uid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$"
+)
 
 
 class KindView:

@@ -46,7 +46,9 @@ class KindState:
 
     ``name`` is one of STATES. ``since`` is when this state began (for "stale since T");
     ``synced_at`` when the kind last completed a full list (None: never); ``last_error`` the last
-    error's text ("" when none); ``detail`` extra words (e.g. the served version when unsupported).
+    error's text ("" when none); ``detail`` extra words (e.g. the served version when unsupported);
+    ``error_category`` of the last error (client.KubeError.category: "rejected" = credentials or
+    TLS trust rejected, "unreachable" = no connection, "" = other or none).
     """
 
     name: str = "syncing"
@@ -54,6 +56,7 @@ class KindState:
     last_error: str = ""
     synced_at: datetime | None = None
     detail: str = ""
+    error_category: str = ""
 
     @property
     def is_usable(self) -> bool:
@@ -130,7 +133,11 @@ class KindStore:
         if published is not None:
             return published
         last = self._last
-        if last is not None and self.publish_interval and time.monotonic() - self._last_at < self.publish_interval:
+        if (
+            last is not None
+            and self.publish_interval
+            and time.monotonic() - self._last_at < self.publish_interval
+        ):
             return last
         with self._lock:
             if self._published is None:
@@ -141,7 +148,7 @@ class KindStore:
                     self.spec,
                     self._objects,
                     self._versions,
-                    {name: idx for name, idx in self._indexes.items()},
+                    dict(self._indexes),
                     self._version,
                     self._state,
                 )
@@ -198,9 +205,8 @@ class KindStore:
 
     def _put(self, key: Key, obj: dict) -> bool:
         old = self._objects.get(key)
-        if old is not None:
-            if _rv(old) == _rv(obj) and _rv(obj):
-                return False
+        if old is not None and _rv(obj) and _rv(old) == _rv(obj):
+            return False
         self._unshare()
         if old is not None:
             self._index_remove(key, old)
@@ -262,8 +268,11 @@ class KindStore:
             self._changed()
         return upserted, removed
 
-    def set_state(self, name: str, *, error: str | None = None, detail: str | None = None) -> KindState:
-        """Move to state ``name``; ``since`` changes only when the state name changes."""
+    def set_state(
+        self, name: str, *, error: str | None = None, detail: str | None = None, category: str | None = None
+    ) -> KindState:
+        """Move to state ``name``; ``since`` changes only when the state name changes. ``category``
+        (None: unchanged, except "synced" clears it) is the error category shown with the error."""
         assert name in STATES, name
         with self._lock:
             old = self._state
@@ -274,6 +283,9 @@ class KindStore:
                 since=old.since if old.name == name else now,
                 last_error=old.last_error if error is None else error,
                 detail=old.detail if detail is None else detail,
+                error_category=(
+                    category if category is not None else ("" if name == "synced" else old.error_category)
+                ),
             )
             if name == "synced" and old.name != "synced":
                 new = replace(new, synced_at=now)

@@ -153,7 +153,9 @@ def _trim_task(task: Any) -> Any:
                 new_spec[key] = [t for t in map(_trim_container, tspec[key]) if t is not None]
         tmeta = _dict(template.get("metadata"))
         out["template"] = {
-            "metadata": {k: _intern_map(tmeta[k]) for k in ("labels", "annotations") if isinstance(tmeta.get(k), dict)},
+            "metadata": {
+                k: _intern_map(tmeta[k]) for k in ("labels", "annotations") if isinstance(tmeta.get(k), dict)
+            },
             "spec": new_spec,
         }
     if isinstance(out.get("policies"), list):
@@ -237,7 +239,9 @@ def _trim_container(c: Any) -> dict | None:
         return None
     out: dict = {"name": _i(c.get("name")), "image": _i(c.get("image"))}
     resources = _dict(c.get("resources"))
-    kept = {k: _intern_map(resources[k]) for k in ("requests", "limits") if isinstance(resources.get(k), dict)}
+    kept = {
+        k: _intern_map(resources[k]) for k in ("requests", "limits") if isinstance(resources.get(k), dict)
+    }
     if kept:
         out["resources"] = kept
     env = _trim_env(c.get("env"))

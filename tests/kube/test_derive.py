@@ -29,7 +29,10 @@ JOB = {
         "minAvailable": 3,
         "pending": 1,
         "running": 2,
-        "taskStatusCount": {"ps": {"phase": {"Running": 1}}, "worker": {"phase": {"Running": 1, "Pending": 1}}},
+        "taskStatusCount": {
+            "ps": {"phase": {"Running": 1}},
+            "worker": {"phase": {"Running": 1, "Pending": 1}},
+        },
     },
 }
 
@@ -92,11 +95,16 @@ QUEUE = {
         "deserved": {"cpu": "2", "memory": "4Gi"},
         "guarantee": {"resource": {"cpu": "1"}},
     },
-    "status": {"state": "Open", "allocated": {"cpu": "2", "memory": "4Gi", "pods": "2", "nvidia.com/gpu": "3"}},
+    "status": {
+        "state": "Open",
+        "allocated": {"cpu": "2", "memory": "4Gi", "pods": "2", "nvidia.com/gpu": "3"},
+    },
 }
 
 
-def pod(name="p-0", *, phase="Running", containers=None, init=None, conditions=None, deleting=False, **status):
+def pod(
+    name="p-0", *, phase="Running", containers=None, init=None, conditions=None, deleting=False, **status
+):
     spec_containers = [{"name": c.get("name", f"c{i}")} for i, c in enumerate(containers or [])]
     st_ = {"phase": phase, **status}
     if containers is not None:
@@ -175,7 +183,9 @@ def test_pod_crashloopbackoff_with_restarts_and_last_restart():
                 "ready": False,
                 "restartCount": 5,
                 "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}},
-                "lastState": {"terminated": {"exitCode": 1, "reason": "Error", "finishedAt": "2026-08-20T10:03:00Z"}},
+                "lastState": {
+                    "terminated": {"exitCode": 1, "reason": "Error", "finishedAt": "2026-08-20T10:03:00Z"}
+                },
             }
         ]
     )
@@ -185,7 +195,10 @@ def test_pod_crashloopbackoff_with_restarts_and_last_restart():
 
 
 def test_pod_image_pull_backoff_pending():
-    p = pod(phase="Pending", containers=[{"name": "c0", "ready": False, "state": {"waiting": {"reason": "ImagePullBackOff"}}}])
+    p = pod(
+        phase="Pending",
+        containers=[{"name": "c0", "ready": False, "state": {"waiting": {"reason": "ImagePullBackOff"}}}],
+    )
     assert derive.pod_display_status(p).status == "ImagePullBackOff"
 
 
@@ -209,7 +222,10 @@ def test_pod_init_progress_and_init_errors():
     assert derive.pod_display_status(p).status == "Init:1/3"
     p["status"]["initContainerStatuses"][1] = {"name": "i1", "state": {"terminated": {"exitCode": 2}}}
     assert derive.pod_display_status(p).status == "Init:ExitCode:2"
-    p["status"]["initContainerStatuses"][1] = {"name": "i1", "state": {"waiting": {"reason": "CrashLoopBackOff"}}}
+    p["status"]["initContainerStatuses"][1] = {
+        "name": "i1",
+        "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+    }
     assert derive.pod_display_status(p).status == "Init:CrashLoopBackOff"
 
 
@@ -243,7 +259,9 @@ def test_pod_completed_container_with_another_running_shows_running():
 def test_pod_pending_without_statuses_and_scheduling_gated():
     p = pod(phase="Pending")
     assert derive.pod_display_status(p).status == "Pending"
-    p = pod(phase="Pending", conditions=[{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}])
+    p = pod(
+        phase="Pending", conditions=[{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}]
+    )
     assert derive.pod_display_status(p).status == "SchedulingGated"
 
 
@@ -298,7 +316,9 @@ def test_queue_usage_reports_unparseable_quantities():
 
 def test_queue_usage_odd_shapes():
     assert derive.queue_usage({}) == []
-    assert derive.queue_usage({"spec": {"guarantee": {"cpu": "1"}}, "status": None}) == []  # flat guarantee is pruned
+    assert (
+        derive.queue_usage({"spec": {"guarantee": {"cpu": "1"}}, "status": None}) == []
+    )  # flat guarantee is pruned
 
 
 def test_format_quantity():
@@ -328,7 +348,17 @@ def test_podgroup_counts_per_queue():
 # -- events and pending explanation ----------------------------------------------------
 
 
-def event(reason, message, *, kind="PodGroup", name="pg", count=1, first="2026-08-20T10:00:00Z", last=None, type_="Warning"):
+def event(
+    reason,
+    message,
+    *,
+    kind="PodGroup",
+    name="pg",
+    count=1,
+    first="2026-08-20T10:00:00Z",
+    last=None,
+    type_="Warning",
+):
     return {
         "kind": "Event",
         "metadata": {"name": f"{name}.{reason}.{count}", "namespace": "default"},
@@ -381,8 +411,25 @@ def test_explain_pending_closed_queue_missing_podgroup_and_pod_blockers():
     job = copy.deepcopy(JOB)
     job["status"] = {"state": {"phase": "Pending"}}
     pods = [
-        pod("a", phase="Pending", conditions=[{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available"}]),
-        pod("b", phase="Pending", containers=[{"name": "c0", "state": {"waiting": {"reason": "ImagePullBackOff", "message": "bad"}}}]),
+        pod(
+            "a",
+            phase="Pending",
+            conditions=[
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "Unschedulable",
+                    "message": "0/3 nodes are available",
+                }
+            ],
+        ),
+        pod(
+            "b",
+            phase="Pending",
+            containers=[
+                {"name": "c0", "state": {"waiting": {"reason": "ImagePullBackOff", "message": "bad"}}}
+            ],
+        ),
         pod("c", containers=[{"name": "c0", "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]),
     ]
     reasons = derive.explain_pending(job=job, podgroup=None, queue=q, pods=pods)
@@ -408,7 +455,9 @@ def test_parse_time():
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
     max_leaves=12,
 )
 objects = st.fixed_dictionaries(

@@ -14,9 +14,6 @@ import pytest
 
 from dashboard.kube import derive
 
-
-
-
 # -- helpers: talk to the simulated API server over HTTP ---------------------------------
 
 
@@ -26,7 +23,9 @@ def api(cluster, method, path, body=None, token=None):
     req = urllib.request.Request(cluster.url + path, data=data, method=method)
     req.add_header("Authorization", f"Bearer {token or cluster.admin_token}")
     if data is not None:
-        req.add_header("Content-Type", "application/merge-patch+json" if method == "PATCH" else "application/json")
+        req.add_header(
+            "Content-Type", "application/merge-patch+json" if method == "PATCH" else "application/json"
+        )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status, json.loads(resp.read() or b"{}")
@@ -117,7 +116,12 @@ def test_create_change_delete_show_within_one_second(sim_cluster, live_cache):
 
     status, _ = api(sim_cluster, "PATCH", JOBS + "/j1", {"metadata": {"labels": {"team": "a"}}})
     assert status == 200
-    live_cache.wait_for(lambda s: (s.jobs.get("default", "j1") or {}).get("metadata", {}).get("labels", {}).get("team") == "a", 1.0)
+    live_cache.wait_for(
+        lambda s: (
+            (s.jobs.get("default", "j1") or {}).get("metadata", {}).get("labels", {}).get("team") == "a"
+        ),
+        1.0,
+    )
     assert live_cache.snapshot().jobs.object_version("default", "j1") > v1
 
     status, _ = api(sim_cluster, "DELETE", JOBS + "/j1")
@@ -128,8 +132,12 @@ def test_create_change_delete_show_within_one_second(sim_cluster, live_cache):
 def test_pods_are_trimmed_and_filtered(sim_cluster, live_cache):
     create_pods(sim_cluster, ["v-0"])
     create_pods(sim_cluster, ["other-0"], scheduler="default-scheduler")
-    create_pods(sim_cluster, ["grouped-0"], scheduler="default-scheduler",
-                annotations={"scheduling.k8s.io/group-name": "pg-x"})
+    create_pods(
+        sim_cluster,
+        ["grouped-0"],
+        scheduler="default-scheduler",
+        annotations={"scheduling.k8s.io/group-name": "pg-x"},
+    )
     snap = live_cache.wait_for(lambda s: len(s.pods) == 2 and s, timeout=2.0)
     assert snap.pods.get("default", "other-0") is None  # neither Volcano's nor in a PodGroup
     pod = snap.pods.get("default", "v-0")
@@ -225,9 +233,11 @@ def test_one_kind_forbidden_or_not_installed_others_work(sim_cluster, make_live_
     faults(sim_cluster, **{fault: ["podgroups"]})
     cache = make_live_cache(sim_cluster, wait=False)
     snap = cache.wait_for(
-        lambda s: s.podgroups.state.name == state
-        and all(v.state.name == "synced" for n, v in s.views().items() if n != "podgroups")
-        and s,
+        lambda s: (
+            s.podgroups.state.name == state
+            and all(v.state.name == "synced" for n, v in s.views().items() if n != "podgroups")
+            and s
+        ),
         10.0,
     )
     assert snap.podgroups.state.last_error or snap.podgroups.state.detail
@@ -302,7 +312,7 @@ def test_events_are_linked_to_their_objects(sim_cluster, live_cache):
     }
     status, body = api(sim_cluster, "POST", "/api/v1/namespaces/default/events", event)
     assert status == 201, body
-    evs = live_cache.wait_for(lambda s: s.events_for(s.jobs.get("default", "ev-job") or {}) , 1.0)
+    evs = live_cache.wait_for(lambda s: s.events_for(s.jobs.get("default", "ev-job") or {}), 1.0)
     assert evs[0]["reason"] == "PodGroupPending"
 
 
@@ -311,7 +321,10 @@ def test_selector_mode_watches_one_pod_stream_per_scheduler(sim_cluster, make_li
     create_pods(sim_cluster, ["b-0"], scheduler="kube-batch")
     create_pods(sim_cluster, ["c-0"], scheduler="default-scheduler")
     cache = make_live_cache(sim_cluster, pod_watch="selector", scheduler_names=("volcano", "kube-batch"))
-    assert sorted(i.label for i in cache.informers if i.spec.name == "pods") == ["pods[kube-batch]", "pods[volcano]"]
+    assert sorted(i.label for i in cache.informers if i.spec.name == "pods") == [
+        "pods[kube-batch]",
+        "pods[volcano]",
+    ]
     snap = cache.snapshot()
     assert sorted(p["metadata"]["name"] for p in snap.pods.all()) == ["a-0", "b-0"]
     api(sim_cluster, "DELETE", PODS + "/b-0")

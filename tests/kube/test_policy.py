@@ -130,7 +130,11 @@ class _Scripted(BaseHTTPRequestHandler):
         if not watch:
             if self.list_status != 200:
                 headers = [("Retry-After", self.retry_after)] if self.retry_after else []
-                self._json(self.list_status, {"kind": "Status", "code": self.list_status, "message": "slow down"}, headers)
+                self._json(
+                    self.list_status,
+                    {"kind": "Status", "code": self.list_status, "message": "slow down"},
+                    headers,
+                )
                 return
             self._json(200, {"kind": "PodList", "metadata": {"resourceVersion": "5"}, "items": []})
             return
@@ -167,7 +171,9 @@ def _pod_informer(cfg, **opts):
     from dashboard.kube.store import KindStore
 
     client = KubeClient(cfg)
-    options = InformerOptions(backoff_initial=0.05, backoff_max=0.2, connect_timeout=1, request_timeout=2, **opts)
+    options = InformerOptions(
+        backoff_initial=0.05, backoff_max=0.2, connect_timeout=1, request_timeout=2, **opts
+    )
     return Informer(PODS, client, KindStore(PODS), Discovery(client), options)
 
 
@@ -212,7 +218,9 @@ def _fallback_routes(job_spec):
         "/apis/batch.volcano.sh/v1beta1/jobs": {
             "kind": "JobList",
             "metadata": {"resourceVersion": "3"},
-            "items": [{"metadata": {"name": "j", "namespace": "default", "resourceVersion": "3"}, "spec": job_spec}],
+            "items": [
+                {"metadata": {"name": "j", "namespace": "default", "resourceVersion": "3"}, "spec": job_spec}
+            ],
         },
     }
 

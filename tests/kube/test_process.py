@@ -167,7 +167,10 @@ def test_exec_auth_plugin_and_context_selection(sim_cluster, tmp_path):
     kubeconfig = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": "sim", "cluster": server}, {"name": "dead", "cluster": {"server": "http://127.0.0.1:9"}}],
+        "clusters": [
+            {"name": "sim", "cluster": server},
+            {"name": "dead", "cluster": {"server": "http://127.0.0.1:9"}},
+        ],
         "users": [
             {
                 "name": "exec-user",
@@ -188,7 +191,9 @@ def test_exec_auth_plugin_and_context_selection(sim_cluster, tmp_path):
     }
     path = tmp_path / "kubeconfig"
     path.write_text(json.dumps(kubeconfig))
-    cache = build_cluster_cache(kubeconfig=str(path), context="sim", mode="kubeconfig", options=fast_cache_options())
+    cache = build_cluster_cache(
+        kubeconfig=str(path), context="sim", mode="kubeconfig", options=fast_cache_options()
+    )
     try:
         cache.start()
         cache.wait_synced(timeout=15)
@@ -207,16 +212,26 @@ def test_an_api_server_that_never_answered_is_unreachable(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     path = tmp_path / "kc"
-    path.write_text(json.dumps({
-        "apiVersion": "v1", "kind": "Config", "current-context": "c",
-        "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
-        "users": [{"name": "u", "user": {"token": "t"}}],
-        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
-    }))
-    cache = build_cluster_cache(kubeconfig=str(path), context="", mode="kubeconfig", options=fast_cache_options())
+    path.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "c",
+                "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
+                "users": [{"name": "u", "user": {"token": "t"}}],
+                "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+            }
+        )
+    )
+    cache = build_cluster_cache(
+        kubeconfig=str(path), context="", mode="kubeconfig", options=fast_cache_options()
+    )
     try:
         cache.start()
-        snap = cache.wait_for(lambda s: all(v.state.name == "unreachable" for v in s.views().values()) and s, 10)
+        snap = cache.wait_for(
+            lambda s: all(v.state.name == "unreachable" for v in s.views().values()) and s, 10
+        )
         assert "unreachable" in snap.jobs.state.last_error and snap.jobs.state.synced_at is None
     finally:
         cache.stop()

@@ -22,9 +22,20 @@ def podgroup(name, ns="default", owner_uid=None, rv="1", queue="default"):
     meta = {"name": name, "namespace": ns, "uid": f"pg-{name}", "resourceVersion": rv}
     if owner_uid:
         meta["ownerReferences"] = [
-            {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "tf", "uid": owner_uid, "controller": True}
+            {
+                "apiVersion": "batch.volcano.sh/v1alpha1",
+                "kind": "Job",
+                "name": "tf",
+                "uid": owner_uid,
+                "controller": True,
+            }
         ]
-    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": meta, "spec": {"queue": queue}}
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": meta,
+        "spec": {"queue": queue},
+    }
 
 
 def pod(name, group, job_name="tf", ns="default", rv="1"):
@@ -63,7 +74,9 @@ def filled_cache():
     cache = ClusterCache()
     cache.store("jobs").upsert(job())
     cache.store("jobs").upsert(job("legacy", uid="aaaaaaaa-1111-2222-3333-444455556666"))
-    cache.store("jobs").upsert(job("other", ns="team-b", uid="bbbbbbbb-1111-2222-3333-444455556666", queue="q1"))
+    cache.store("jobs").upsert(
+        job("other", ns="team-b", uid="bbbbbbbb-1111-2222-3333-444455556666", queue="q1")
+    )
     cache.store("podgroups").upsert(podgroup(f"tf-{JOB_UID}", owner_uid=JOB_UID))
     cache.store("podgroups").upsert(podgroup("legacy"))
     cache.store("pods").upsert(pod("tf-w-0", f"tf-{JOB_UID}"))

@@ -37,7 +37,10 @@ def test_pod_keeps_displayed_fields_only():
                     "image": "img",
                     "command": ["sh"],
                     "resources": {"requests": {"cpu": "1"}, "limits": {"memory": "1Gi"}, "claims": []},
-                    "env": [{"name": "A", "value": "secret"}, {"name": "B", "valueFrom": {"secretKeyRef": {"name": "s"}}}],
+                    "env": [
+                        {"name": "A", "value": "secret"},
+                        {"name": "B", "valueFrom": {"secretKeyRef": {"name": "s"}}},
+                    ],
                     "volumeMounts": [{"name": "v"}],
                 }
             ],
@@ -46,7 +49,9 @@ def test_pod_keeps_displayed_fields_only():
         "status": {
             "phase": "Running",
             "conditions": [{"type": "Ready", "status": "True"}],
-            "containerStatuses": [{"name": "c", "ready": True, "containerID": "containerd://0f", "imageID": "sha256:1"}],
+            "containerStatuses": [
+                {"name": "c", "ready": True, "containerID": "containerd://0f", "imageID": "sha256:1"}
+            ],
             "initContainerStatuses": [],
             "podIPs": [{"ip": "1.2.3.4"}],
         },
@@ -103,7 +108,11 @@ def test_job_task_templates_shrink_but_keep_images_and_policies():
 
 
 def test_odd_shapes_do_not_raise():
-    for obj in ({}, {"metadata": None, "spec": "x", "status": 3}, {"spec": {"tasks": [None, 1, {"template": "t"}]}}):
+    for obj in (
+        {},
+        {"metadata": None, "spec": "x", "status": 3},
+        {"spec": {"tasks": [None, 1, {"template": "t"}]}},
+    ):
         trim.trim_pod(obj)
         trim.trim_job(obj)
         trim.trim_podgroup(obj)

@@ -1,0 +1,88 @@
+"""Job and Pod detail pages: final-phase gang outcome, the list's health hints, container exit codes.
+
+Uses the in-memory ClusterCache (the real cache class) filled with objects shaped as the simulated
+cluster writes them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.pages.helpers import text
+
+ALL = ("jobs", "podgroups", "queues", "pods", "events")
+
+
+def job(name: str, phase: str, **status) -> dict:
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": "ml", "uid": f"u-{name}", "resourceVersion": "3",
+                     "creationTimestamp": "2026-11-29T10:00:00Z"},
+        "spec": {"queue": "default", "minAvailable": 4, "tasks": [{"name": "w", "replicas": 4}]},
+        "status": {"state": {"phase": phase}, "minAvailable": 4, **status},
+    }
+
+
+def pod(name: str, job_name: str, container_status: dict) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "ml", "uid": f"u-{name}", "resourceVersion": "4",
+                     "labels": {"volcano.sh/job-name": job_name},
+                     "annotations": {"volcano.sh/job-name": job_name}},
+        "spec": {"containers": [{"name": "main", "image": "busybox"}]},
+        "status": {"phase": "Running", "containerStatuses": [{"name": "main", "restartCount": 5, **container_status}]},
+    }
+
+
+@pytest.fixture
+def cache(memory_cache):
+    for kind in ALL:
+        memory_cache.store(kind).mark_synced()
+    memory_cache.store("queues").upsert({"metadata": {"name": "default", "resourceVersion": "1"},
+                                         "spec": {"weight": 1}, "status": {"state": "Open"}})
+    return memory_cache
+
+
+@pytest.mark.parametrize("phase,status,outcome", [
+    ("Completed", {"succeeded": 4}, "finished: 4 succeeded"),
+    ("Failed", {"succeeded": 1, "failed": 3}, "finished: 1 succeeded, 3 failed"),
+])
+def test_final_job_shows_outcome_not_minavailable_reached(client, cache, phase, status, outcome):
+    cache.store("jobs").upsert(job("done", phase, **status))
+    for url in ("/jobs/ml/done/", "/jobs/"):
+        page = text(client.get(url).content.decode())
+        assert outcome in page, url
+        assert "minAvailable reached" not in page, url
+        assert "0 /4" not in page, url
+
+
+def test_running_job_still_shows_gang_bar(client, cache):
+    cache.store("jobs").upsert(job("run", "Running", running=4))
+    page = text(client.get("/jobs/ml/run/").content.decode())
+    assert "minAvailable reached" in page and "4 /4" in page
+
+
+def test_crashlooping_job_detail_shows_the_lists_hint(client, cache):
+    cache.store("jobs").upsert(job("crashy", "Running", running=2))
+    waiting = {"state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m"}}}
+    for i in range(2):
+        cache.store("pods").upsert(pod(f"crashy-w-{i}", "crashy", waiting))
+    listed = text(client.get("/jobs/").content.decode())
+    assert "2 pods CrashLoopBackOff" in listed
+    page = client.get("/jobs/ml/crashy/").content.decode()
+    head = text(page.split('id="job-phase"')[1].split("</header>")[0])
+    assert "2 pods CrashLoopBackOff" in head
+
+
+def test_pod_shows_exit_code_and_signal(client, cache):
+    cache.store("jobs").upsert(job("crashy", "Running", running=1))
+    cs = {
+        "state": {"terminated": {"reason": "Error", "exitCode": 137, "signal": 9}},
+        "lastState": {"terminated": {"reason": "Error", "exitCode": 2}},
+    }
+    cache.store("pods").upsert(pod("crashy-w-0", "crashy", cs))
+    page = text(client.get("/pods/ml/crashy-w-0/").content.decode())
+    assert "terminated Error (exit code 137, signal 9)" in page
+    assert "terminated Error (exit code 2)" in page
