@@ -66,7 +66,9 @@ def _unchanged(request: HttpRequest, versions: dict[str, str]) -> HttpResponse |
     frag = request.GET.get(FRAGMENT_PARAM)
     if request.htmx and frag and frag not in versions:
         resp = HttpResponse(
-            _("Unknown fragment “%(f)s”.") % {"f": frag}, status=400, content_type="text/plain; charset=utf-8"
+            _("Unknown fragment “%(f)s”.") % {"f": frag},
+            status=400,
+            content_type="text/plain; charset=utf-8",
         )
         patch_vary_headers(resp, ["HX-Request"])
         return resp

@@ -32,7 +32,10 @@ def pod(name: str, job_name: str, container_status: dict) -> dict:
                      "labels": {"volcano.sh/job-name": job_name},
                      "annotations": {"volcano.sh/job-name": job_name}},
         "spec": {"containers": [{"name": "main", "image": "busybox"}]},
-        "status": {"phase": "Running", "containerStatuses": [{"name": "main", "restartCount": 5, **container_status}]},
+        "status": {
+            "phase": "Running",
+            "containerStatuses": [{"name": "main", "restartCount": 5, **container_status}],
+        },
     }
 
 
