@@ -761,6 +761,23 @@ def _unreadable(request: HttpRequest, snap, kind: str, *names: str) -> HttpRespo
     return resp
 
 
+ALL_KINDS = ("jobs", "podgroups", "queues", "pods", "events")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: templates/404.html with the status bar of every page (the real "data as of" and
+    the notices of kinds that are not live), so a 404 never says "No data yet" while the cache is
+    synced. The message is the Http404's own (as Django's default handler shows it)."""
+    message = exception.args[0] if exception.args and isinstance(exception.args[0], str) else ""
+    ctx: dict[str, Any] = {"exception": message or exception.__class__.__name__, "request_path": request.path}
+    try:
+        snap = _snapshot(request)
+        ctx.update(_base_ctx(request, snap, p.reference_now(snap), ALL_KINDS, ""))
+    except Exception:  # noqa: BLE001 - the 404 page must render even when the cache cannot be read
+        ctx["hide_asof"] = True
+    return render(request, "404.html", ctx, status=404)
+
+
 def _or_404(obj, kind: str, snap, *names: str):
     if obj is None:
         raise Http404(_("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)})

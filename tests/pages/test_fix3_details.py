@@ -89,3 +89,16 @@ def test_pod_shows_exit_code_and_signal(client, cache):
     page = text(client.get("/pods/ml/crashy-w-0/").content.decode())
     assert "terminated Error (exit code 137, signal 9)" in page
     assert "terminated Error (exit code 2)" in page
+
+
+def test_404_status_bar_shows_the_real_data_as_of(client, cache):
+    for url in ("/jobs/ml/nope/", "/no/such/page/"):
+        resp = client.get(url)
+        assert resp.status_code == 404
+        page = text(resp.content.decode())
+        assert "No data yet" not in page, url
+        assert "Data as of" in page, url
+    cache.store("events").set_state("forbidden")
+    page = text(client.get("/jobs/ml/nope/").content.decode())
+    assert "You are not allowed to list Events" in page
+    assert "Job ml/nope not found." in page
