@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -91,7 +91,8 @@ _TIME_RE = re.compile(
 def parse_time(value: Any) -> datetime | None:
     """Parse a Kubernetes Time/MicroTime (RFC 3339, e.g. "2026-11-29T10:00:00Z" or with microseconds).
 
-    Returns an aware UTC datetime, or None for null, empty or unreadable values (never raises).
+    Returns an aware UTC datetime, or None for null, empty or unreadable values and for times
+    before 1971 such as Go's zero time "0001-01-01T00:00:00Z" (never raises).
     """
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
@@ -109,9 +110,15 @@ def parse_time(value: Any) -> datetime | None:
             sign = 1 if off[0] == "+" else -1
             digits = off[1:].replace(":", "")
             dt = dt - sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-        return dt
     except (ValueError, OverflowError):
         return None
+    # Go's zero time ("0001-01-01T00:00:00Z", what a zero metav1.Time marshals to when a client
+    # forgets omitempty) and anything before 1971 means "not set": it would read "in phase 739948d".
+    return dt if dt >= EARLIEST_TIME else None
+
+
+# Times before this are placeholders (Go zero time, epoch 0), never real cluster events.
+EARLIEST_TIME = datetime(1971, 1, 1, tzinfo=UTC)
 
 
 _time_source: Any = None
@@ -166,6 +173,7 @@ class Phase:
     icon: str
     final: bool = False
     known: bool = True
+    deleting: bool = False  # metadata.deletionTimestamp is set (finalizers still hold the object)
 
 
 # Job phases: REFERENCE.md §1 "Phases"; Completed, Failed and Terminated are terminal.
@@ -238,16 +246,25 @@ def _phase(table: dict[str, tuple[str, str, bool]], value: Any) -> Phase:
     return Phase(label, "muted", "question", known=False)
 
 
+def is_deleting(obj: Mapping) -> bool:
+    """metadata.deletionTimestamp is set: Kubernetes is deleting the object (finalizers pending)."""
+    return bool(meta(obj).get("deletionTimestamp"))
+
+
+def _marked(phase: Phase, obj: Mapping) -> Phase:
+    return replace(phase, deleting=True) if is_deleting(obj) else phase
+
+
 def job_phase(job: Mapping) -> Phase:
-    return _phase(JOB_PHASES, as_dict(status_of(job).get("state")).get("phase"))
+    return _marked(_phase(JOB_PHASES, as_dict(status_of(job).get("state")).get("phase")), job)
 
 
 def podgroup_phase(pg: Mapping) -> Phase:
-    return _phase(PODGROUP_PHASES, status_of(pg).get("phase"))
+    return _marked(_phase(PODGROUP_PHASES, status_of(pg).get("phase")), pg)
 
 
 def queue_state(queue: Mapping) -> Phase:
-    return _phase(QUEUE_STATES, status_of(queue).get("state"))
+    return _marked(_phase(QUEUE_STATES, status_of(queue).get("state")), queue)
 
 
 def pod_phase(status_text: str) -> Phase:
@@ -389,9 +406,10 @@ PCT_CAP = 9999
 
 
 def _pct(part: Decimal, whole: Decimal) -> int:
-    """part / whole in whole percent, 0..PCT_CAP."""
+    """part / whole in whole percent, 0..PCT_CAP; 0 for a zero or negative whole (callers show no
+    percentage of such a whole at all)."""
     if whole <= 0:
-        return 100 if part > 0 else 0
+        return 0
     ratio = part * 100 / whole
     if ratio >= PCT_CAP:
         return PCT_CAP
@@ -428,7 +446,8 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
             else ("capability" if val.get("capability") is not None else "")
         )
         ref = val.get(ref_key) if ref_key else None
-        pct = _pct(alloc, ref) if ref is not None else None
+        # A zero (or negative) deserved/capability has no percentage: "100%" of 0 would be a lie.
+        pct = _pct(alloc, ref) if ref is not None and ref > 0 else None
         cap = val.get("capability")
         over_cap = cap is not None and alloc > cap
         over = pct is not None and pct > 100
@@ -602,6 +621,10 @@ class Gang:
 
 
 def make_gang(running: int, ready: int, min_available: int, total: int) -> Gang:
+    """Counters below 0 (the schemas admit them; no controller writes them) are shown as 0 and make
+    the gang not ``met``: reaching minAvailable is never claimed from negative numbers."""
+    trusted = min(running, ready, min_available, total) >= 0
+    running, ready, min_available, total = (max(0, v) for v in (running, ready, min_available, total))
     scale = max(total, min_available, running, 1)
     return Gang(
         running=running,
@@ -610,17 +633,19 @@ def make_gang(running: int, ready: int, min_available: int, total: int) -> Gang:
         total=total,
         fill=min(100, round(running * 100 / scale)),
         min_at=min(100, round(min_available * 100 / scale)),
-        met=ready >= min_available,
+        met=trusted and ready >= min_available,
     )
 
 
 def job_gang(job: Mapping) -> Gang:
     status = status_of(job)
-    running = to_int(status.get("running"))
-    succeeded, failed = to_int(status.get("succeeded")), to_int(status.get("failed"))
-    gang = make_gang(running, running + succeeded + failed, job_min_available(job), job_replicas(job))
+    counters = [to_int(status.get(k)) for k in ("running", "succeeded", "failed")]
+    running, succeeded, failed = counters
+    # A negative counter poisons the sum: keep it negative so make_gang distrusts the gang.
+    ready = sum(counters) if min(counters) >= 0 else -1
+    gang = make_gang(running, ready, job_min_available(job), job_replicas(job))
     if job_phase(job).final:
-        _finished(gang, succeeded, failed)
+        _finished(gang, max(0, succeeded), max(0, failed))
     return gang
 
 
@@ -660,12 +685,13 @@ def task_rows(job: Mapping) -> list[TaskRow]:
         replicas = to_int(task.get("replicas"))
         min_av = to_int(task.get("minAvailable")) if task.get("minAvailable") is not None else replicas
         running = counts.get("Running", 0)
-        ready = running + counts.get("Succeeded", 0) + counts.get("Failed", 0)
+        parts = [running, counts.get("Succeeded", 0), counts.get("Failed", 0)]
+        ready = sum(parts) if min(parts) >= 0 else -1  # see job_gang
         containers = as_list(as_dict(as_dict(task.get("template")).get("spec")).get("containers"))
         image = as_str(as_dict(containers[0]).get("image")) if containers else ""
         gang = make_gang(running, ready, min_av, replicas)
         if final:
-            _finished(gang, counts.get("Succeeded", 0), counts.get("Failed", 0))
+            _finished(gang, max(0, counts.get("Succeeded", 0)), max(0, counts.get("Failed", 0)))
         rows.append(
             TaskRow(
                 name,
@@ -757,9 +783,9 @@ def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping 
 
 def podgroup_gang(pg: Mapping) -> Gang:
     status = status_of(pg)
-    running = to_int(status.get("running"))
-    ready = running + to_int(status.get("succeeded"))
-    total = sum(to_int(v) for v in as_dict(spec_of(pg).get("minTaskMember")).values())
+    running, succeeded = to_int(status.get("running")), to_int(status.get("succeeded"))
+    ready = running + succeeded if min(running, succeeded) >= 0 else -1  # see job_gang
+    total = sum(max(0, to_int(v)) for v in as_dict(spec_of(pg).get("minTaskMember")).values())
     min_member = to_int(spec_of(pg).get("minMember"))
     return make_gang(running, ready, min_member, max(total, min_member))
 

@@ -151,6 +151,16 @@ def _notices(snap, *kinds: str) -> list[dict]:
         else:
             text = _("%(kind)s: state %(state)s.") % {"kind": label, "state": name}
             level = "warn"
+        category = getattr(state, "error_category", "") or ""
+        if category == "rejected" and name in ("stale", "unreachable", "forbidden"):
+            # 401 or a TLS certificate the kubeconfig's CA does not verify: not an outage, and
+            # waiting will not help until the credentials/CA in the kubeconfig are fixed.
+            text = _(
+                "Credentials or trust rejected: the API server refused the dashboard's credentials, "
+                "or its TLS certificate did not verify against the kubeconfig's certificate "
+                "authority. %(kind)s shown are from the last successful sync, if any."
+            ) % {"kind": label}
+            level = "bad"
         out.append(
             {
                 "kind": kind,
@@ -158,6 +168,7 @@ def _notices(snap, *kinds: str) -> list[dict]:
                 "level": level,
                 "text": text,
                 "error": err,
+                "category": category,
                 "since": getattr(state, "since", None),
                 "synced_at": getattr(state, "synced_at", None),
                 "blocking": name in ("forbidden", "not_installed")

@@ -12,7 +12,10 @@ Design
 * **Informers** (informer.py): one thread per kind (pods: one, or one per scheduler name) doing a
   paginated list, then a watch from the list's resourceVersion with bookmarks; 410 -> re-list with
   a diff; exponential backoff with jitter honouring Retry-After; an inactivity timeout. Each kind
-  has a state: syncing, synced, stale (since T), forbidden, not_installed, unreachable.
+  has a state: syncing, synced, stale (since T), forbidden, not_installed, unreachable, and an
+  error category ("rejected": 401 or a TLS certificate that fails verification, i.e. credentials
+  or trust rejected; "unreachable": no connection). Before each reconnect the client re-reads the
+  kubeconfig if the file changed on disk (rotated token/CA, a restarted cluster).
 * **Store** (store.py): per-kind, thread-safe, copy-on-write publication so a snapshot is O(1)
   even at 50,000 pods; incremental indexes (namespace, queue, owner uid, group-name annotation,
   job-name label, parent queue, involved object); change counters per object and per kind.
@@ -117,15 +120,16 @@ def build_cluster_cache(
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
 
-    from dashboard.kube.client import KubeClient, Timeouts, load_configuration
+    from dashboard.kube.client import ConfigSource, KubeClient, Timeouts
 
     options = options or options_from_settings()
+    source = ConfigSource(
+        mode or settings.VOLCANO_UI_CLUSTER,
+        settings.VOLCANO_UI_KUBECONFIG if kubeconfig is None else kubeconfig,
+        settings.VOLCANO_UI_KUBE_CONTEXT if context is None else context,
+    )
     try:
-        configuration = load_configuration(
-            mode or settings.VOLCANO_UI_CLUSTER,
-            settings.VOLCANO_UI_KUBECONFIG if kubeconfig is None else kubeconfig,
-            settings.VOLCANO_UI_KUBE_CONTEXT if context is None else context,
-        )
+        configuration = source.load()
     except ImproperlyConfigured as exc:
         log.error("%s", exc)
         cache = ClusterCache(None, options)
@@ -133,7 +137,8 @@ def build_cluster_cache(
             cache.store(name).set_state("unreachable", error=str(exc))
         return cache
     timeouts = Timeouts(connect=options.informer.connect_timeout, read=options.informer.request_timeout)
-    return ClusterCache(KubeClient(configuration, timeouts), options)
+    # The client re-reads the kubeconfig when it changes on disk (see KubeClient.reload_if_changed).
+    return ClusterCache(KubeClient(configuration, timeouts, source=source), options)
 
 
 def get_cluster_cache() -> ClusterCache:

@@ -11,9 +11,12 @@ generated model classes are far too slow for tens of thousands of pods (see READ
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
+import ssl
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,22 +34,85 @@ log = logging.getLogger(__name__)
 SERVICE_ACCOUNT_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
 
 
-class KubeError(Exception):
-    """Any failure talking to the API server. ``status`` is the HTTP code (0: no HTTP answer)."""
+# KubeError.category values. "rejected": the server answered but refused our credentials (401) or
+# we refused its TLS certificate (verification failed) - a configuration/credential problem that
+# retrying with the same kubeconfig cannot fix, unlike "unreachable" (no connection at all).
+REJECTED = "rejected"
+UNREACHABLE = "unreachable"
 
-    def __init__(self, status: int, reason: str, message: str = "", retry_after: float | None = None):
+
+class KubeError(Exception):
+    """Any failure talking to the API server. ``status`` is the HTTP code (0: no HTTP answer);
+    ``category`` is REJECTED (401 Unauthorized, or TLS certificate verification failed),
+    UNREACHABLE (no HTTP answer for another reason) or "" (any other HTTP error)."""
+
+    def __init__(
+        self,
+        status: int,
+        reason: str,
+        message: str = "",
+        retry_after: float | None = None,
+        category: str | None = None,
+    ):
         super().__init__(f"{status} {reason}: {message}" if message else f"{status} {reason}")
         self.status = status
         self.reason = reason
         self.message = message
         self.retry_after = retry_after
+        if category is None:
+            if status == 401:
+                category = REJECTED
+            elif status == 0 and reason not in ("WatchClosed", "BadWatchEvent", "BadResponse"):
+                category = UNREACHABLE
+            else:
+                category = ""
+        self.category = category
 
     def describe(self) -> str:
+        if self.category == REJECTED and self.status == 0:
+            return (
+                "Credentials or trust rejected: the API server's TLS certificate failed verification "
+                f"against the kubeconfig's certificate authority ({self.reason}): {self.message}"
+            )
+        if self.category == REJECTED:
+            return "Credentials or trust rejected: the API server answered HTTP 401 Unauthorized" + (
+                f": {self.message}" if self.message else ""
+            )
         if self.status == 0 and self.reason in ("WatchClosed", "BadWatchEvent", "BadResponse"):
             return self.message
         if self.status == 0:
             return f"API server unreachable ({self.reason}): {self.message}"
         return f"HTTP {self.status} {self.reason}" + (f": {self.message}" if self.message else "")
+
+
+def _tls_verify_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from/while handling) is a failed TLS
+    certificate verification. The kubernetes REST layer turns urllib3's SSLError into an
+    ApiException(status=0, reason="SSLError\\n<text>") raised while handling it."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ssl.SSLCertVerificationError):
+            return True
+        if "CERTIFICATE_VERIFY_FAILED" in str(current):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _transport_error(exc: BaseException) -> KubeError:
+    """A KubeError for a failure below HTTP (connection, TLS)."""
+    if isinstance(exc, k8s_client.ApiException):
+        reason, _, message = str(exc.reason or "error").partition("\n")
+        status = exc.status or 0
+    else:
+        reason, message, status = type(exc).__name__, str(exc), 0
+    if status == 0 and _tls_verify_failure(exc):
+        return KubeError(0, reason, message, category=REJECTED)
+    if isinstance(exc, k8s_client.ApiException):
+        return KubeError(status, reason, message or str(exc.body or ""))
+    return KubeError(0, reason, message)
 
 
 class Gone(KubeError):
@@ -98,6 +164,44 @@ def _retry_after(headers: Any) -> float | None:
         return None
 
 
+@dataclass(frozen=True)
+class ConfigSource:
+    """How to (re)build the connection settings: ``load_configuration(mode, kubeconfig, context)``.
+    ``fingerprint()`` identifies the kubeconfig file(s) as they are on disk now."""
+
+    mode: str = "auto"
+    kubeconfig: str = ""
+    context: str = ""
+
+    def load(self) -> k8s_client.Configuration:
+        return load_configuration(self.mode, self.kubeconfig, self.context)
+
+    def files(self) -> list[Path]:
+        """The kubeconfig files the loader reads (none in-cluster: the client's loader already
+        re-reads the rotated service-account token)."""
+        mode = self.mode
+        if mode == "auto":
+            in_pod = bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and SERVICE_ACCOUNT_TOKEN.exists()
+            mode = "incluster" if in_pod else "kubeconfig"
+        if mode == "incluster":
+            return []
+        if self.kubeconfig:
+            return [Path(self.kubeconfig).expanduser()]
+        # The loader's own default: $KUBECONFIG (a path list) else ~/.kube/config.
+        env = os.environ.get("KUBECONFIG", "")
+        paths = [p for p in env.split(os.pathsep) if p] if env else ["~/.kube/config"]
+        return [Path(p).expanduser() for p in paths]
+
+    def fingerprint(self) -> tuple:
+        out = []
+        for path in self.files():
+            try:
+                out.append((str(path), path.stat().st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest()))
+            except OSError:
+                out.append((str(path), None, None))
+        return tuple(out)
+
+
 @dataclass
 class Timeouts:
     connect: float = 5.0
@@ -107,15 +211,57 @@ class Timeouts:
 class KubeClient:
     """A small raw-JSON client: ``get_json`` for lists/discovery, ``stream_lines`` for watches."""
 
-    def __init__(self, configuration: k8s_client.Configuration, timeouts: Timeouts | None = None):
+    def __init__(
+        self,
+        configuration: k8s_client.Configuration,
+        timeouts: Timeouts | None = None,
+        source: ConfigSource | None = None,
+    ):
+        self.timeouts = timeouts or Timeouts()
+        # Where the configuration came from: reload_if_changed() re-reads it when the kubeconfig
+        # file changes (rotated token or CA, a restarted cluster with new credentials).
+        self.source = source
+        self._fingerprint = source.fingerprint() if source is not None else None
+        self._reload_lock = threading.Lock()
+        self.reloads = 0
+        self._install(configuration)
+
+    def _install(self, configuration: k8s_client.Configuration) -> None:
         configuration = copy_configuration(configuration)
         # Our informers own the retry policy (backoff with jitter, Retry-After); urllib3's silent
         # immediate retries would hide failures from it and multiply requests during an outage.
         configuration.retries = False
+        api = k8s_client.ApiClient(configuration)
+        api.user_agent = "volcano-ui"
         self.configuration = configuration
-        self.api = k8s_client.ApiClient(configuration)
-        self.api.user_agent = "volcano-ui"
-        self.timeouts = timeouts or Timeouts()
+        self.api = api
+
+    def reload_if_changed(self) -> bool:
+        """Re-load the configuration through the kubernetes client's loaders when the kubeconfig
+        file(s) changed on disk (mtime or content) since the last load; True when it did. Called by
+        the informers before reconnecting. A file that does not load (e.g. half written) is logged
+        and retried at the next call; the current configuration stays in use meanwhile."""
+        if self.source is None:
+            return False
+        with self._reload_lock:
+            fingerprint = self.source.fingerprint()
+            if fingerprint == self._fingerprint:
+                return False
+            try:
+                configuration = self.source.load()
+            except ImproperlyConfigured as exc:
+                log.warning("kubeconfig changed but does not load; keeping the old one: %s", exc)
+                return False
+            old = self.api
+            self._install(configuration)
+            self._fingerprint = fingerprint
+            self.reloads += 1
+        log.warning("kubeconfig changed on disk: reloaded the connection settings (%s)", self.host)
+        # Idle pooled connections still hold the old TLS settings and token; in-flight requests
+        # (open watches) finish on theirs.
+        with contextlib.suppress(Exception):
+            old.rest_client.pool_manager.clear()
+        return True
 
     @property
     def host(self) -> str:
@@ -125,7 +271,8 @@ class KubeClient:
         self.api.close()
 
     def _request(self, path: str, query: list[tuple[str, Any]] | None, timeout) -> Any:
-        method, url, headers, body, post = self.api.param_serialize(
+        api = self.api  # one ApiClient per request, even if reload_if_changed() swaps it meanwhile
+        method, url, headers, body, post = api.param_serialize(
             "GET",
             path,
             query_params=query or [],
@@ -133,11 +280,11 @@ class KubeClient:
             auth_settings=["BearerToken"],
         )
         try:
-            resp = self.api.call_api(method, url, header_params=headers, _request_timeout=timeout)
+            resp = api.call_api(method, url, header_params=headers, _request_timeout=timeout)
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise KubeError(0, type(exc).__name__, str(exc)) from exc
+            raise _transport_error(exc) from exc
         except k8s_client.ApiException as exc:  # raised for TLS errors by the REST layer
-            raise KubeError(exc.status or 0, str(exc.reason or "error"), str(exc.body or "")) from exc
+            raise _transport_error(exc) from exc
         if not 200 <= resp.status <= 299:
             raw = resp.response
             try:

@@ -48,7 +48,8 @@ def count(value: Any) -> int:
 
 def parse_time(value: Any) -> datetime | None:
     """Parse an RFC 3339 timestamp ("2026-08-20T10:00:05Z", with fraction or offset) to an aware
-    UTC datetime; None for null, empty or unparseable values."""
+    UTC datetime; None for null, empty or unparseable values and for times before 1971 (Go's
+    zero time "0001-01-01T00:00:00Z" is what an unset metav1.Time may marshal to)."""
     if not isinstance(value, str) or not value:
         return None
     text = value.strip()
@@ -60,7 +61,9 @@ def parse_time(value: Any) -> datetime | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    parsed = parsed.astimezone(UTC)
+    # Go's zero time ("0001-01-01T00:00:00Z") and other pre-1971 placeholders mean "not set".
+    return parsed if parsed.year >= 1971 else None
 
 
 def meta(obj: Any) -> dict:

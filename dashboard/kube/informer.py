@@ -14,9 +14,12 @@ The loop follows the Kubernetes "API concepts" semantics (list, watch, resourceV
    A normal end of the stream re-watches from the last resourceVersion (no re-list).
 4. 410 Gone (as an HTTP status or an ERROR event): re-list (never resume from the expired version).
 5. Any other failure: state ``stale`` (was synced), ``unreachable`` (never synced), ``forbidden``
-   (401/403), ``not_installed`` (404); sleep with exponential backoff and jitter, at least the
+   (401/403), ``not_installed`` (404), with the error's category (``rejected`` for 401 and a TLS
+   certificate that fails verification: credentials or trust rejected, not an outage); sleep with exponential backoff and jitter, at least the
    server's Retry-After; then reconnect. A watch that ends quickly without delivering anything
    counts as a failure too, so a server that drops watches cannot drive a hot loop.
+6. Before every (re)connect, ``client.reload_if_changed()`` re-reads a kubeconfig that changed on
+   disk (then discovery is redone), so rotated credentials/CA need no restart.
 
 The error policy (``ErrorPolicy``) is separate from the loop, as in lightkube.
 """
@@ -163,6 +166,8 @@ class Informer:
         self.state = "syncing"
         self.last_error = ""
         self.detail = ""
+        self.error_category = ""  # KubeError.category of last_error
+        self._client_reloads = client.reloads
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -183,10 +188,15 @@ class Informer:
     def _sleep(self, seconds: float) -> None:
         self._stop.wait(seconds)
 
-    def _set_state(self, name: str, error: str | None = None, detail: str | None = None) -> None:
+    def _set_state(
+        self, name: str, error: str | None = None, detail: str | None = None, category: str = ""
+    ) -> None:
         self.state = name
         if error is not None:
             self.last_error = error
+            self.error_category = category
+        if name == "synced":
+            self.error_category = ""
         if detail is not None:
             self.detail = detail
         if self._state_sink is not None:
@@ -199,6 +209,19 @@ class Informer:
             self._gate(self._stop)
         while not self._stop.is_set():
             try:
+                # Every (re)connect first picks up a changed kubeconfig: rotated credentials or CA,
+                # or a cluster restarted with new ones, need no dashboard restart.
+                # ``reloads`` counts loads: informers sharing the client each notice a reload
+                # done by whichever of them reconnected first.
+                self.client.reload_if_changed()
+                if self.client.reloads != self._client_reloads:
+                    self._client_reloads = self.client.reloads
+                    log.info("%s: kubeconfig reloaded; re-listing", self.label)
+                    self.discovery.invalidate(self.spec.group)
+                    self.version = None
+                    # Possibly another cluster now: re-list (the store diffs) rather than resume
+                    # from a resourceVersion that may mean nothing there.
+                    rv = None
                 if self.version is None:
                     resolved = self.discovery.resolve(self.spec)
                     if resolved.version is None:
@@ -239,7 +262,7 @@ class Informer:
                 if clear:
                     self._clear()
                     self.synced_once = False
-                self._set_state(state, error=exc.describe())
+                self._set_state(state, error=exc.describe(), category=exc.category)
                 delay = self.backoff.next_delay(exc.retry_after)
                 log.info("%s: %s; retrying in %.1fs", self.label, exc.describe(), delay)
                 self._sleep(delay)

@@ -46,7 +46,9 @@ class KindState:
 
     ``name`` is one of STATES. ``since`` is when this state began (for "stale since T");
     ``synced_at`` when the kind last completed a full list (None: never); ``last_error`` the last
-    error's text ("" when none); ``detail`` extra words (e.g. the served version when unsupported).
+    error's text ("" when none); ``detail`` extra words (e.g. the served version when unsupported);
+    ``error_category`` of the last error (client.KubeError.category: "rejected" = credentials or
+    TLS trust rejected, "unreachable" = no connection, "" = other or none).
     """
 
     name: str = "syncing"
@@ -54,6 +56,7 @@ class KindState:
     last_error: str = ""
     synced_at: datetime | None = None
     detail: str = ""
+    error_category: str = ""
 
     @property
     def is_usable(self) -> bool:
@@ -265,8 +268,11 @@ class KindStore:
             self._changed()
         return upserted, removed
 
-    def set_state(self, name: str, *, error: str | None = None, detail: str | None = None) -> KindState:
-        """Move to state ``name``; ``since`` changes only when the state name changes."""
+    def set_state(
+        self, name: str, *, error: str | None = None, detail: str | None = None, category: str | None = None
+    ) -> KindState:
+        """Move to state ``name``; ``since`` changes only when the state name changes. ``category``
+        (None: unchanged, except "synced" clears it) is the error category shown with the error."""
         assert name in STATES, name
         with self._lock:
             old = self._state
@@ -277,6 +283,9 @@ class KindStore:
                 since=old.since if old.name == name else now,
                 last_error=old.last_error if error is None else error,
                 detail=old.detail if detail is None else detail,
+                error_category=(
+                    category if category is not None else ("" if name == "synced" else old.error_category)
+                ),
             )
             if name == "synced" and old.name != "synced":
                 new = replace(new, synced_at=now)

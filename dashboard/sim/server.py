@@ -426,6 +426,15 @@ class _HTTPServer(ThreadingHTTPServer):
             except (OSError, ValueError):
                 return
             request.settimeout(None)
+            # wrap_socket detached the plain socket process_request_thread tracks, so stop() could
+            # not shut this connection down: a stopped server kept answering on TLS keep-alive
+            # connections. Track the TLS socket itself.
+            self.sim._track(request, True)
+            try:
+                self.RequestHandlerClass(request, client_address, self)
+            finally:
+                self.sim._track(request, False)
+            return
         self.RequestHandlerClass(request, client_address, self)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:

@@ -71,7 +71,7 @@ def badge(phase: Phase | None, extra: str = "") -> SafeString:
     if phase is None:
         return mark_safe('<span class="badge tone-muted">—</span>')
     title = "" if phase.known else _("Phase not known to this dashboard; shown as reported")
-    return format_html(
+    pill = format_html(
         '<span class="badge tone-{}{}"{}>{}<span>{}</span></span>',
         phase.tone,
         " " + extra if extra else "",
@@ -79,6 +79,15 @@ def badge(phase: Phase | None, extra: str = "") -> SafeString:
         icon(phase.icon),
         phase.label,
     )
+    if getattr(phase, "deleting", False):
+        pill += format_html(
+            ' <span class="badge tone-warn badge-deleting{}" title="{}">{}<span>{}</span></span>',
+            " " + extra if extra else "",
+            _("metadata.deletionTimestamp is set: Kubernetes is deleting this object"),
+            icon("ban"),
+            _("Deleting"),
+        )
+    return pill
 
 
 def short_duration(seconds: float | None) -> str:

@@ -278,3 +278,101 @@ def test_yaml_view_lists_every_env_entry_and_envfrom_without_values(odd_cluster,
         assert "s3cr3t-literal-value" not in page, url
         for expected in ("LITERAL_SECRET", "(hidden by volcano-ui)", "creds-secret", "cm-settings", "sec-settings"):
             assert expected in shown, (url, expected)
+
+
+# --- 5. odd values: zero times, negative counters, zero wholes, small quantities, deletions ------
+
+
+def _job(ns: str, name: str, status: dict | None = None, **meta) -> dict:
+    obj = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": ns, "uid": f"uid-{ns}-{name}", **meta},
+        "spec": {"minAvailable": 1, "queue": "default", "tasks": [{"name": "t", "replicas": 1}]},
+    }
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+def _shown(page: str) -> str:
+    """The page's text without its YAML view (which shows the object as written, on purpose)."""
+    return text(re.sub(r'<details class="yaml">.*?</details>', " ", page, flags=re.S))
+
+
+def test_go_zero_time_reads_as_unknown(odd_cluster, client):
+    ns = f"zero-{next(_seq)}"
+    zero = "0001-01-01T00:00:00Z"
+    status = {
+        "state": {"phase": "Running", "lastTransitionTime": zero},
+        "conditions": [{"status": "Running", "lastTransitionTime": zero}],
+    }
+    _create(odd_cluster, JOBS, _job(ns, "zj", status, creationTimestamp=zero), ns)
+    pages = _get_all(client, [f"/jobs/{ns}/zj/", f"/jobs/?ns={ns}", "/"])
+    for url, page in pages.items():
+        assert not re.search(r"\b\d{4,}d\b", _shown(page)), url  # no "739948d"
+        assert "0001" not in _shown(page), url
+    assert presenters.parse_time(zero) is None
+    assert presenters.parse_time("1970-06-01T00:00:00Z") is None
+    assert presenters.parse_time("1971-01-01T00:00:00Z") is not None
+
+
+def test_negative_counters_never_claim_min_available_reached(odd_cluster, client):
+    ns = f"neg-{next(_seq)}"
+    status = {"state": {"phase": "Running"}, "running": -1, "succeeded": -5, "minAvailable": -2}
+    _create(odd_cluster, JOBS, _job(ns, "nj", status), ns)
+    page = _get_all(client, [f"/jobs/{ns}/nj/"])[f"/jobs/{ns}/nj/"]
+    shown = _shown(page)
+    assert "minAvailable reached" not in shown
+    assert not re.search(r"(?<!\w)-\d+\s*/\s*-?\d", shown)  # no "Gang -1 / -2"
+    gang = presenters.job_gang(_job(ns, "nj", status))
+    assert (gang.running, gang.ready, gang.min_available, gang.met) == (0, 0, 0, False)
+    pg_gang = presenters.podgroup_gang(_podgroup(ns, "p", "q", {"minMember": -1}, {"running": -3}))
+    assert (pg_gang.running, pg_gang.min_available, pg_gang.met) == (0, 0, False)
+    ok = presenters.job_gang(_job(ns, "ok", {"running": 2, "minAvailable": 1}))
+    assert ok.met
+
+
+def test_zero_or_missing_whole_has_no_percentage(odd_cluster, client):
+    name = f"zerodes-{next(_seq)}"
+    _create(odd_cluster, QUEUES, _queue(name, {"deserved": {"cpu": "0"}}, {"state": "Open", "allocated": {"cpu": "2"}}))
+    pages = _get_all(client, [f"/queues/{name}/", "/queues/"])
+    bar = next(b for b in presenters.queue_resource_bars(_queue(name, {"deserved": {"cpu": "0"}}, {"allocated": {"cpu": "2"}})))
+    assert bar.pct is None and bar.pct_text == ""
+    detail = text(pages[f"/queues/{name}/"])
+    assert "100%" not in detail
+
+
+@pytest.mark.parametrize(
+    ("resource", "raw", "shown"),
+    [
+        ("memory", "1500m", "1.5"),
+        ("memory", "0.5", "0.5"),
+        ("nvidia.com/gpu", "0.5", "0.5"),
+        ("cpu", "0.5", "500m"),
+        ("cpu", "1500m", "1.5"),
+        ("cpu", "1n", "0.000001m"),
+        ("memory", "1536Mi", "1.5Gi"),
+        ("memory", "1G", "953.7Mi"),
+        ("cpu", "2", "2"),
+        ("pods", "110", "110"),
+    ],
+)
+def test_small_and_fractional_quantities_do_not_lie(resource, raw, shown):
+    assert presenters.format_quantity(resource, presenters.quantity(raw), raw) == shown
+
+
+def test_objects_being_deleted_are_marked(odd_cluster, client):
+    n = next(_seq)
+    ns, qname = f"del-{n}", f"q-del-{n}"
+    deleting = {"deletionTimestamp": "2026-11-29T10:00:00Z", "finalizers": ["example.com/hold"]}
+    _create(odd_cluster, QUEUES, _queue(qname, status={"state": "Open"}, **deleting))
+    _create(odd_cluster, JOBS, _job(ns, "dj", {"state": {"phase": "Running"}}, **deleting), ns)
+    _create(odd_cluster, PODGROUPS, _podgroup(ns, "dpg", qname, status={"phase": "Running"}, **deleting), ns)
+    _create(odd_cluster, JOBS, _job(ns, "alive", {"state": {"phase": "Running"}}), ns)
+    pages = _get_all(
+        client, [f"/jobs/{ns}/dj/", f"/podgroups/{ns}/dpg/", f"/queues/{qname}/", f"/jobs/?ns={ns}", "/queues/"]
+    )
+    for url, page in pages.items():
+        assert "Deleting" in text(page), url
+    assert "Deleting" not in text(client.get(f"/jobs/{ns}/alive/").content.decode())

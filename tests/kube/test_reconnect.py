@@ -1,0 +1,94 @@
+"""A restarted/replaced API server with other credentials: honest error categories, and recovery
+without restarting the dashboard once the kubeconfig on disk is rewritten (real HTTP/TLS)."""
+
+from __future__ import annotations
+
+from dashboard.sim.cluster import SimulatedCluster
+from dashboard.sim.kinds import QUEUE
+
+
+def _ports(cluster: SimulatedCluster) -> tuple[int, int]:
+    return int(cluster.url.rsplit(":", 1)[1]), int(cluster.https_url.rsplit(":", 1)[1])
+
+
+def _queue_names(snap) -> set[str]:
+    return {q["metadata"]["name"] for q in snap.queues.all()}
+
+
+def test_new_credentials_are_rejected_honestly_then_picked_up_from_the_rewritten_kubeconfig(
+    tmp_path, make_live_cache
+):
+    from dashboard.views import _notices
+
+    # Cluster A: its own CA and token (a state file makes a fresh identity, not the process-wide one).
+    a = SimulatedCluster(controllers=False, bookmark_interval=1.0, state_file=tmp_path / "a.json")
+    b = SimulatedCluster(controllers=False, bookmark_interval=1.0, state_file=tmp_path / "b.json")
+    c = None
+    try:
+        a.start()
+        a.store.create(QUEUE, {"metadata": {"name": "from-a"}, "spec": {"weight": 1}})
+        cache = make_live_cache(a)  # connected through a kubeconfig file on disk (TLS + token)
+        kubeconfig = cache.client.source.kubeconfig
+        assert "from-a" in _queue_names(cache.snapshot())
+        ports = _ports(a)
+        a.stop()
+
+        # Cluster B on the same ports with a different CA and token; the kubeconfig still names A's.
+        assert b.admin_token != a.admin_token
+        b.start(port=ports[0], tls_port=ports[1])
+        b.store.create(QUEUE, {"metadata": {"name": "from-b"}, "spec": {"weight": 1}})
+        state = cache.wait_for(
+            lambda s: s.queues.state if s.queues.state.error_category == "rejected" else None, timeout=10
+        )
+        assert state.name == "stale"  # the data from A is still shown, marked as such
+        assert state.last_error.startswith("Credentials or trust rejected")
+        assert "CERTIFICATE_VERIFY_FAILED" in state.last_error
+        (notice,) = _notices(cache.snapshot(), "queues")
+        assert notice["category"] == "rejected"
+        assert "Credentials or trust rejected" in str(notice["text"])
+        assert "unreachable" not in str(notice["text"]).lower()
+
+        # The kubeconfig is rewritten on disk: the next reconnect loads it, no restart needed.
+        b.write_kubeconfig(kubeconfig)
+        cache.wait_for(
+            lambda s: s.queues.state.name == "synced" and "from-b" in _queue_names(s) and "from-a" not in _queue_names(s),
+            timeout=10,
+        )
+        cache.wait_synced(timeout=10)
+        assert cache.client.reloads >= 1
+        assert cache.snapshot().queues.state.error_category == ""
+        b.stop()
+
+        # Cluster C: B's CA (same state file) but another token -> 401: rejected, not unreachable.
+        c = SimulatedCluster(controllers=False, bookmark_interval=1.0, state_file=tmp_path / "b.json", admin_token="sim-admin-rotated")
+        c.start(port=ports[0], tls_port=ports[1])
+        state = cache.wait_for(
+            lambda s: s.queues.state if s.queues.state.name == "forbidden" else None, timeout=10
+        )
+        assert state.error_category == "rejected"
+        assert "401 Unauthorized" in state.last_error
+        c.write_kubeconfig(kubeconfig)
+        cache.wait_synced(timeout=10)
+        assert "from-b" not in _queue_names(cache.snapshot())  # C is a fresh cluster
+        assert cache.client.reloads >= 2
+    finally:
+        for cluster in (a, b, c):
+            if cluster is not None:
+                cluster.stop()
+
+
+def test_unreachable_is_categorised_as_unreachable(sim_cluster, make_live_cache):
+    cache = make_live_cache(sim_cluster)
+    sim_cluster.stop()
+    # The first error may be the watch ending ("closed the watch"); then connections are refused.
+    state = cache.wait_for(
+        lambda s: s.queues.state if s.queues.state.error_category == "unreachable" else None, timeout=10
+    )
+    assert state.name == "stale"
+    assert state.last_error.startswith("API server unreachable")
+
+
+def test_an_unchanged_kubeconfig_is_not_reloaded(sim_cluster, make_live_cache):
+    cache = make_live_cache(sim_cluster)
+    assert cache.client.reload_if_changed() is False
+    assert cache.client.reloads == 0
