@@ -178,6 +178,43 @@ def _notices(snap, *kinds: str) -> list[dict]:
     return out
 
 
+_NOTICE_WORDS = {
+    "syncing": gettext_noop("loading"),
+    "stale": gettext_noop("may be out of date"),
+    "forbidden": gettext_noop("forbidden"),
+    "not_installed": gettext_noop("not installed"),
+    "unreachable": gettext_noop("cluster unreachable"),
+}
+_LEVELS = ("info", "warn", "bad")
+
+
+def _one_notice(notices: list[dict]) -> list[dict]:
+    """The kiosk's notices as one line ("Volcano Jobs, PodGroups: may be out of date; Events:
+    forbidden"): during an outage five separate banners would push the board off a wall display."""
+    if len(notices) < 2:
+        return notices
+    by_state: dict[str, list[str]] = {}
+    for n in notices:
+        by_state.setdefault(n["state"], []).append(_(KIND_LABELS.get(n["kind"], n["kind"])))
+    text = "; ".join(
+        f"{', '.join(labels)}: {_(_NOTICE_WORDS.get(state, state))}" for state, labels in by_state.items()
+    )
+    synced = [n["synced_at"] for n in notices if n.get("synced_at")]
+    rank = {lv: i for i, lv in enumerate(_LEVELS)}
+    return [
+        {
+            "kind": "all",
+            "state": next(iter(by_state)) if len(by_state) == 1 else "mixed",
+            "level": max((n["level"] for n in notices), key=lambda lv: rank.get(lv, 1)),
+            "text": text,
+            "error": "",
+            "since": None,
+            "synced_at": min(synced) if synced else None,
+            "blocking": any(n["blocking"] for n in notices),
+        }
+    ]
+
+
 def _blocked(notices: list[dict], kind: str) -> bool:
     return any(n["kind"] == kind and n["blocking"] for n in notices)
 
@@ -1259,6 +1296,7 @@ def kiosk(request: HttpRequest) -> HttpResponse:
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "kiosk")
     ctx.update(_overview_ctx(snap, request, now, ctx["notices"]))
+    ctx["notices"] = _one_notice(ctx["notices"])
     focus = None
     if rotate and queue_list:
         q = queue_list[slot % len(queue_list)]

@@ -102,3 +102,15 @@ def test_404_status_bar_shows_the_real_data_as_of(client, cache):
     page = text(client.get("/jobs/ml/nope/").content.decode())
     assert "You are not allowed to list Events" in page
     assert "Job ml/nope not found." in page
+
+
+def test_kiosk_collapses_stale_notices_into_one_line(client, cache):
+    for kind in ALL:
+        cache.store(kind).set_state("stale", error="watch dropped")
+    cache.store("events").set_state("forbidden")
+    kiosk = client.get("/kiosk/").content.decode()
+    assert kiosk.count('class="notice notice-') == 1
+    line = text(kiosk.split('class="notice notice-')[1].split("</div>")[0])
+    assert "Volcano Jobs, PodGroups, Queues, Pods: may be out of date; Events: forbidden" in line
+    # Other pages keep one notice per kind.
+    assert client.get("/").content.decode().count('class="notice notice-') == 5
