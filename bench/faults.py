@@ -126,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             + args.settle_timeout
             + 120
         )
+        stats_start = sim.stats()
         holder: dict = {}
         poll_thread = threading.Thread(
             target=lambda: holder.setdefault(
@@ -194,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
             dash.base, str(sim.kubeconfig), workers, args.settle_timeout
         )
         converged.update(ok=ok, took=took, last=last)
+        stats_end = sim.stats()
+        calls = {
+            k: v - stats_start["requests"].get(k, 0)
+            for k, v in stats_end["requests"].items()
+            if v - stats_start["requests"].get(k, 0)
+        }
         res = holder.get("res")
         timeline = res.timeline if res else []
         rows = []
@@ -241,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{'identical to a fresh list' if converged.get('ok') else 'NOT identical'} "
             f"for every worker after {converged.get('took', 0):.0f} s "
             f"({'; '.join(f'pid {p}: {s}' for p, s in converged.get('last', {}).items())}).",
+            "",
+            "API requests the simulated server received during the run: "
+            + ", ".join(f"`{k}` {v}" for k, v in sorted(calls.items())),
             "",
             f"**Verdict: {verdict}**",
         ]

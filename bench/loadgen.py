@@ -88,6 +88,7 @@ class Result:
     errors: Counter = field(default_factory=Counter)
     wall_s: float = 0.0
     nbytes: int = 0
+    retries: int = 0  # GETs resent after a keep-alive race (see _Client.get)
     # (monotonic time at the end, status, error name, latency ms) of every request; status 0 and the
     # exception's name for a failed connection or a timeout: lets the fault run attribute errors
     # and latency to the fault that was active when they happened.
@@ -118,6 +119,7 @@ class Result:
         self.statuses.update(other.statuses)
         self.errors.update(other.errors)
         self.nbytes += other.nbytes
+        self.retries += other.retries
         self.timeline += other.timeline
 
     def as_dict(self) -> dict:
@@ -135,6 +137,7 @@ class Result:
             "server_p50_ms": self.server_p(50),
             "server_p95_ms": self.server_p(95),
             "cpu_p50_ms": percentile(self.cpu_ms, 50),
+            "keepalive_retries": self.retries,
             "mean_bytes": round(self.nbytes / self.count) if self.count else 0,
         }
 
@@ -158,12 +161,27 @@ class _Client:
             self.conn = None
 
     def get(self, path: str, headers: dict[str, str], expect: frozenset[int]) -> tuple[int, bytes, object]:
-        """One GET. Returns (status, body, headers); status 0 means the connection failed."""
+        """One GET. Returns (status, body, headers); status 0 means the connection failed.
+
+        A reused keep-alive connection that the server closed as idle just as the request went out
+        fails with a reset or an empty answer; like browsers and urllib3, the GET is then sent once
+        more on a fresh connection (counted in ``Result.retries``; the latency includes both).
+        """
+        reused = self.conn is not None
         conn = self._connection()
         start = time.perf_counter()
         try:
-            conn.request("GET", path, headers=headers)
-            resp = conn.getresponse()
+            try:
+                conn.request("GET", path, headers=headers)
+                resp = conn.getresponse()
+            except (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
+                if not reused:
+                    raise
+                self.close()
+                self.result.retries += 1
+                conn = self._connection()
+                conn.request("GET", path, headers=headers)
+                resp = conn.getresponse()
             body = resp.read()
         except (OSError, http.client.HTTPException) as exc:
             self.close()

@@ -135,11 +135,21 @@ def main(argv: list[str] | None = None) -> int:
             f"Python {machine['python']}, load {machine['loadavg']}; busy at start: {busy}.",
             "",
             markdown_table(
-                ["requests", "errors", "p50 ms", "p95 ms", "p99 ms", "server p50 ms", "API calls/min"],
+                [
+                    "requests",
+                    "errors",
+                    "keep-alive retries",
+                    "p50 ms",
+                    "p95 ms",
+                    "p99 ms",
+                    "server p50 ms",
+                    "API calls/min",
+                ],
                 [
                     [
                         res.count,
                         res.error_count,
+                        res.retries,
                         fmt_ms(res.p(50)),
                         fmt_ms(res.p(95)),
                         fmt_ms(res.p(99)),

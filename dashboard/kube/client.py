@@ -167,7 +167,7 @@ def _retry_after(headers: Any) -> float | None:
 @dataclass(frozen=True)
 class ConfigSource:
     """How to (re)build the connection settings: ``load_configuration(mode, kubeconfig, context)``.
-    ``fingerprint()`` identifies the kubeconfig file(s) as they are on disk now."""
+    ``fingerprint()`` identifies the kubeconfig file(s) by their content on disk now."""
 
     mode: str = "auto"
     kubeconfig: str = ""
@@ -193,12 +193,14 @@ class ConfigSource:
         return [Path(p).expanduser() for p in paths]
 
     def fingerprint(self) -> tuple:
+        # Content, not mtime: a tool rewriting the same kubeconfig (e.g. a restarted simcluster
+        # keeping its identity) must not cause a re-list of every kind.
         out = []
         for path in self.files():
             try:
-                out.append((str(path), path.stat().st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest()))
+                out.append((str(path), hashlib.sha256(path.read_bytes()).hexdigest()))
             except OSError:
-                out.append((str(path), None, None))
+                out.append((str(path), None))
         return tuple(out)
 
 
@@ -238,7 +240,7 @@ class KubeClient:
 
     def reload_if_changed(self) -> bool:
         """Re-load the configuration through the kubernetes client's loaders when the kubeconfig
-        file(s) changed on disk (mtime or content) since the last load; True when it did. Called by
+        file(s)' content changed on disk since the last load; True when it did. Called by
         the informers before reconnecting. A file that does not load (e.g. half written) is logged
         and retried at the next call; the current configuration stays in use meanwhile."""
         if self.source is None:

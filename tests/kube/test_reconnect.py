@@ -47,6 +47,14 @@ def test_new_credentials_are_rejected_honestly_then_picked_up_from_the_rewritten
         assert notice["category"] == "rejected"
         assert "Credentials or trust rejected" in str(notice["text"])
         assert "unreachable" not in str(notice["text"]).lower()
+        from django.test import Client
+
+        from dashboard.kube import override_cluster_cache
+
+        with override_cluster_cache(cache):
+            page = Client().get("/queues/").content.decode()
+        assert "Credentials or trust rejected" in page
+        assert 'data-queue="from-a"' in page  # the last synced data is still shown
 
         # The kubeconfig is rewritten on disk: the next reconnect loads it, no restart needed.
         b.write_kubeconfig(kubeconfig)
@@ -88,7 +96,20 @@ def test_unreachable_is_categorised_as_unreachable(sim_cluster, make_live_cache)
     assert state.last_error.startswith("API server unreachable")
 
 
-def test_an_unchanged_kubeconfig_is_not_reloaded(sim_cluster, make_live_cache):
+def test_a_rewritten_but_identical_kubeconfig_is_not_reloaded(sim_cluster, make_live_cache):
+    """A restarted simcluster rewrites the same kubeconfig: no reload, so no re-list of everything."""
+    import os
+
     cache = make_live_cache(sim_cluster)
+    path = cache.client.source.kubeconfig
+    text = open(path).read()
+    with open(path, "w") as f:
+        f.write(text)
+    os.utime(path, ns=(1, 1))  # another mtime, same content
     assert cache.client.reload_if_changed() is False
     assert cache.client.reloads == 0
+    with open(path, "w") as f:
+        f.write(text.replace('"preferences"', '"extensions": [], "preferences"'))
+    assert cache.client.reload_if_changed() is True
+    assert cache.client.reloads == 1
+    cache.wait_synced(timeout=10)
