@@ -1338,7 +1338,9 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
                     if t != ",":
                         values.append(_label_value(t))
                 if not values:
-                    raise SelectorError(_("%(op)s needs at least one value in its parentheses") % {"op": op})
+                    raise SelectorError(
+                        _("%(op)s needs at least one value in its parentheses") % {"op": op}
+                    )
                 reqs.append((key, op, frozenset(values)))
             else:
                 reqs.append((key, "exists", frozenset()))

@@ -67,7 +67,9 @@ def _unchanged(request: HttpRequest, versions: dict[str, str]) -> HttpResponse |
     frag = request.GET.get(FRAGMENT_PARAM)
     if request.htmx and frag and frag not in versions:
         resp = HttpResponse(
-            _("Unknown fragment “%(f)s”.") % {"f": frag}, status=400, content_type="text/plain; charset=utf-8"
+            _("Unknown fragment “%(f)s”.") % {"f": frag},
+            status=400,
+            content_type="text/plain; charset=utf-8",
         )
         patch_vary_headers(resp, ["HX-Request"])
         return resp
@@ -175,6 +177,43 @@ def _notices(snap, *kinds: str) -> list[dict]:
             }
         )
     return out
+
+
+_NOTICE_WORDS = {
+    "syncing": gettext_noop("loading"),
+    "stale": gettext_noop("may be out of date"),
+    "forbidden": gettext_noop("forbidden"),
+    "not_installed": gettext_noop("not installed"),
+    "unreachable": gettext_noop("cluster unreachable"),
+}
+_LEVELS = ("info", "warn", "bad")
+
+
+def _one_notice(notices: list[dict]) -> list[dict]:
+    """The kiosk's notices as one line ("Volcano Jobs, PodGroups: may be out of date; Events:
+    forbidden"): during an outage five separate banners would push the board off a wall display."""
+    if len(notices) < 2:
+        return notices
+    by_state: dict[str, list[str]] = {}
+    for n in notices:
+        by_state.setdefault(n["state"], []).append(_(KIND_LABELS.get(n["kind"], n["kind"])))
+    text = "; ".join(
+        f"{', '.join(labels)}: {_(_NOTICE_WORDS.get(state, state))}" for state, labels in by_state.items()
+    )
+    synced = [n["synced_at"] for n in notices if n.get("synced_at")]
+    rank = {lv: i for i, lv in enumerate(_LEVELS)}
+    return [
+        {
+            "kind": "all",
+            "state": next(iter(by_state)) if len(by_state) == 1 else "mixed",
+            "level": max((n["level"] for n in notices), key=lambda lv: rank.get(lv, 1)),
+            "text": text,
+            "error": "",
+            "since": None,
+            "synced_at": min(synced) if synced else None,
+            "blocking": any(n["blocking"] for n in notices),
+        }
+    ]
 
 
 def _blocked(notices: list[dict], kind: str) -> bool:
@@ -833,6 +872,23 @@ def _unreadable(request: HttpRequest, snap, kind: str, *names: str) -> HttpRespo
     return resp
 
 
+ALL_KINDS = ("jobs", "podgroups", "queues", "pods", "events")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: templates/404.html with the status bar of every page (the real "data as of" and
+    the notices of kinds that are not live), so a 404 never says "No data yet" while the cache is
+    synced. The message is the Http404's own (as Django's default handler shows it)."""
+    message = exception.args[0] if exception.args and isinstance(exception.args[0], str) else ""
+    ctx: dict[str, Any] = {"exception": message or exception.__class__.__name__, "request_path": request.path}
+    try:
+        snap = _snapshot(request)
+        ctx.update(_base_ctx(request, snap, p.reference_now(snap), ALL_KINDS, ""))
+    except Exception:  # noqa: BLE001 - the 404 page must render even when the cache cannot be read
+        ctx["hide_asof"] = True
+    return render(request, "404.html", ctx, status=404)
+
+
 def _or_404(obj, kind: str, snap, *names: str):
     if obj is None:
         raise Http404(_("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)})
@@ -1304,6 +1360,7 @@ def kiosk(request: HttpRequest) -> HttpResponse:
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "kiosk")
     ctx.update(_overview_ctx(snap, request, now, ctx["notices"]))
+    ctx["notices"] = _one_notice(ctx["notices"])
     focus = None
     if rotate and queue_list:
         q = queue_list[slot % len(queue_list)]

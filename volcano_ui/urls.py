@@ -7,3 +7,6 @@ urlpatterns = [
     path("", include("dashboard.prod_urls")),
     path("", include("dashboard.urls")),
 ]
+
+# The 404 page carries the real "data as of" and kind notices (Django's default has no cache context).
+handler404 = "dashboard.views.not_found"

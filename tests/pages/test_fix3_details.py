@@ -32,7 +32,10 @@ def pod(name: str, job_name: str, container_status: dict) -> dict:
                      "labels": {"volcano.sh/job-name": job_name},
                      "annotations": {"volcano.sh/job-name": job_name}},
         "spec": {"containers": [{"name": "main", "image": "busybox"}]},
-        "status": {"phase": "Running", "containerStatuses": [{"name": "main", "restartCount": 5, **container_status}]},
+        "status": {
+            "phase": "Running",
+            "containerStatuses": [{"name": "main", "restartCount": 5, **container_status}],
+        },
     }
 
 
@@ -86,3 +89,28 @@ def test_pod_shows_exit_code_and_signal(client, cache):
     page = text(client.get("/pods/ml/crashy-w-0/").content.decode())
     assert "terminated Error (exit code 137, signal 9)" in page
     assert "terminated Error (exit code 2)" in page
+
+
+def test_404_status_bar_shows_the_real_data_as_of(client, cache):
+    for url in ("/jobs/ml/nope/", "/no/such/page/"):
+        resp = client.get(url)
+        assert resp.status_code == 404
+        page = text(resp.content.decode())
+        assert "No data yet" not in page, url
+        assert "Data as of" in page, url
+    cache.store("events").set_state("forbidden")
+    page = text(client.get("/jobs/ml/nope/").content.decode())
+    assert "You are not allowed to list Events" in page
+    assert "Job ml/nope not found." in page
+
+
+def test_kiosk_collapses_stale_notices_into_one_line(client, cache):
+    for kind in ALL:
+        cache.store(kind).set_state("stale", error="watch dropped")
+    cache.store("events").set_state("forbidden")
+    kiosk = client.get("/kiosk/").content.decode()
+    assert kiosk.count('class="notice notice-') == 1
+    line = text(kiosk.split('class="notice notice-')[1].split("</div>")[0])
+    assert "Volcano Jobs, PodGroups, Queues, Pods: may be out of date; Events: forbidden" in line
+    # Other pages keep one notice per kind.
+    assert client.get("/").content.decode().count('class="notice notice-') == 5
