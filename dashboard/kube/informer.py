@@ -7,7 +7,12 @@ The loop follows the Kubernetes "API concepts" semantics (list, watch, resourceV
    every ``not_installed_recheck`` seconds so installing Volcano later just works.
 2. Paginated list (``limit``/``continue``); the result *replaces* the store (objects that vanished
    meanwhile are removed, nothing is duplicated; unchanged ones keep their change counter).
-   A 410 in the middle of a paginated list (expired continue token) restarts the list.
+   A 410 in the middle of a paginated list (expired continue token: the server compacted the
+   list's resourceVersion, ~5 min on etcd) restarts ONCE with an unpaginated list (``limit=0``, one
+   consistent read), as client-go's reflector falls back to a full list on "Expired". Restarting
+   paginated again would loop forever on a kind whose list takes longer than the retained history
+   (100,000 Events under churn: README "Benchmarks"). From then on this informer lists that kind
+   unpaginated (``paginate`` is False), so later re-lists do not waste pages first.
 3. Watch from the list's resourceVersion with ``allowWatchBookmarks=true`` and a server-side
    ``timeoutSeconds``; the resourceVersion advances on every event including BOOKMARK; the read
    timeout on the stream is an inactivity timeout (no bytes for that long: reconnect).
@@ -145,9 +150,12 @@ class Informer:
         self.version: str | None = None
         self.fallback = False  # watching a served version other than spec.version (discovery.py)
         self.synced_once = False
+        # False after a continue token expired mid-list: list this kind in one request from then on.
+        self.paginate = True
         self.counters = {
             "lists": 0,
             "list_pages": 0,
+            "list_fallbacks": 0,  # paginated lists restarted unpaginated after 410 Expired
             "watches": 0,
             "events": 0,
             "bookmarks": 0,
@@ -286,12 +294,17 @@ class Informer:
         return self.spec.trim(raw)
 
     def _list(self) -> str:
-        """Paginated list; replaces the store; returns the list's resourceVersion."""
+        """Paginated list; replaces the store; returns the list's resourceVersion.
+
+        Raises Gone when an unpaginated list (or the first page) gets 410, KubeError otherwise.
+        """
         self.counters["lists"] += 1
         objs: list[dict] = []
         cont = ""
         while True:
-            query: list[tuple[str, object]] = [("limit", self.options.page_size)]
+            # limit=0 asks for everything in one consistent response (Kubernetes API concepts,
+            # "Retrieving large results sets in chunks").
+            query: list[tuple[str, object]] = [("limit", self.options.page_size if self.paginate else 0)]
             if cont:
                 query.append(("continue", cont))
             if self.field_selector:
@@ -301,7 +314,11 @@ class Informer:
             except Gone:
                 if not cont:
                     raise
-                # The continue token expired between pages: start over from a fresh list.
+                # The continue token expired between pages. Starting over paginated could expire
+                # again, forever; one unpaginated list cannot expire midway.
+                log.info("%s: continue token expired mid-list; re-listing unpaginated", self.label)
+                self.counters["list_fallbacks"] += 1
+                self.paginate = False
                 objs, cont = [], ""
                 continue
             self.counters["list_pages"] += 1

@@ -30,7 +30,9 @@ class KindView:
 
     ``state``: KindState; ``version``: the kind's change counter (int, grows on every change);
     ``get(namespace, name)`` -> dict | None (cluster-scoped kinds: ``get(None, name)``);
-    ``all()`` -> list sorted by (namespace, name); ``in_namespace(ns)``; ``len(view)``;
+    ``all()`` -> list sorted by (namespace, name) (O(n): the order is kept by the writer);
+    ``values()`` -> iterator in no particular order (use it for aggregates); ``in_namespace(ns)``;
+    ``len(view)``;
     ``object_version(namespace, name)`` -> int | None. Returned dicts are shared: do not mutate.
     """
 
@@ -78,12 +80,22 @@ class KindView:
         return self._data.versions.get(key)
 
     def all(self) -> list[dict]:
-        objects = self._data.objects
-        keys = self._data.sorted_keys()
         if self._namespaces is None:
-            return [objects[k] for k in keys]
+            return list(self._data.sorted_objects())  # a copy: callers may sort/append
         allowed = self._namespaces
-        return [objects[k] for k in keys if k[0] in allowed]
+        objs = self._data.sorted_objects()
+        return [objs[i] for i, k in enumerate(self._data.sorted_keys()) if k[0] in allowed]
+
+    def values(self) -> Iterator[dict]:
+        """Every (allowed) object in NO particular order: for aggregates (counts, sums, group-by)
+        that do not need ``all()``'s (namespace, name) order. O(1) to start, no list is built.
+        Iterates the published view, which never changes, so it is safe while the cache updates.
+        """
+        objects = self._data.objects
+        if self._namespaces is None:
+            return iter(objects.values())
+        allowed = self._namespaces
+        return (obj for key, obj in objects.items() if key[0] in allowed)
 
     def in_namespace(self, namespace: str) -> list[dict]:
         if not self._data.spec.namespaced or not self._allowed(namespace):

@@ -82,6 +82,10 @@ def test_overview_jobs_filter_detail_and_kiosk(live_dashboard, page):
     assert page.locator("html").get_attribute("data-theme") == "dark"
     assert page.locator(".topbar").count() == 0  # no controls
     page.set_viewport_size({"width": 1920, "height": 1080})
+    # A wall display has no scrollbar: the whole board, "Recent warnings" included, fits 1080p.
+    assert page.evaluate("document.documentElement.scrollHeight") <= 1080
+    box = page.locator(".kiosk-board > section.kiosk-panel").last.bounding_box()  # Recent warnings
+    assert box is not None and box["y"] + box["height"] <= 1080
     screenshot(page, "kiosk", readme=True, full_page=False)
     assert violations == []
 

@@ -352,3 +352,35 @@ def test_bookmarks_advance_the_resource_version_so_a_reconnect_needs_no_relist(s
     api(sim_cluster, "POST", JOBS, job_body("after-bookmark"))
     live_cache.wait_for(lambda s: s.jobs.get("default", "after-bookmark"), 2.0)
     assert informer.counters["lists"] == lists  # resumed from the bookmark's version: no 410
+
+
+def test_expired_continue_token_falls_back_to_one_unpaginated_list(sim_cluster, make_live_cache):
+    # A kind whose paginated list outlasts the server's retained history (README "Benchmarks":
+    # 100,000 Events under churn): every continue token expires before it is used. Made
+    # deterministic by compacting right after the sim serves any pods page that has a next page.
+    create_pods(sim_cluster, [f"p-{i:03d}" for i in range(250)])
+    store = sim_cluster.store
+    served = store.list_page
+
+    def list_page_then_compact(kind, *args, **kw):
+        page = served(kind, *args, **kw)
+        if page.continue_token and getattr(kind, "plural", kind) == "pods":
+            # Move the resourceVersion with another kind (the pod set stays exact), then forget.
+            store.create("queues", {"metadata": {"name": f"rv-{store.resource_version}"}})
+            store.compact()
+        return page
+
+    store.list_page = list_page_then_compact
+    api(sim_cluster, "POST", "/_sim/stats/reset")
+    cache = make_live_cache(sim_cluster, wait=False, page_size=100)
+    snap = cache.wait_for(lambda s: s.pods.state.name == "synced" and s, 10.0)
+    (informer,) = [i for i in cache.informers if i.spec.name == "pods"]
+    names = [p["metadata"]["name"] for p in snap.pods.all()]
+    assert names == [f"p-{i:03d}" for i in range(250)]  # every pod, once, in order
+    assert informer.counters["list_fallbacks"] == 1 and informer.paginate is False
+    # First page, the continue that gets 410 Expired, one unpaginated list: bounded, no loop.
+    assert stats(sim_cluster)["requests"]["list pods"] == 3
+    # The watch started from the unpaginated list's resourceVersion: new pods arrive.
+    create_pods(sim_cluster, ["after-0"])
+    cache.wait_for(lambda s: s.pods.get("default", "after-0"), 5.0)
+    assert stats(sim_cluster)["requests"]["list pods"] == 3

@@ -207,3 +207,62 @@ def test_state_transitions_keep_since_while_state_unchanged():
     assert store.state.since == since and store.state.last_error == "boom again"
     assert store.state.synced_at == synced_at
     assert cache.snapshot().jobs.state.name == "stale"
+
+
+def _order(objs):
+    return [(o["metadata"].get("namespace") or "", o["metadata"]["name"]) for o in objs]
+
+
+def test_all_stays_sorted_incrementally_and_values_has_the_same_content():
+    import random
+
+    rng = random.Random(7)
+    cache = ClusterCache()
+    store = cache.store("pods")
+    live: dict[tuple[str, str], dict] = {}
+    snapshots = []
+    for step in range(600):
+        ns, name = rng.choice(["a", "b", "team-z"]), f"p-{rng.randrange(120)}"
+        roll = rng.random()
+        if roll < 0.6:
+            obj = pod(name, "g", ns=ns, rv=str(step))
+            store.upsert(obj)
+            live[(ns, name)] = obj
+        elif roll < 0.97:
+            store.delete((ns, name))
+            live.pop((ns, name), None)
+        else:  # a re-list: keep a random half, add a few new ones
+            kept = [o for k, o in sorted(live.items()) if rng.random() < 0.5]
+            added = [pod(f"n-{step}-{i}", "g", ns=rng.choice(["a", "c"])) for i in range(3)]
+            store.replace(kept + added)
+            live = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in kept + added}
+        if step % 50 == 0:
+            snapshots.append((cache.snapshot(), sorted(live)))
+        view = cache.snapshot().pods
+        assert _order(view.all()) == sorted(live)  # all(): (namespace, name) order, each once
+        assert sorted(_order(view.values())) == sorted(live)  # values(): same content
+    # Earlier snapshots keep their own order and content although the store changed since.
+    for snap, keys in snapshots:
+        assert _order(snap.pods.all()) == keys
+    restricted = cache.snapshot(frozenset({"a"})).pods
+    assert _order(restricted.all()) == [k for k in sorted(live) if k[0] == "a"]
+    assert sorted(_order(restricted.values())) == [k for k in sorted(live) if k[0] == "a"]
+
+
+def test_cluster_scoped_and_event_store_keep_sorted_order():
+    cache = ClusterCache()
+    for name in ("root", "zeta", "alpha", "mid"):
+        cache.store("queues").upsert(queue(name))
+    cache.store("queues").delete((None, "zeta"))
+    assert [q["metadata"]["name"] for q in cache.snapshot().queues.all()] == ["alpha", "mid", "root"]
+    events = cache.store("events")
+    events.per_object = 2  # the cap drops the oldest events of one object: order must follow
+    for i, last in enumerate(["2026-08-20T10:00:03Z", "2026-08-20T10:00:01Z", "2026-08-20T10:00:02Z"]):
+        events.upsert(event(f"e-{i}", "Job", "tf", last=last))
+    newer = event("e-0", "Job", "tf", last="2026-08-20T10:00:04Z")
+    newer["metadata"]["resourceVersion"] = "e-0b"  # e-0 seen again: re-inserted, e-1 dropped
+    events.upsert(newer)
+    view = cache.snapshot().events
+    names = [e["metadata"]["name"] for e in view.all()]
+    assert names == sorted(names) == sorted(e["metadata"]["name"] for e in view.values())
+    assert names == ["e-0", "e-2"]
