@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from dashboard.kube import derive
+from dashboard.kube.kinds import pod_is_crashlooping as _kube_crashlooping
 
 # --- safe access ------------------------------------------------------------------------------
 
@@ -495,12 +496,9 @@ def pod_restarts(pod: Mapping) -> int:
 
 
 def pod_is_crashlooping(pod: Mapping) -> bool:
-    for cs in as_list(status_of(pod).get("containerStatuses")) + as_list(
-        status_of(pod).get("initContainerStatuses")
-    ):
-        if as_dict(as_dict(as_dict(cs).get("state")).get("waiting")).get("reason") == "CrashLoopBackOff":
-            return True
-    return False
+    """A container or init container waits in CrashLoopBackOff (the same test the cache's
+    "crashloop" pod index uses, dashboard/kube/kinds.py)."""
+    return _kube_crashlooping(pod) if isinstance(pod, dict) else False
 
 
 def exit_text(terminated: Mapping) -> str:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -310,9 +311,9 @@ def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
             }
         )
     crash = []
-    for pod in snap.pods.all():
-        if p.pod_is_crashlooping(pod):
-            crash.append(p.pod_row(pod))
+    # The cache indexes crash-looping pods (kinds.py "crashloop"), so this is not a walk over all pods.
+    for pod in snap.pods.lookup("crashloop", True):
+        crash.append(p.pod_row(pod))
     crash.sort(key=lambda r: (-r.restarts, r.namespace, r.name))
     closed = [q for q in snap.queues.all() if p.as_str(p.status_of(q).get("state")) in ("Closed", "Closing")]
     closed.sort(key=p.name_of)
@@ -423,19 +424,73 @@ def overview(request: HttpRequest) -> HttpResponse:
     return _respond(request, "dashboard/overview.html", ctx, versions)
 
 
-_SECTION_MEMO: dict[tuple, Any] = {}
+# Bounded: each entry holds a computed section (at 10,000 Jobs the queue rows and attention lists
+# are megabytes), and keys differ per namespace set and per change counter.
+_MEMO_MAX = 32
+_SECTION_MEMO: OrderedDict[tuple, Any] = OrderedDict()
+# Per section (key without its change counters): (computed at, monotonic s; compute time, s; value).
+_SECTION_LATEST: dict[tuple, tuple[float, float, Any]] = {}
+_MEMO_LOCK = threading.Lock()
+_clock = time.monotonic  # a name of its own so tests can drive the memo's staleness window
+_FLIGHTS: dict[tuple, threading.Lock] = {}
+# Stale reuse only pays where a recompute is expensive; cheap sections stay exact (and so do the
+# small clusters tests use). A section may be reused for STALE_FACTOR × its compute time, at most
+# STALE_MAX_SECONDS.
+STALE_MIN_COMPUTE_SECONDS = 0.02
+STALE_FACTOR = 5.0
+STALE_MAX_SECONDS = 1.5
 
 
-def _memo(key: tuple, compute: Callable[[], Any]) -> Any:
-    """Reuse a computed overview section while the collections it reads are unchanged (``key``
-    holds their change counters): many open tabs and kiosks poll the same overview."""
-    hit = _SECTION_MEMO.get(key)
-    if hit is None:
-        hit = compute()
-        if len(_SECTION_MEMO) >= 64:
-            _SECTION_MEMO.clear()
-        _SECTION_MEMO[key] = hit
-    return hit
+def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = None) -> Any:
+    """Reuse a computed section while the collections it reads are unchanged (``key`` holds their
+    change counters): many open tabs and kiosks poll the same overview.
+
+    Single-flight: concurrent requests for the same section wait for one computation (a lock per
+    section) instead of each computing it; the memo keeps at most ``_MEMO_MAX`` entries (LRU).
+
+    ``stale_key`` (the key without its change counters) opts an aggregate section in to bounded
+    staleness: under churn the counters move on nearly every request, so an exact key would almost
+    never hit. When the last computation of the section took at least
+    ``STALE_MIN_COMPUTE_SECONDS``, its result is reused for ``STALE_FACTOR`` × that time, at most
+    ``STALE_MAX_SECONDS``, even though the counters moved. Pages poll every few seconds and show
+    "data as of", so a result up to ~1.5 s old is within what they already promise. Detail
+    fragments pass no ``stale_key`` and stay exactly keyed.
+    """
+    with _MEMO_LOCK:
+        if key in _SECTION_MEMO:
+            _SECTION_MEMO.move_to_end(key)
+            return _SECTION_MEMO[key]
+        flight_id = stale_key if stale_key is not None else key
+        flight = _FLIGHTS.setdefault(flight_id, threading.Lock())
+    with flight:
+        with _MEMO_LOCK:
+            if key in _SECTION_MEMO:
+                _SECTION_MEMO.move_to_end(key)
+                return _SECTION_MEMO[key]
+            if stale_key is not None and (latest := _SECTION_LATEST.get(stale_key)) is not None:
+                at, took, value = latest
+                if took >= STALE_MIN_COMPUTE_SECONDS and _clock() - at <= min(
+                    STALE_MAX_SECONDS, STALE_FACTOR * took
+                ):
+                    return value
+        started = _clock()
+        value = compute()
+        finished = _clock()
+        with _MEMO_LOCK:
+            _SECTION_MEMO[key] = value
+            _SECTION_MEMO.move_to_end(key)
+            while len(_SECTION_MEMO) > _MEMO_MAX:
+                _SECTION_MEMO.popitem(last=False)
+            if stale_key is not None:
+                _SECTION_LATEST[stale_key] = (finished, finished - started, value)
+                while len(_SECTION_LATEST) > _MEMO_MAX:
+                    _SECTION_LATEST.pop(next(iter(_SECTION_LATEST)))
+            # Locks of idle sections are dropped so per-namespace-set keys cannot pile up; a
+            # waiter still holding a reference finishes on the old lock and finds the memo filled.
+            if len(_FLIGHTS) > 4 * _MEMO_MAX:
+                for k in [k for k, lk in _FLIGHTS.items() if not lk.locked()]:
+                    del _FLIGHTS[k]
+    return value
 
 
 def _event_sort_time(ev: dict) -> str:
@@ -505,12 +560,17 @@ def _overview_ctx(
             }
 
         ctx.update(
-            _memo(("counts", *base, snap.jobs.version, snap.podgroups.version, snap.queues.version), counts)
+            _memo(
+                ("counts", *base, snap.jobs.version, snap.podgroups.version, snap.queues.version),
+                counts,
+                stale_key=("counts", *base),
+            )
         )
     if want("queues"):
         ctx["queue_rows"] = _memo(
             ("queues", *base, snap.queues.version, snap.podgroups.version),
             lambda: _queue_summaries(snap, snap.queues.all()),
+            stale_key=("queues", *base),
         )
     if want("attention"):
         ctx["attention"] = _memo(
@@ -524,9 +584,12 @@ def _overview_ctx(
                 _bucket(now),
             ),
             lambda: _attention(snap, now),
+            stale_key=("attention", *base),
         )
     if want("events"):
-        ctx["warnings"] = _memo(("events", *base, snap.events.version), lambda: _recent_warnings(snap))
+        ctx["warnings"] = _memo(
+            ("events", *base, snap.events.version), lambda: _recent_warnings(snap), stale_key=("events", *base)
+        )
         ctx["warnings"] = _mark_missing(snap, ctx["warnings"])
     return ctx
 
@@ -938,6 +1001,7 @@ def queues(request: HttpRequest) -> HttpResponse:
                     snap.podgroups.version,
                 ),
                 lambda: _queue_summaries(snap, snap.queues.all()),
+                stale_key=("queues", id(get_cluster_cache()), visible_namespaces(request)),
             ),
             "blocked": _blocked(ctx["notices"], "queues"),
             "pg_phases": p.PODGROUP_PHASE_ORDER,

@@ -1,0 +1,118 @@
+"""In-process page timing at scale: `/` and `/queues/` via Django's test Client over a ClusterCache
+filled in memory from the bulk loader (no HTTP, no informers), with and without churn.
+
+    python -m bench.inproc_pages --jobs 10000 --pods 50000 --requests 30 --threads 4
+
+"Churn" modifies a few pods and Jobs between requests (bumping the change counters), the way a
+live watch does; prints p50/p90 in ms. Numbers, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import statistics
+import threading
+import time
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=10_000)
+    ap.add_argument("--pods", type=int, default=50_000)
+    ap.add_argument("--events", type=int, default=20_000)
+    ap.add_argument("--requests", type=int, default=30)
+    ap.add_argument("--threads", type=int, default=4)
+    args = ap.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.test import Client
+
+    settings.ALLOWED_HOSTS = ["*"]
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    from bench.scale import ScaleSpec, _kinds, bulk_load
+    from dashboard.kube import ClusterCache, override_cluster_cache
+    from dashboard.sim.cluster import SimulatedCluster
+
+    cluster = SimulatedCluster(seed=0, scenario="empty", controllers=False)
+    spec = ScaleSpec(jobs=args.jobs, pods=args.pods, queues=200, events=args.events, namespaces=50)
+    t0 = time.perf_counter()
+    bulk_load(cluster, spec)
+    cache = ClusterCache()
+    kinds = _kinds()
+    sim_names = {"jobs": "job", "podgroups": "pg", "queues": "queue", "pods": "pod", "events": "event"}
+    for name, sim_name in sim_names.items():
+        objs, _ = cluster.store.list(kinds[sim_name])
+        st = cache.store(name)
+        st.replace(objs)
+        st.set_state("synced")
+    print(f"loaded in {time.perf_counter() - t0:.1f}s", flush=True)
+    pods = cache.store("pods")
+    jobs = cache.store("jobs")
+    pod_objs, _ = cluster.store.list(kinds["pod"])
+    job_objs, _ = cluster.store.list(kinds["job"])
+    pgs = cache.store("podgroups")
+    pg_objs, _ = cluster.store.list(kinds["pg"])
+    n = [0]
+    lock = threading.Lock()
+
+    def churn() -> None:
+        with lock:
+            n[0] += 1
+            for i in range(3):
+                o = copy.deepcopy(pod_objs[(n[0] * 7 + i) % len(pod_objs)])
+                o["metadata"]["resourceVersion"] = str(10**9 + n[0] * 10 + i)
+                o["metadata"].setdefault("labels", {})["churn"] = str(n[0])
+                pods.upsert(o)
+            o = copy.deepcopy(job_objs[n[0] % len(job_objs)])
+            o["metadata"]["resourceVersion"] = str(10**9 + n[0])
+            o["metadata"].setdefault("labels", {})["churn"] = str(n[0])
+            jobs.upsert(o)
+            o = copy.deepcopy(pg_objs[n[0] % len(pg_objs)])
+            o["metadata"]["resourceVersion"] = str(10**9 + n[0])
+            o["metadata"].setdefault("labels", {})["churn"] = str(n[0])
+            pgs.upsert(o)
+
+    with override_cluster_cache(cache):
+        for path in ("/", "/queues/"):
+            for mode in ("quiet", "churn"):
+                client0 = Client()
+                client0.get(path)  # warm
+                times: list[float] = []
+
+                def worker() -> None:
+                    c = Client()
+                    for _ in range(args.requests):
+                        if mode == "churn":
+                            churn()
+                        s = time.perf_counter()
+                        r = c.get(path)
+                        times.append((time.perf_counter() - s) * 1000)
+                        assert r.status_code == 200, r.status_code
+                        if mode == "churn":
+                            time.sleep(0.05)  # a page poll interval, compressed
+
+                ts = [threading.Thread(target=worker) for _ in range(args.threads)]
+                s = time.perf_counter()
+                for t in ts:
+                    t.start()
+                for t in ts:
+                    t.join()
+                wall = time.perf_counter() - s
+                q = statistics.quantiles(times, n=10)
+                print(
+                    f"{path:10s} {mode:6s} threads={args.threads} n={len(times)} "
+                    f"p50={statistics.median(times):.0f}ms p90={q[8]:.0f}ms wall={wall:.1f}s",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
