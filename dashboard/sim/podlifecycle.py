@@ -98,6 +98,14 @@ def set_condition(
     return ordered
 
 
+def _containers_not_ready(conditions: list[dict], stamp: str, names: str) -> list[dict]:
+    """Ready and ContainersReady False with the kubelet's ContainersNotReady reason and message."""
+    message = f"containers with unready status: [{names}]"
+    for type_ in ("Ready", "ContainersReady"):
+        conditions = set_condition(conditions, type_, "False", stamp, "ContainersNotReady", message)
+    return conditions
+
+
 class Kubelet:
     def __init__(self, controllers) -> None:
         self.c = controllers
@@ -300,22 +308,7 @@ class Kubelet:
             conds = st.get("conditions") or []
             conds = set_condition(conds, "PodReadyToStartContainers", "True", stamp)
             conds = set_condition(conds, "Initialized", "True", stamp)
-            conds = set_condition(
-                conds,
-                "Ready",
-                "False",
-                stamp,
-                "ContainersNotReady",
-                f"containers with unready status: [{names}]",
-            )
-            conds = set_condition(
-                conds,
-                "ContainersReady",
-                "False",
-                stamp,
-                "ContainersNotReady",
-                f"containers with unready status: [{names}]",
-            )
+            conds = _containers_not_ready(conds, stamp, names)
             conds = set_condition(conds, "PodScheduled", "True", stamp)
             st["conditions"] = conds
             st["containerStatuses"] = [
@@ -521,22 +514,7 @@ class Kubelet:
             st = o.setdefault("status", {})
             conds = st.get("conditions") or []
             names = ", ".join(c.get("name", "") for c in containers)
-            conds = set_condition(
-                conds,
-                "Ready",
-                "False",
-                stamp,
-                "ContainersNotReady",
-                f"containers with unready status: [{names}]",
-            )
-            conds = set_condition(
-                conds,
-                "ContainersReady",
-                "False",
-                stamp,
-                "ContainersNotReady",
-                f"containers with unready status: [{names}]",
-            )
+            conds = _containers_not_ready(conds, stamp, names)
             st["conditions"] = conds
             st["containerStatuses"] = [
                 self._container_status(

@@ -797,23 +797,32 @@ class Store:
                     "Invalid value: 0x0",
                     "must be specified for an update",
                 )
-            if status:
-                merged = copy_json(old.obj)
-                if "status" in new:
-                    merged["status"] = new["status"]
-                else:
-                    merged.pop("status", None)
-                new = merged
-            else:
-                if k.status_subresource:
-                    if "status" in old.obj:
-                        new["status"] = copy_json(old.obj["status"])
-                    else:
-                        new.pop("status", None)
-                schema.apply_schema(k, new)
-                for hook in self._admission:
-                    hook("UPDATE", k, new, old.obj)
+            new = self._updated_object(k, old.obj, new, status=status)
             return self._write(st, k, key, old, new, dry_run=dry_run)
+
+    def _updated_object(self, k: Kind, old: dict, new: dict, *, status: bool) -> dict:
+        """The object an update or patch stores, under the status-subresource rules.
+
+        A ``/status`` write keeps everything of ``old`` but its status; a main-resource write of a
+        kind with a status subresource keeps ``old``'s status (REFERENCE.md §0). Main-resource writes
+        also get the CRD defaults and the admission hooks. Raises whatever an admission hook raises.
+        """
+        if status:
+            merged = copy_json(old)
+            if "status" in new:
+                merged["status"] = new["status"]
+            else:
+                merged.pop("status", None)
+            return merged
+        if k.status_subresource:
+            if "status" in old:
+                new["status"] = copy_json(old["status"])
+            else:
+                new.pop("status", None)
+        schema.apply_schema(k, new)
+        for hook in self._admission:
+            hook("UPDATE", k, new, old)
+        return new
 
     def _conflict(self, k: Kind, name: str) -> ApiError:
         return ApiError(
@@ -907,22 +916,7 @@ class Store:
             given = new["metadata"].get("resourceVersion")
             if given and given != old.obj["metadata"]["resourceVersion"]:
                 raise self._conflict(k, name)
-            if status:
-                merged = copy_json(old.obj)
-                if "status" in new:
-                    merged["status"] = new["status"]
-                else:
-                    merged.pop("status", None)
-                new = merged
-            else:
-                if k.status_subresource:
-                    if "status" in old.obj:
-                        new["status"] = copy_json(old.obj["status"])
-                    else:
-                        new.pop("status", None)
-                schema.apply_schema(k, new)
-                for hook in self._admission:
-                    hook("UPDATE", k, new, old.obj)
+            new = self._updated_object(k, old.obj, new, status=status)
             return self._write(st, k, key, old, new, dry_run=dry_run)
 
     def mutate(
