@@ -23,7 +23,14 @@ def main() -> None:
     ap.add_argument("--pods", type=int, default=50_000)
     ap.add_argument("--events", type=int, default=20_000)
     ap.add_argument("--requests", type=int, default=30)
-    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--threads", default="4", help="comma-separated thread counts, e.g. 1,10")
+    ap.add_argument(
+        "--generator",
+        choices=("bulk", "large"),
+        default="bulk",
+        help="bench/scale.py's bulk loader, or dashboard/sim/generator.py (queues with resources, as make bench)",
+    )
+    ap.add_argument("--paths", default="/,/queues/", help="comma-separated paths")
     args = ap.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
     import django
@@ -44,7 +51,12 @@ def main() -> None:
     cluster = SimulatedCluster(seed=0, scenario="empty", controllers=False)
     spec = ScaleSpec(jobs=args.jobs, pods=args.pods, queues=200, events=args.events, namespaces=50)
     t0 = time.perf_counter()
-    bulk_load(cluster, spec)
+    if args.generator == "large":
+        from dashboard.sim.generator import generate_large
+
+        generate_large(cluster, jobs=args.jobs, pods=args.pods, queues=200, events=args.events)
+    else:
+        bulk_load(cluster, spec)
     cache = ClusterCache()
     kinds = _kinds()
     sim_names = {"jobs": "job", "podgroups": "pg", "queues": "queue", "pods": "pod", "events": "event"}
@@ -81,8 +93,13 @@ def main() -> None:
             pgs.upsert(o)
 
     with override_cluster_cache(cache):
-        for path in ("/", "/queues/"):
-            for mode in ("quiet", "churn"):
+        for path, mode, threads in (
+            (path, mode, int(t))
+            for path in args.paths.split(",")
+            for mode in ("quiet", "churn")
+            for t in args.threads.split(",")
+        ):
+            if True:
                 client0 = Client()
                 client0.get(path)  # warm
                 times: list[float] = []
@@ -99,7 +116,7 @@ def main() -> None:
                         if mode == "churn":
                             time.sleep(0.05)  # a page poll interval, compressed
 
-                ts = [threading.Thread(target=worker) for _ in range(args.threads)]
+                ts = [threading.Thread(target=worker) for _ in range(threads)]
                 s = time.perf_counter()
                 for t in ts:
                     t.start()
@@ -107,9 +124,10 @@ def main() -> None:
                     t.join()
                 wall = time.perf_counter() - s
                 q = statistics.quantiles(times, n=10)
+                size = len(client0.get(path).content)
                 print(
-                    f"{path:10s} {mode:6s} threads={args.threads} n={len(times)} "
-                    f"p50={statistics.median(times):.0f}ms p90={q[8]:.0f}ms wall={wall:.1f}s",
+                    f"{path:10s} {mode:6s} threads={threads} n={len(times)} "
+                    f"p50={statistics.median(times):.0f}ms p90={q[8]:.0f}ms wall={wall:.1f}s bytes={size}",
                     flush=True,
                 )
 

@@ -23,8 +23,11 @@ from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.template.loader import get_template
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 # Read-only pages take GET and HEAD (require_safe: probes, link checkers, curl -I); set_theme,
@@ -277,16 +280,15 @@ def _yaml(obj: dict) -> str:
 
 
 def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
-    """The overview's "needs attention" lists (REFERENCE.md §1-§3 for the meaning of each phase)."""
-    jobs = snap.jobs.all()
+    """The overview's "needs attention" lists (REFERENCE.md §1-§3 for the meaning of each phase).
+
+    Reads the cache's indexes (kinds.py "phase", "crashloop", "below_gang"): the Pending and Failed
+    Jobs, crash-looping pods and gangs below minMember are buckets, not walks over every object.
+    """
     pending = []
-    failed = []
-    for job in jobs:
-        phase = p.job_phase_name(job)
-        if phase == "Pending":
-            pending.append((p.seconds_between(p.job_phase_since(job) or p.created_at(job), now) or 0, job))
-        elif phase == "Failed":
-            failed.append((p.job_phase_since(job) or p.created_at(job), job))
+    for job in snap.jobs.lookup("phase", "Pending"):
+        pending.append((p.seconds_between(p.job_phase_since(job) or p.created_at(job), now) or 0, job))
+    failed = [(p.job_phase_since(job) or p.created_at(job), job) for job in snap.jobs.lookup("phase", "Failed")]
     pending.sort(key=lambda t: (-t[0], p.namespace_of(t[1]), p.name_of(t[1])))
     failed.sort(key=lambda t: (t[0] or p._EPOCH, p.namespace_of(t[1]), p.name_of(t[1])), reverse=True)
     pending_rows = []
@@ -318,12 +320,10 @@ def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
     closed = [q for q in snap.queues.all() if p.as_str(p.status_of(q).get("state")) in ("Closed", "Closing")]
     closed.sort(key=p.name_of)
     below = []
-    for pg in snap.podgroups.all():
-        phase = p.podgroup_phase_name(pg)
-        if phase in ("Running", "Unknown"):
-            gang = p.podgroup_gang(pg)
-            if gang.ready < gang.min_available:
-                below.append({"pg": pg, "gang": gang, "phase": p.podgroup_phase(pg)})
+    for pg in snap.podgroups.lookup("below_gang", True):
+        gang = p.podgroup_gang(pg)
+        if gang.ready < gang.min_available:  # the index's own test, re-checked with the pages' code
+            below.append({"pg": pg, "gang": gang, "phase": p.podgroup_phase(pg)})
     below.sort(key=lambda r: (p.namespace_of(r["pg"]), p.name_of(r["pg"])))
     return {
         "pending": pending_rows,
@@ -367,31 +367,97 @@ def _phase_cards(
     return cards
 
 
+# Per queue name: (the Queue object, its derived fields). Queue objects are replaced, never mutated,
+# on change, so an identical object means identical bars (parse_quantity over every resource is the
+# costly part of a queue row). Bounded by the number of queues; stale names are dropped per pass.
+_QUEUE_FIELDS: dict[str, tuple[dict, dict]] = {}
+_QUEUE_FIELDS_MAX = 4096
+
+
+def _queue_fields(q: dict) -> dict:
+    name = p.name_of(q)
+    hit = _QUEUE_FIELDS.get(name)
+    if hit is not None and hit[0] is q:
+        return hit[1]
+    bars = p.queue_resource_bars(q)
+    fields = {
+        "state": p.queue_state(q),
+        "weight": p.to_int(p.spec_of(q).get("weight")) or 1,
+        "parent": p.queue_parent(q),
+        "bars": bars,
+        "compact": p.compact_bars(bars),
+        "has_gpu": any(b.name == "nvidia.com/gpu" for b in bars),
+    }
+    _QUEUE_FIELDS[name] = (q, fields)
+    return fields
+
+
+def _queue_pg_counts(snap) -> dict[str, Counter]:
+    """PodGroup counts per queue and phase from the cache's (queue, phase) index (kinds.py
+    "queue_phase"), restricted to the visible namespaces: no walk over the PodGroups."""
+    out: dict[str, Counter] = {}
+    for (queue, phase), n in snap.podgroups.count_by("queue_phase").items():
+        out.setdefault(queue, Counter())[phase] += n
+    return out
+
+
 def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
+    per_queue = _queue_pg_counts(snap)
     rows = []
     for row in p.queue_tree(queues):
         q = row.queue
         name = p.name_of(q)
-        pgs = snap.podgroups_in_queue(name)
+        counts = per_queue.get(name) or Counter()
         rows.append(
             {
                 "queue": q,
                 "name": name,
                 "depth": row.depth,
                 "has_children": row.has_children,
-                "state": p.queue_state(q),
-                "weight": p.to_int(p.spec_of(q).get("weight")) or 1,
-                "parent": p.queue_parent(q),
-                "counts": (counts := Counter(p.podgroup_phase_name(pg) for pg in pgs)),
+                **_queue_fields(q),
+                "counts": counts,
                 # A list, not the Counter: templates would resolve counts.items as counts["items"] == 0.
                 "count_list": sorted(counts.items()),
-                "bars": p.queue_resource_bars(q),
-                "pg_total": len(pgs),
-                "compact": p.compact_bars(rows_bars := p.queue_resource_bars(q)),
-                "has_gpu": any(b.name == "nvidia.com/gpu" for b in rows_bars),
+                "pg_total": sum(counts.values()),
             }
         )
+    if len(_QUEUE_FIELDS) > _QUEUE_FIELDS_MAX:  # queues come and go: start over rather than grow
+        _QUEUE_FIELDS.clear()
     return rows
+
+
+# Rendered HTML of one queue table row, per (template, language, queue name): valid while the
+# Queue object (identity), its place in the tree and its PodGroup counts are the same. N viewers of
+# /queues/ and of the overview then render only the rows that changed since anyone last looked
+# (200 rows cost ~60 ms to render; a queue's allocation changes a few times a minute under churn).
+# Rows hold no times and no per-user markup; the language is part of the key. LRU-bounded.
+_ROW_HTML: OrderedDict[tuple, tuple[dict, tuple, str]] = OrderedDict()
+_ROW_HTML_MAX = 2048
+_ROW_LOCK = threading.Lock()
+
+
+def _rows_html(rows: list[dict], template_name: str) -> SafeString:
+    """The concatenated rendered rows of a queue table (``template_name`` renders one ``q``)."""
+    lang = get_language() or ""
+    parts = []
+    tmpl = None
+    for q in rows:
+        key = (template_name, lang, q["name"])
+        valid = (q["depth"], q["has_children"], tuple(q["count_list"]))
+        hit = _ROW_HTML.get(key)
+        if hit is not None and hit[0] is q["queue"] and hit[1] == valid:
+            parts.append(hit[2])
+            continue
+        if tmpl is None:
+            tmpl = get_template(template_name)
+        html = tmpl.render({"q": q, "pg_phases": p.PODGROUP_PHASE_ORDER})
+        parts.append(html)
+        with _ROW_LOCK:
+            _ROW_HTML[key] = (q["queue"], valid, html)
+            _ROW_HTML.move_to_end(key)
+            while len(_ROW_HTML) > _ROW_HTML_MAX:
+                _ROW_HTML.popitem(last=False)
+    return mark_safe("".join(parts))  # noqa: S308 - template output, escaped when rendered
 
 
 # Phases always shown on the overview (the transitional ones appear only while non-zero).
@@ -548,14 +614,14 @@ def _overview_ctx(
     if want("counts"):
 
         def counts() -> dict[str, Any]:
-            jobs, pgs = snap.jobs.all(), snap.podgroups.all()
-            job_counts = Counter(p.job_phase_name(j) for j in jobs)
-            pg_counts = Counter(p.podgroup_phase_name(g) for g in pgs)
+            # Counts per phase from the cache's phase indexes (kinds.py): O(buckets), no walk.
+            job_counts = Counter(snap.jobs.count_by("phase"))
+            pg_counts = Counter(snap.podgroups.count_by("phase"))
             return {
                 "job_cards": _phase_cards(job_counts, p.JOB_PHASE_ORDER, p.job_phase, KEY_JOB_PHASES),
                 "pg_cards": _phase_cards(pg_counts, p.PODGROUP_PHASE_ORDER, p.podgroup_phase),
-                "job_total": len(jobs),
-                "pg_total": len(pgs),
+                "job_total": len(snap.jobs),
+                "pg_total": len(snap.podgroups),
                 "queue_total": len(snap.queues),
             }
 
@@ -572,6 +638,7 @@ def _overview_ctx(
             lambda: _queue_summaries(snap, snap.queues.all()),
             stale_key=("queues", *base),
         )
+        ctx["queue_rows_html"] = _rows_html(ctx["queue_rows"], "dashboard/_queue_mini_row.html")
     if want("attention"):
         ctx["attention"] = _memo(
             (
@@ -990,21 +1057,17 @@ def queues(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "queues")
+    base = (id(get_cluster_cache()), visible_namespaces(request))
+    rows = _memo(
+        ("queues", *base, snap.queues.version, snap.podgroups.version),
+        lambda: _queue_summaries(snap, snap.queues.all()),
+        stale_key=("queues", *base),
+    )
     ctx.update(
         {
-            "rows": _memo(
-                (
-                    "queues",
-                    id(get_cluster_cache()),
-                    visible_namespaces(request),
-                    snap.queues.version,
-                    snap.podgroups.version,
-                ),
-                lambda: _queue_summaries(snap, snap.queues.all()),
-                stale_key=("queues", id(get_cluster_cache()), visible_namespaces(request)),
-            ),
+            "rows": rows,
+            "rows_html": _rows_html(rows, "dashboard/_queue_row.html"),
             "blocked": _blocked(ctx["notices"], "queues"),
-            "pg_phases": p.PODGROUP_PHASE_ORDER,
         }
     )
     return _respond(request, "dashboard/queues.html", ctx, versions)
