@@ -31,6 +31,12 @@ def main() -> None:
         help="bench/scale.py's bulk loader, or dashboard/sim/generator.py (queues with resources, as make bench)",
     )
     ap.add_argument("--paths", default="/,/queues/", help="comma-separated paths")
+    ap.add_argument(
+        "--memos",
+        action="store_true",
+        help="then fill the list memos (jobs/podgroups lists: every queue, sort and phase filter) and "
+        "print the size of the pages' memos and the process RSS",
+    )
     args = ap.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
     import django
@@ -130,6 +136,45 @@ def main() -> None:
                     f"p50={statistics.median(times):.0f}ms p90={q[8]:.0f}ms wall={wall:.1f}s bytes={size}",
                     flush=True,
                 )
+        if args.memos:
+            _fill_and_measure(cache)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _fill_and_measure(cache) -> None:
+    """Page traffic that fills the list memos the way many users would, then their sizes."""
+    import gc
+
+    from django.test import Client
+
+    from bench.memo_size import memo_bytes
+
+    gc.collect()
+    before = _rss_mb()
+    c = Client()
+    queues = sorted(q["metadata"]["name"] for q in cache.snapshot().queues.values())
+    paths = [f"/jobs/?queue={q}" for q in queues[:60]]
+    paths += [f"/jobs/?sort={s}" for s in ("name", "-age", "phase", "queue", "pending", "retries")]
+    paths += [f"/jobs/?phase={ph}" for ph in ("Pending", "Running", "Completed", "Failed")]
+    paths += [f"/podgroups/?sort={s}" for s in ("name", "-age", "phase", "queue")]
+    paths += ["/", "/queues/", "/podgroups/"]
+    for path in paths:
+        assert c.get(path).status_code == 200, path
+    gc.collect()
+    sizes = memo_bytes(cache)
+    print(
+        f"memos after {len(paths)} distinct list views: "
+        + ", ".join(f"{k}={v / 1e6:.1f}MB" for k, v in sizes.items())
+        + f"; total {sum(sizes.values()) / 1e6:.1f} MB; RSS {before:.0f} -> {_rss_mb():.0f} MB",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

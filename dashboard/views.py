@@ -9,7 +9,6 @@ fragment asked for (``page.html#name``): the first render and the refresh use th
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import threading
 import time
@@ -752,18 +751,74 @@ class ListQuery:
         return not (self.selector and not p.selector_matches(p.labels_of(obj), self.selector))
 
 
-# Filtered and sorted keys of a list page, reused while the collection is unchanged: a poll of
-# page 1 at 10,000 Jobs must not re-sort everything (benchmark target <= 30 ms p50).
-_LIST_MEMO: dict[tuple, tuple[list[tuple[str, str]], Counter]] = {}
-_LIST_MEMO_MAX = 64
+class SizedMemo:
+    """A thread-safe LRU memo bounded by an estimated size in bytes rather than by entry count:
+    a filtered list of 10,000 Jobs and one of 3 differ a thousandfold, so a count bound either
+    wastes memory or evicts the small entries for nothing. ``put(key, value, size)`` evicts the
+    least recently used entries until the total is within ``budget``; an entry larger than the
+    whole budget is not kept. ``size`` is the caller's estimate (see each caller)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.total = 0
+        self._entries: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None:
+                return None
+            self._entries.move_to_end(key)
+            return hit[0]
+
+    def put(self, key: tuple, value: Any, size: int) -> None:
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.total -= old[1]
+            if size > self.budget:
+                return
+            self._entries[key] = (value, size)
+            self.total += size
+            while self.total > self.budget:
+                _key, (_value, dropped) = self._entries.popitem(last=False)
+                self.total -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.total = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+# Filtered and sorted objects of a list page, reused while the collection is unchanged: a poll of
+# page 1 at 10,000 Jobs must not re-sort everything (benchmark target <= 30 ms p50). An entry is a
+# list of references to the cache's own objects (8 bytes each; the objects belong to the cache)
+# plus the phase counts; a namespace-set/filter/sort combination per collection version.
+# LIST_MEMO_BYTES bounds the whole memo (64 full lists of 10,000 (namespace, name) tuples used
+# to take ~45 MB; now 64 full lists are ~5 MB and the budget evicts beyond it).
+LIST_MEMO_BYTES = 8 * 1024 * 1024
+_LIST_MEMO = SizedMemo(LIST_MEMO_BYTES)
+
+
+def _list_entry_size(objs: list, counts: Counter) -> int:
+    # list: 56 bytes + 8 per slot (sys.getsizeof); Counter: ~100 bytes per phase.
+    return 56 + 8 * len(objs) + 100 * len(counts) + 200
+
+
 # Per list kind: {id(obj): (obj, namespace, name, queue, phase, creationTimestamp)} of the last pass.
+# Bounded by the number of objects of the kind (replaced whole on each pass, so deleted objects
+# leave with the next pass).
 _FIELDS: dict[tuple, dict[int, tuple]] = {}
 # Sort keys read straight from those fields (index into the tuple).
 _FIELD_SORTS = {"namespace": 1, "name": 2, "queue": 3, "phase": 4, "age": 5}
 
 
 def _filtered(source: Callable[[], list[dict]], memo_key: tuple, lq: ListQuery, queue_fn, phase_fn, sort_fn):
-    """(keys of the matching objects in display order, counts per phase ignoring the phase filter).
+    """(the matching objects in display order, counts per phase ignoring the phase filter).
 
     One pass over ``source()`` (already narrowed by the cache's namespace/queue index when a filter
     allows it) and one sort; the result is memoised on the collection's change counter, so the
@@ -808,16 +863,16 @@ def _filtered(source: Callable[[], list[dict]], memo_key: tuple, lq: ListQuery, 
         counts[phase] += 1
         if phases and phase not in phases:
             continue
-        # (sort key, namespace, name): ties broken by namespace/name, so the order is stable.
-        append((entry[by_field] if by_field else sort_fn(obj), ns, name))
+        # (sort key, namespace, name, object): ties broken by namespace/name, so the order is
+        # stable; keys are unique, so the object itself is never compared.
+        append((entry[by_field] if by_field else sort_fn(obj), ns, name, obj))
     _FIELDS[fields_key] = current
     rows.sort(reverse=lq.descending != (lq.sort_key in INVERTED_SORTS))
-    result = ([(ns, name) for _key, ns, name in rows], counts)
-    if len(_LIST_MEMO) >= _LIST_MEMO_MAX:
-        with contextlib.suppress(RuntimeError, StopIteration):  # another thread may be evicting too
-            _LIST_MEMO.pop(next(iter(_LIST_MEMO)), None)
-    _LIST_MEMO[memo_key] = result
+    objs = [row[3] for row in rows]
+    result = (objs, counts)
+    _LIST_MEMO.put(memo_key, result, _list_entry_size(objs, counts))
     return result
+
 
 
 def _narrowed(snap, view, lq: ListQuery, in_queue: str) -> Callable[[], list[dict]]:
@@ -896,11 +951,8 @@ def jobs(request: HttpRequest) -> HttpResponse:
         JOB_SORTS[lq.sort_key],
     )
     page = Paginator(keys, PAGE_SIZE).get_page(lq.page)
-    rows = []
-    for ns, name in page.object_list:
-        job = snap.jobs.get(ns, name)
-        if job is not None:
-            rows.append(_job_row(snap, job, now))
+    # The memo's objects are this snapshot's (its key holds the collection's change counter).
+    rows = [_job_row(snap, job, now) for job in page.object_list]
     ctx.update(
         {
             "lq": lq,
@@ -1204,11 +1256,7 @@ def podgroups(request: HttpRequest) -> HttpResponse:
         PG_SORTS[lq.sort_key],
     )
     page = Paginator(keys, PAGE_SIZE).get_page(lq.page)
-    rows = []
-    for ns, name in page.object_list:
-        pg = snap.podgroups.get(ns, name)
-        if pg is not None:
-            rows.append(_pg_row(snap, pg, now))
+    rows = [_pg_row(snap, pg, now) for pg in page.object_list]
     ctx.update(
         {
             "lq": lq,

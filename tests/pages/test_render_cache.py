@@ -211,3 +211,38 @@ def test_below_gang_index_agrees_with_the_pages_gang(status, min_member):
     expected = presenters.podgroup_phase_name(pg) in ("Running", "Unknown") and gang.ready < gang.min_available
     assert kinds.podgroup_below_gang(pg) is expected
     assert kinds.podgroup_phase_raw(pg) == presenters.podgroup_phase_name(pg)
+
+
+def test_sized_memo_evicts_least_recently_used_by_size():
+    memo = views.SizedMemo(budget=100)
+    memo.put(("a",), "A", 40)
+    memo.put(("b",), "B", 40)
+    assert memo.get(("a",)) == "A"  # now the most recently used
+    memo.put(("c",), "C", 40)  # 120 > 100: the least recently used ("b") goes
+    assert memo.get(("b",)) is None and memo.get(("a",)) == "A" and memo.get(("c",)) == "C"
+    assert memo.total == 80
+    memo.put(("huge",), "H", 101)  # larger than the whole budget: not kept, nothing evicted
+    assert memo.get(("huge",)) is None and len(memo) == 2
+    memo.put(("a",), "A2", 10)  # replacing an entry replaces its size
+    assert memo.total == 50 and memo.get(("a",)) == "A2"
+
+
+def test_list_memo_stays_within_its_byte_budget_and_pages_stay_right(rc_cluster, client, monkeypatch):
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    q = f"rc-mem{n}"
+    _queue(cluster, cache, q)
+    for i in range(6):
+        _podgroup(cluster, cache, f"rc-m{n}", f"pg{i}", q, "Running" if i % 2 else "Pending")
+    budget = views._list_entry_size([None] * 6, {"Running": 3, "Pending": 3}) * 2
+    monkeypatch.setattr(views, "_LIST_MEMO", views.SizedMemo(budget))
+    for sort in ("name", "-name", "age", "phase"):
+        page = client.get(f"/podgroups/?queue={q}&sort={sort}").content.decode()
+        assert views._LIST_MEMO.total <= budget
+        names = [f"pg{i}" for i in range(6)]
+        shown = [name for name in names if f"/podgroups/rc-m{n}/{name}/" in page]
+        assert shown == names
+    assert 1 <= len(views._LIST_MEMO) <= 2
+    page = client.get(f"/podgroups/?queue={q}&sort=-name").content.decode()
+    order = [i for i in range(6) if f"/podgroups/rc-m{n}/pg{i}/" in page]
+    assert sorted(order, key=lambda i: page.index(f"/podgroups/rc-m{n}/pg{i}/"), reverse=True) == list(range(6))
