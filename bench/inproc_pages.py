@@ -31,6 +31,7 @@ def main() -> None:
         help="bench/scale.py's bulk loader, or dashboard/sim/generator.py (queues with resources, as make bench)",
     )
     ap.add_argument("--paths", default="/,/queues/", help="comma-separated paths")
+    ap.add_argument("--profile", default="", help="write a pyinstrument HTML/text profile of the churn runs here")
     ap.add_argument(
         "--memos",
         action="store_true",
@@ -123,12 +124,26 @@ def main() -> None:
                             time.sleep(0.05)  # a page poll interval, compressed
 
                 ts = [threading.Thread(target=worker) for _ in range(threads)]
+                profiler = None
+                if args.profile and mode == "churn" and threads == 1:
+                    from pyinstrument import Profiler
+
+                    profiler = Profiler()
+                    profiler.start()
                 s = time.perf_counter()
+                if profiler is not None:
+                    worker()  # in this thread: pyinstrument samples the thread that started it
+                    ts = []
                 for t in ts:
                     t.start()
                 for t in ts:
                     t.join()
                 wall = time.perf_counter() - s
+                if profiler is not None:
+                    profiler.stop()
+                    out = f"{args.profile}-{path.strip('/') or 'overview'}.txt"
+                    with open(out, "w") as fh:
+                        fh.write(profiler.output_text(unicode=False, show_all=bool(os.environ.get("PROFILE_ALL"))))
                 q = statistics.quantiles(times, n=10)
                 size = len(client0.get(path).content)
                 print(

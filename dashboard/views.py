@@ -10,6 +10,7 @@ fragment asked for (``page.html#name``): the first render and the refresh use th
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -278,7 +279,38 @@ def _yaml(obj: dict) -> str:
 # --- overview ---------------------------------------------------------------------------------
 
 
+# {id(job): (job, when it entered its phase, namespace, name)} for the Pending and Failed Jobs of
+# the last pass: parsing thousands of timestamps per overview recompute was its largest cost under
+# churn. Objects are replaced on change, so identity means the same values; rebuilt per pass.
+_SINCE: dict[int, tuple[dict, datetime | None, str, str]] = {}
+_SINCE_NEXT: dict[int, tuple[dict, datetime | None, str, str]] = {}
+_SINCE_MAX = 50_000
+
+
+def _job_since_cached(job: dict) -> tuple[dict, datetime | None, str, str]:
+    hit = _SINCE.get(id(job))
+    if hit is None or hit[0] is not job:
+        hit = (job, p.job_phase_since(job) or p.created_at(job), p.namespace_of(job), p.name_of(job))
+    if len(_SINCE_NEXT) < _SINCE_MAX:
+        _SINCE_NEXT[id(job)] = hit
+    return hit
+
+
 def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
+    """The overview's "needs attention" lists; see ``_attention_uncached``."""
+    global _SINCE, _SINCE_NEXT
+    with _SINCE_LOCK:  # one pass at a time fills _SINCE_NEXT (the overview memo is single-flight too)
+        _SINCE_NEXT = {}
+        try:
+            return _attention_uncached(snap, now, limit)
+        finally:
+            _SINCE, _SINCE_NEXT = _SINCE_NEXT, {}
+
+
+_SINCE_LOCK = threading.Lock()
+
+
+def _attention_uncached(snap, now: datetime, limit: int = 8) -> dict[str, list]:
     """The overview's "needs attention" lists (REFERENCE.md §1-§3 for the meaning of each phase).
 
     Reads the cache's indexes (kinds.py "phase", "crashloop", "below_gang"): the Pending and Failed
@@ -286,12 +318,19 @@ def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
     """
     pending = []
     for job in snap.jobs.lookup("phase", "Pending"):
-        pending.append((p.seconds_between(p.job_phase_since(job) or p.created_at(job), now) or 0, job))
-    failed = [(p.job_phase_since(job) or p.created_at(job), job) for job in snap.jobs.lookup("phase", "Failed")]
-    pending.sort(key=lambda t: (-t[0], p.namespace_of(t[1]), p.name_of(t[1])))
-    failed.sort(key=lambda t: (t[0] or p._EPOCH, p.namespace_of(t[1]), p.name_of(t[1])), reverse=True)
+        _job, since, ns, name = _job_since_cached(job)
+        pending.append((-(p.seconds_between(since, now) or 0), ns, name, job))
+    failed = []
+    for job in snap.jobs.lookup("phase", "Failed"):
+        _job, since, ns, name = _job_since_cached(job)
+        failed.append((since or p._EPOCH, ns, name, job))
+    # Longest wait first / newest failure first; (namespace, name) keys are unique, so the
+    # comparison never reaches the dicts. Only the first ``limit`` are shown: no full sort.
+    pending_total, failed_total = len(pending), len(failed)
+    pending = [(-t[0], t[3]) for t in heapq.nsmallest(limit, pending)]
+    failed = [(t[0] if t[0] is not p._EPOCH else None, t[3]) for t in heapq.nlargest(limit, failed)]
     pending_rows = []
-    for wait, job in pending[:limit]:
+    for wait, job in pending:
         pg = snap.podgroup_for_job(job)
         qname = p.as_str(p.spec_of(job).get("queue"))
         findings = p.why_pending(
@@ -326,9 +365,9 @@ def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
     below.sort(key=lambda r: (p.namespace_of(r["pg"]), p.name_of(r["pg"])))
     return {
         "pending": pending_rows,
-        "pending_total": len(pending),
-        "failed": [{"job": j, "at": at} for at, j in failed[:limit]],
-        "failed_total": len(failed),
+        "pending_total": pending_total,
+        "failed": [{"job": j, "at": at} for at, j in failed],
+        "failed_total": failed_total,
         "crash": crash[:limit],
         "crash_total": len(crash),
         "closed": [{"queue": q, "state": p.queue_state(q)} for q in closed],
@@ -366,7 +405,7 @@ def _phase_cards(
     return cards
 
 
-# Per queue name: (the Queue object, its derived fields). Queue objects are replaced, never mutated,
+# Per id(Queue object): (the Queue object, its derived fields). Queue objects are replaced, never mutated,
 # on change, so an identical object means identical bars (parse_quantity over every resource is the
 # costly part of a queue row). Bounded by the number of queues; stale names are dropped per pass.
 _QUEUE_FIELDS: dict[str, tuple[dict, dict]] = {}
@@ -374,8 +413,7 @@ _QUEUE_FIELDS_MAX = 4096
 
 
 def _queue_fields(q: dict) -> dict:
-    name = p.name_of(q)
-    hit = _QUEUE_FIELDS.get(name)
+    hit = _QUEUE_FIELDS.get(id(q))
     if hit is not None and hit[0] is q:
         return hit[1]
     bars = p.queue_resource_bars(q)
@@ -387,7 +425,7 @@ def _queue_fields(q: dict) -> dict:
         "compact": p.compact_bars(bars),
         "has_gpu": any(b.name == "nvidia.com/gpu" for b in bars),
     }
-    _QUEUE_FIELDS[name] = (q, fields)
+    _QUEUE_FIELDS[id(q)] = (q, fields)
     return fields
 
 
@@ -400,12 +438,30 @@ def _queue_pg_counts(snap) -> dict[str, Counter]:
     return out
 
 
+# The last queue tree: (its Queues' (name, spec.parent) pairs, the tree rows). Allocations change
+# the Queue objects several times a minute; the tree only when a queue is added, removed or moved.
+_TREE: tuple[tuple, list] = ((), [])
+
+
+def _queue_tree(queues: list[dict]) -> list:
+    global _TREE
+    shape = tuple((_meta(q).get("name"), p.spec_of(q).get("parent"), id(q)) for q in queues)
+    structure = tuple(item[:2] for item in shape)
+    last_structure, last_rows = _TREE
+    if last_structure == structure and len(last_rows) == len(queues):
+        by_name = {item[0]: q for item, q in zip(shape, queues, strict=True)}
+        return [dataclasses.replace(r, queue=by_name[_meta(r.queue).get("name")]) for r in last_rows]
+    rows = p.queue_tree(queues)
+    _TREE = (structure, rows)
+    return rows
+
+
 def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
     per_queue = _queue_pg_counts(snap)
     rows = []
-    for row in p.queue_tree(queues):
+    for row in _queue_tree(queues):
         q = row.queue
-        name = p.name_of(q)
+        name = p.as_str(_meta(q).get("name"))
         counts = per_queue.get(name) or Counter()
         rows.append(
             {
