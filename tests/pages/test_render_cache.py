@@ -310,3 +310,30 @@ def test_attention_html_is_shared_by_viewers_and_follows_language(rc_cluster, cl
     assert chinese != first and "pg-below" in chinese
     page = client.get("/").content.decode()
     assert "pg-below" in page
+
+
+def test_queue_rows_draw_icons_from_the_page_sprite_and_keep_every_value(rc_cluster, client):
+    import re
+
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    name = f"rc-sprite{n}"
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": name},
+        "spec": {"weight": 1, "guarantee": {"resource": {"cpu": "1"}}, "capability": {"cpu": "8"}},
+        "status": {"state": "Open", "allocated": {"cpu": "2"}},
+    }
+    cluster.store.create(kind(*QUEUES), obj, None, replay=True)
+    cache.wait_for(lambda s: s.queues.get(None, name) is not None, timeout=10)
+    for path in ("/queues/", "/"):
+        page = client.get(path).content.decode()
+        used = set(re.findall(r'<use href="#(vi-[a-z]+)"', page))
+        defined = set(re.findall(r'<symbol id="(vi-[a-z]+)"', page))
+        assert used and used <= defined, (path, used - defined)
+        assert page.count('class="icon-sprite"') == 1
+    row = _row(client.get("/queues/").content.decode(), name)
+    assert '<use href="#vi-unlock">' in row and "Open" in text(row)
+    # Guarantee and capability are no longer repeated as marker titles, but stay in the bar's label.
+    assert re.search(r'aria-label="cpu: allocated 2, deserved [^"]*, guarantee 1, capability 8"', row)
