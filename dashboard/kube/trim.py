@@ -120,7 +120,7 @@ class SharedTrees:
     shared children, which its own entry keeps alive).
     """
 
-    def __init__(self, limit: int = 1 << 17):
+    def __init__(self, limit: int = 1 << 16):
         self.limit = limit
         self._new: dict[tuple, Any] = {}
         self._old: dict[tuple, Any] = {}
