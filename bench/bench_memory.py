@@ -66,6 +66,67 @@ def deep_sizes(views: dict) -> dict[str, tuple[int, int]]:
     return out
 
 
+def render_pages(cache, seconds: float, threads: int) -> int:
+    """Render the benchmark's pages (overview, lists, a detail page of each kind, the kiosk)
+    with ``threads`` threads for ``seconds``; returns the number of requests."""
+    import threading
+
+    from django.conf import settings
+    from django.test import Client
+
+    from dashboard.kube import override_cluster_cache
+
+    # Production settings but plain static storage: no collectstatic manifest needed here.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+    snap = cache.snapshot()
+    job, pg, pod, queue = (v.all()[len(v) // 2] for v in (snap.jobs, snap.podgroups, snap.pods, snap.queues))
+
+    def detail(prefix: str, obj: dict) -> str:
+        meta = obj["metadata"]
+        return f"/{prefix}/{meta['namespace']}/{meta['name']}/" if meta.get("namespace") else f"/{prefix}/{meta['name']}/"
+
+    paths = [
+        "/",
+        "/jobs/",
+        "/jobs/?page=5",
+        "/podgroups/",
+        "/queues/",
+        "/kiosk/",
+        detail("jobs", job),
+        detail("podgroups", pg),
+        detail("pods", pod),
+        detail("queues", queue),
+    ]
+    deadline = time.monotonic() + seconds
+    count = [0]
+    errors: list[str] = []
+
+    def worker(offset: int) -> None:
+        client = Client(HTTP_HOST="localhost")
+        i = offset
+        while time.monotonic() < deadline:
+            path = paths[i % len(paths)]
+            resp = client.get(path)
+            if resp.status_code != 200:
+                errors.append(f"{path}: {resp.status_code}")
+            count[0] += 1
+            i += 1
+
+    with override_cluster_cache(cache):
+        pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    if errors:
+        print(f"   page errors: {sorted(set(errors))[:5]}")
+    return count[0]
+
+
 def pymalloc_summary() -> None:
     """The totals of ``sys._debugmallocstats()`` (written by CPython to stderr): how much of
     Python's own arenas is in use, free in used pools (fragmentation), or in empty pools."""
@@ -108,6 +169,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tracemalloc", action="store_true", help="trace allocations (slows the sync ~2x)")
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument(
+        "--pages",
+        type=float,
+        default=0.0,
+        help="then render pages in-process (Django test client, --threads threads) for this many seconds "
+        "and print RSS again: what page traffic adds",
+    )
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument(
+        "--mmap-threshold",
+        type=int,
+        default=0,
+        help="evaluate glibc's M_MMAP_THRESHOLD fixed at this many bytes (0: the cache's own setting, "
+        "dashboard/kube/memory.py)",
+    )
+    parser.add_argument(
         "--mallocstats", action="store_true", help="print pymalloc's summary (sys._debugmallocstats) after the sync"
     )
     args = parser.parse_args(argv)
@@ -140,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
             import tracemalloc
 
             tracemalloc.start(1)
+        if args.mmap_threshold:
+            libc = memory._glibc()
+            if libc is not None:
+                # As if the operator set it: memory.limit_arenas() then leaves it alone.
+                os.environ["MALLOC_MMAP_THRESHOLD_"] = str(args.mmap_threshold)
+                libc.mallopt(memory.M_MMAP_THRESHOLD, args.mmap_threshold)
         gc.collect()
         before = rss_mb()
         cache = build_cluster_cache(kubeconfig=kubeconfig, context="", mode="kubeconfig", options=CacheOptions())
@@ -173,6 +255,20 @@ def main(argv: list[str] | None = None) -> int:
         print("most numerous gc-tracked objects:", ", ".join(f"{k} {v:,}" for k, v in counts.most_common(6)))
         if args.mallocstats:
             pymalloc_summary()
+        if args.pages:
+            n = render_pages(cache, args.pages, args.threads)
+            gc.collect()
+            after_pages = rss_mb()
+            t_trim = time.perf_counter()
+            memory.release_free_memory()
+            t_trim = time.perf_counter() - t_trim
+            print(f"   malloc_trim(0) took {t_trim * 1000:.1f} ms")
+            print(
+                f"pages: {n} requests in {args.pages:.0f} s with {args.threads} threads; RSS {after_pages:.0f} MB "
+                f"after them -> {rss_mb():.0f} MB after releasing free allocator memory"
+            )
+            if args.mallocstats:
+                pymalloc_summary()
         if args.tracemalloc:
             current, peak = tracemalloc.get_traced_memory()
             print(f"tracemalloc: {current / 1e6:.0f} MB allocated now, peak {peak / 1e6:.0f} MB")

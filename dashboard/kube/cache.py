@@ -62,6 +62,9 @@ class CacheOptions:
     # Seconds between two published views of a changing kind (see store.KindStore); 0 = every read
     # sees every write (in-memory caches for unit tests).
     publish_interval: float = 0.05
+    # Seconds between two releases of the C allocator's free memory while the informers run
+    # (memory.MemoryReleaser; 0 = only after full lists).
+    memory_release_interval: float = 10.0
     informer: InformerOptions = field(default_factory=InformerOptions)
 
 
@@ -89,6 +92,7 @@ class ClusterCache:
                 store = KindStore(spec, on_change=self._notify, publish_interval=interval)
             self._stores[spec.name] = store
         self.informers: list[Informer] = []
+        self.memory_releaser = memory.MemoryReleaser(self.options.memory_release_interval)
         self._started = False
         self._lock = threading.Lock()
         self.discovery = Discovery(client) if client is not None else None
@@ -206,6 +210,7 @@ class ClusterCache:
             self._started = True
             for informer in self.informers:
                 informer.start()
+            self.memory_releaser.start()
         return self
 
     def stop(self, join_timeout: float = 5.0) -> None:
@@ -215,6 +220,7 @@ class ClusterCache:
             self._started = False
         for informer in informers:
             informer._stop.set()
+        self.memory_releaser.stop(join_timeout)
         for informer in informers:
             informer.stop(join_timeout)
         if self.client is not None:

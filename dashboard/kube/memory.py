@@ -9,9 +9,18 @@ counts (README "Benchmarks": ~130 MB above the cache itself). Two remedies, both
 bench/bench_memory.py and ``python -m bench.run`` (README "Cluster cache"):
 
 - ``limit_arenas()``: ``mallopt(M_ARENA_MAX, 2)`` before the threads start, unless the operator
-  set ``MALLOC_ARENA_MAX`` (glibc's own environment variable, which then wins);
+  set ``MALLOC_ARENA_MAX`` (glibc's own environment variable, which then wins), and
+  ``mallopt(M_MMAP_THRESHOLD, 256 KiB)`` unless ``MALLOC_MMAP_THRESHOLD_`` is set: blocks of that
+  size and more (list page bodies, big lists and rendered pages) are then mapped and unmapped on
+  their own instead of glibc raising the threshold after the first such block is freed and serving
+  them from the heaps, where they leave free holes;
 - ``release_free_memory()``: ``malloc_trim(0)`` after every full list (the page bodies are garbage
-  by then), which hands the free pages of every heap back to the system.
+  by then) and, from ``MemoryReleaser``, every few seconds while serving: it hands the free pages of
+  every heap back to the system (~4 ms at 50,000 pods).
+
+Measured in-process (``python -m bench.bench_memory --pages 60``: 60 s of page rendering with 8
+threads after a full sync at 50,000 pods): RSS 307 MB synced, 409 MB after the pages with glibc's
+defaults, 374 MB with the fixed mmap threshold, 329-338 MB after a malloc_trim.
 """
 
 from __future__ import annotations
@@ -25,7 +34,9 @@ import threading
 log = logging.getLogger(__name__)
 
 M_ARENA_MAX = -8  # <malloc.h>
+M_MMAP_THRESHOLD = -3
 DEFAULT_ARENAS = 2
+MMAP_THRESHOLD = 256 * 1024
 
 _lock = threading.Lock()
 _libc: ctypes.CDLL | None = None
@@ -58,7 +69,7 @@ def describe() -> str:
     version = libc.gnu_get_libc_version().decode()
     env = os.environ.get("MALLOC_ARENA_MAX")
     arenas = f"MALLOC_ARENA_MAX={env} (environment)" if env else f"M_ARENA_MAX={_arenas_set or 'default'}"
-    return f"glibc {version}, {arenas}, malloc_trim after full lists"
+    return f"glibc {version}, {arenas}, M_MMAP_THRESHOLD={MMAP_THRESHOLD}, malloc_trim after full lists"
 
 
 _arenas_set = 0
@@ -70,7 +81,11 @@ def limit_arenas(n: int = DEFAULT_ARENAS) -> bool:
     environment (the operator's choice, already applied by glibc at start-up)."""
     global _arenas_set
     libc = _glibc()
-    if libc is None or os.environ.get("MALLOC_ARENA_MAX"):
+    if libc is None:
+        return False
+    if not os.environ.get("MALLOC_MMAP_THRESHOLD_") and libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) != 1:
+        log.warning("mallopt(M_MMAP_THRESHOLD, %d) failed", MMAP_THRESHOLD)
+    if os.environ.get("MALLOC_ARENA_MAX"):
         return False
     if libc.mallopt(M_ARENA_MAX, n) != 1:
         log.warning("mallopt(M_ARENA_MAX, %d) failed", n)
@@ -88,3 +103,33 @@ def release_free_memory() -> bool:
         return False
     libc.malloc_trim(0)
     return True
+
+
+class MemoryReleaser:
+    """A daemon thread calling ``release_free_memory()`` every ``interval`` seconds (the serving
+    worker: pages free tens of MB of large blocks a minute that glibc would otherwise keep).
+    ``start()``/``stop()`` are idempotent; nothing starts on another C library."""
+
+    def __init__(self, interval: float):
+        self.interval = interval
+        self.releases = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.interval <= 0 or self._thread is not None or _glibc() is None:
+            return
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="memory-release", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            release_free_memory()
+            self.releases += 1
+
+    def stop(self, join_timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(join_timeout)
+        self._thread = None

@@ -193,3 +193,52 @@ def test_allocator_helpers_on_glibc(monkeypatch):
     monkeypatch.delenv("MALLOC_ARENA_MAX")
     assert memory.limit_arenas(memory.DEFAULT_ARENAS) is True
     assert os.environ.get("MALLOC_ARENA_MAX") is None
+
+
+def _releaser_threads() -> list[str]:
+    import threading
+
+    return [t.name for t in threading.enumerate() if t.name == "memory-release"]
+
+
+def test_the_cache_releases_free_memory_while_it_runs_and_stops_doing_so(sim_cluster, make_live_cache):
+    if memory._glibc() is None:
+        pytest.skip("not glibc: no releaser thread")
+    import threading
+
+    cache = make_live_cache(sim_cluster, memory_release_interval=0.05)
+    releaser = cache.memory_releaser
+    done = threading.Event()
+    deadline = 100  # up to 5 s in steps of 0.05 s: a condition with a timeout, not a sleep for state
+    while releaser.releases < 2 and deadline:
+        done.wait(0.05)
+        deadline -= 1
+    assert releaser.releases >= 2
+    assert "memory-release" in _releaser_threads()
+    cache.stop()
+    assert releaser._thread is None and not _releaser_threads()
+    # A cache built with the interval 0 releases only after full lists: no thread.
+    quiet = make_live_cache(sim_cluster, memory_release_interval=0)
+    assert quiet.memory_releaser._thread is None
+
+
+def test_limit_arenas_fixes_the_mmap_threshold_unless_the_operator_set_it(monkeypatch):
+    if memory._glibc() is None:
+        pytest.skip("not glibc")
+    calls = []
+    real = memory._glibc()
+
+    class Recorder:
+        def mallopt(self, param, value):
+            calls.append((param, value))
+            return real.mallopt(param, value)
+
+    monkeypatch.setattr(memory, "_glibc", lambda: Recorder())
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    assert memory.limit_arenas() is True
+    assert (memory.M_MMAP_THRESHOLD, memory.MMAP_THRESHOLD) in calls and (memory.M_ARENA_MAX, 2) in calls
+    calls.clear()
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "1048576")
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert memory.limit_arenas() is False and calls == []
