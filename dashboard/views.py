@@ -721,10 +721,33 @@ def _mark_missing(snap, rows: list) -> list:
 
 
 def _recent_warnings(snap) -> list:
-    warnings = [e for e in snap.events.all() if e.get("type") == "Warning"]
-    # Only the newest few hundred are turned into rows (there may be tens of thousands).
-    warnings.sort(key=_event_sort_time, reverse=True)
-    return p.latest_per_object(p.event_rows(warnings[:300]), limit=10)
+    # The cache indexes Warning events (kinds.py "warning"); only the newest few hundred are turned
+    # into rows (there may be tens of thousands). Ties in time are broken by (namespace, name) as
+    # the former sort over all() did: newest first, then ascending names.
+    warnings = heapq.nlargest(300, snap.events.lookup("warning", True), key=_warning_order)
+    return p.latest_per_object(p.event_rows(warnings), limit=10)
+
+
+class _Desc(str):
+    """A string that sorts in reverse (for a descending tiebreak inside nlargest)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: str) -> bool:
+        return str.__gt__(self, other)
+
+    def __gt__(self, other: str) -> bool:
+        return str.__lt__(self, other)
+
+
+def _warning_order(ev: dict) -> tuple:
+    meta = ev.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return (
+        _event_sort_time(ev),
+        _Desc(p.as_str(meta.get("namespace"))),
+        _Desc(p.as_str(meta.get("name"))),
+    )
 
 
 def _overview_ctx(
