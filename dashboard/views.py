@@ -449,15 +449,15 @@ def _phase_cards(
     return cards
 
 
-# Per id(Queue object): (the Queue object, its derived fields). Queue objects are replaced, never mutated,
+# Per queue name: (the Queue object, its derived fields). Queue objects are replaced, never mutated,
 # on change, so an identical object means identical bars (parse_quantity over every resource is the
 # costly part of a queue row). Bounded by the number of queues; stale names are dropped per pass.
 _QUEUE_FIELDS: dict[str, tuple[dict, dict]] = {}
 _QUEUE_FIELDS_MAX = 4096
 
 
-def _queue_fields(q: dict) -> dict:
-    hit = _QUEUE_FIELDS.get(id(q))
+def _queue_fields(q: dict, name: str) -> dict:
+    hit = _QUEUE_FIELDS.get(name)
     if hit is not None and hit[0] is q:
         return hit[1]
     bars = p.queue_resource_bars(q)
@@ -469,7 +469,7 @@ def _queue_fields(q: dict) -> dict:
         "compact": p.compact_bars(bars),
         "has_gpu": any(b.name == "nvidia.com/gpu" for b in bars),
     }
-    _QUEUE_FIELDS[id(q)] = (q, fields)
+    _QUEUE_FIELDS[name] = (q, fields)
     return fields
 
 
@@ -513,7 +513,7 @@ def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
                 "name": name,
                 "depth": row.depth,
                 "has_children": row.has_children,
-                **_queue_fields(q),
+                **_queue_fields(q, name),
                 "counts": counts,
                 # A list, not the Counter: templates would resolve counts.items as counts["items"] == 0.
                 "count_list": sorted(counts.items()),
@@ -675,7 +675,7 @@ def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = N
 # Rendered "needs attention" lists per (computed lists, language, time zone, second): concurrent
 # viewers share one computed value (see _memo), so they share its rendering too. Relative times
 # are shown to the second at most, so keying on the second keeps them exact. Small and bounded.
-_ATTENTION_HTML = SizedMemo(2 * 1024 * 1024)
+_ATTENTION_HTML = SizedMemo(512 * 1024)
 
 
 def _attention_html(attention: dict, now: datetime) -> SafeString:
