@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import itertools
 import threading
 import time
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from datetime import datetime
@@ -51,6 +53,20 @@ def get_cluster_cache():
     from dashboard.kube import get_cluster_cache as _get
 
     return _get()
+
+
+# Memo keys name the cache by a token, not id(): a test's cache is garbage collected and a later
+# one may get the same id, and with equal change counters a memo would then answer with the old
+# cache's objects. Weak keys: a token never keeps a cache alive.
+_CACHE_TOKENS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TOKEN_SEQ = itertools.count(1)
+
+
+def _cache_token(cache) -> int:
+    token = _CACHE_TOKENS.get(cache)
+    if token is None:
+        token = _CACHE_TOKENS.setdefault(cache, next(_TOKEN_SEQ))
+    return token
 
 
 def _snapshot(request: HttpRequest):
@@ -758,7 +774,7 @@ def _overview_ctx(
     def want(name: str) -> bool:
         return sections is None or name in sections
 
-    base = (id(get_cluster_cache()), visible_namespaces(request))
+    base = (_cache_token(get_cluster_cache()), visible_namespaces(request))
     ctx: dict[str, Any] = {
         "jobs_blocked": _blocked(notices, "jobs"),
         "pgs_blocked": _blocked(notices, "podgroups"),
@@ -1054,7 +1070,7 @@ def jobs(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "jobs")
-    memo_key = ("jobs", id(get_cluster_cache()), visible_namespaces(request), snap.jobs.version, lq.key())
+    memo_key = ("jobs", _cache_token(get_cluster_cache()), visible_namespaces(request), snap.jobs.version, lq.key())
     keys, counts = _filtered(
         _narrowed(snap, snap.jobs, lq, "jobs_in_queue"),
         memo_key,
@@ -1222,7 +1238,7 @@ def queues(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "queues")
-    base = (id(get_cluster_cache()), visible_namespaces(request))
+    base = (_cache_token(get_cluster_cache()), visible_namespaces(request))
     rows = _memo(
         ("queues", *base, snap.queues.version, snap.podgroups.version),
         lambda: _queue_summaries(snap, snap.queues.all()),
@@ -1359,7 +1375,7 @@ def podgroups(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "podgroups")
-    memo_key = ("pgs", id(get_cluster_cache()), visible_namespaces(request), snap.podgroups.version, lq.key())
+    memo_key = ("pgs", _cache_token(get_cluster_cache()), visible_namespaces(request), snap.podgroups.version, lq.key())
     keys, counts = _filtered(
         _narrowed(snap, snap.podgroups, lq, "podgroups_in_queue"),
         memo_key,

@@ -370,3 +370,19 @@ def test_recent_warnings_from_the_index_match_a_sort_over_every_event(rc_cluster
     expected = presenters.latest_per_object(presenters.event_rows(every[:300]), limit=10)
     assert views._recent_warnings(snap) == expected
     assert len(snap.events.lookup("warning", True)) == len(every)
+
+
+def test_memo_keys_tell_caches_apart_even_when_an_id_is_reused():
+    """Two caches with equal change counters must not share memo entries (a garbage-collected
+    test cache's id may be reused by the next one)."""
+    import gc
+
+    from dashboard.kube import ClusterCache
+
+    first = ClusterCache()
+    token = views._cache_token(first)
+    assert views._cache_token(first) == token
+    del first
+    gc.collect()
+    others = [ClusterCache() for _ in range(50)]  # one of them may well land on the freed id
+    assert all(views._cache_token(c) != token for c in others)
