@@ -862,6 +862,30 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
         if not running:
             dep["status"]["unavailableReplicas"] = replicas
         rs_name = f"{name}-{pth}"
+        # The conditions the Deployment controller writes (as sim/workloads.py words them).
+        available = "True" if running else "False"
+        dep["status"]["conditions"] = [
+            {
+                "type": "Available",
+                "status": available,
+                "reason": "MinimumReplicasAvailable" if running else "MinimumReplicasUnavailable",
+                "message": "Deployment has minimum availability."
+                if running
+                else "Deployment does not have minimum availability.",
+                "lastUpdateTime": stamp,
+                "lastTransitionTime": stamp,
+            },
+            {
+                "type": "Progressing",
+                "status": "True",
+                "reason": "NewReplicaSetAvailable" if running else "ReplicaSetUpdated",
+                "message": f'ReplicaSet "{rs_name}" has successfully progressed.'
+                if running
+                else f'ReplicaSet "{rs_name}" is progressing.',
+                "lastUpdateTime": stamp,
+                "lastTransitionTime": stamp,
+            },
+        ]
         pod_labels["pod-template-hash"] = pth
         rs_template = {
             "metadata": {"labels": dict(pod_labels), "annotations": dict(pod_ann)},
