@@ -23,7 +23,21 @@ def main() -> None:
     ap.add_argument("--pods", type=int, default=50_000)
     ap.add_argument("--events", type=int, default=20_000)
     ap.add_argument("--requests", type=int, default=30)
-    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--threads", default="4", help="comma-separated thread counts, e.g. 1,10")
+    ap.add_argument(
+        "--generator",
+        choices=("bulk", "large"),
+        default="bulk",
+        help="bench/scale.py's bulk loader, or dashboard/sim/generator.py (queues with resources, as make bench)",
+    )
+    ap.add_argument("--paths", default="/,/queues/", help="comma-separated paths")
+    ap.add_argument("--profile", default="", help="write a pyinstrument HTML/text profile of the churn runs here")
+    ap.add_argument(
+        "--memos",
+        action="store_true",
+        help="then fill the list memos (jobs/podgroups lists: every queue, sort and phase filter) and "
+        "print the size of the pages' memos and the process RSS",
+    )
     args = ap.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
     import django
@@ -44,7 +58,12 @@ def main() -> None:
     cluster = SimulatedCluster(seed=0, scenario="empty", controllers=False)
     spec = ScaleSpec(jobs=args.jobs, pods=args.pods, queues=200, events=args.events, namespaces=50)
     t0 = time.perf_counter()
-    bulk_load(cluster, spec)
+    if args.generator == "large":
+        from dashboard.sim.generator import generate_large
+
+        generate_large(cluster, jobs=args.jobs, pods=args.pods, queues=200, events=args.events)
+    else:
+        bulk_load(cluster, spec)
     cache = ClusterCache()
     kinds = _kinds()
     sim_names = {"jobs": "job", "podgroups": "pg", "queues": "queue", "pods": "pod", "events": "event"}
@@ -81,8 +100,13 @@ def main() -> None:
             pgs.upsert(o)
 
     with override_cluster_cache(cache):
-        for path in ("/", "/queues/"):
-            for mode in ("quiet", "churn"):
+        for path, mode, threads in (
+            (path, mode, int(t))
+            for path in args.paths.split(",")
+            for mode in ("quiet", "churn")
+            for t in args.threads.split(",")
+        ):
+            if True:
                 client0 = Client()
                 client0.get(path)  # warm
                 times: list[float] = []
@@ -99,19 +123,73 @@ def main() -> None:
                         if mode == "churn":
                             time.sleep(0.05)  # a page poll interval, compressed
 
-                ts = [threading.Thread(target=worker) for _ in range(args.threads)]
+                ts = [threading.Thread(target=worker) for _ in range(threads)]
+                profiler = None
+                if args.profile and mode == "churn" and threads == 1:
+                    from pyinstrument import Profiler
+
+                    profiler = Profiler()
+                    profiler.start()
                 s = time.perf_counter()
+                if profiler is not None:
+                    worker()  # in this thread: pyinstrument samples the thread that started it
+                    ts = []
                 for t in ts:
                     t.start()
                 for t in ts:
                     t.join()
                 wall = time.perf_counter() - s
+                if profiler is not None:
+                    profiler.stop()
+                    out = f"{args.profile}-{path.strip('/') or 'overview'}.txt"
+                    with open(out, "w") as fh:
+                        fh.write(profiler.output_text(unicode=False, show_all=bool(os.environ.get("PROFILE_ALL"))))
                 q = statistics.quantiles(times, n=10)
+                size = len(client0.get(path).content)
                 print(
-                    f"{path:10s} {mode:6s} threads={args.threads} n={len(times)} "
-                    f"p50={statistics.median(times):.0f}ms p90={q[8]:.0f}ms wall={wall:.1f}s",
+                    f"{path:10s} {mode:6s} threads={threads} n={len(times)} "
+                    f"p50={statistics.median(times):.0f}ms p90={q[8]:.0f}ms wall={wall:.1f}s bytes={size}",
                     flush=True,
                 )
+        if args.memos:
+            _fill_and_measure(cache)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _fill_and_measure(cache) -> None:
+    """Page traffic that fills the list memos the way many users would, then their sizes."""
+    import gc
+
+    from django.test import Client
+
+    from bench.memo_size import memo_bytes
+
+    gc.collect()
+    before = _rss_mb()
+    c = Client()
+    queues = sorted(q["metadata"]["name"] for q in cache.snapshot().queues.values())
+    paths = [f"/jobs/?queue={q}" for q in queues[:60]]
+    paths += [f"/jobs/?sort={s}" for s in ("name", "-age", "phase", "queue", "pending", "retries")]
+    paths += [f"/jobs/?phase={ph}" for ph in ("Pending", "Running", "Completed", "Failed")]
+    paths += [f"/podgroups/?sort={s}" for s in ("name", "-age", "phase", "queue")]
+    paths += ["/", "/queues/", "/podgroups/"]
+    for path in paths:
+        assert c.get(path).status_code == 200, path
+    gc.collect()
+    sizes = memo_bytes(cache)
+    print(
+        f"memos after {len(paths)} distinct list views: "
+        + ", ".join(f"{k}={v / 1e6:.1f}MB" for k, v in sizes.items())
+        + f"; total {sum(sizes.values()) / 1e6:.1f} MB; RSS {before:.0f} -> {_rss_mb():.0f} MB",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

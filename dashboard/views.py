@@ -9,8 +9,8 @@ fragment asked for (``page.html#name``): the first render and the refresh use th
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import heapq
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -23,8 +23,11 @@ from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.template.loader import get_template
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 # Read-only pages take GET and HEAD (require_safe: probes, link checkers, curl -I); set_theme,
@@ -276,21 +279,58 @@ def _yaml(obj: dict) -> str:
 # --- overview ---------------------------------------------------------------------------------
 
 
+# {id(job): (job, when it entered its phase, namespace, name)} for the Pending and Failed Jobs of
+# the last pass: parsing thousands of timestamps per overview recompute was its largest cost under
+# churn. Objects are replaced on change, so identity means the same values; rebuilt per pass.
+_SINCE: dict[int, tuple[dict, datetime | None, str, str]] = {}
+_SINCE_NEXT: dict[int, tuple[dict, datetime | None, str, str]] = {}
+_SINCE_MAX = 50_000
+
+
+def _job_since_cached(job: dict) -> tuple[dict, datetime | None, str, str]:
+    hit = _SINCE.get(id(job))
+    if hit is None or hit[0] is not job:
+        hit = (job, p.job_phase_since(job) or p.created_at(job), p.namespace_of(job), p.name_of(job))
+    if len(_SINCE_NEXT) < _SINCE_MAX:
+        _SINCE_NEXT[id(job)] = hit
+    return hit
+
+
 def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
-    """The overview's "needs attention" lists (REFERENCE.md §1-§3 for the meaning of each phase)."""
-    jobs = snap.jobs.all()
+    """The overview's "needs attention" lists; see ``_attention_uncached``."""
+    global _SINCE, _SINCE_NEXT
+    with _SINCE_LOCK:  # one pass at a time fills _SINCE_NEXT (the overview memo is single-flight too)
+        _SINCE_NEXT = {}
+        try:
+            return _attention_uncached(snap, now, limit)
+        finally:
+            _SINCE, _SINCE_NEXT = _SINCE_NEXT, {}
+
+
+_SINCE_LOCK = threading.Lock()
+
+
+def _attention_uncached(snap, now: datetime, limit: int = 8) -> dict[str, list]:
+    """The overview's "needs attention" lists (REFERENCE.md §1-§3 for the meaning of each phase).
+
+    Reads the cache's indexes (kinds.py "phase", "crashloop", "below_gang"): the Pending and Failed
+    Jobs, crash-looping pods and gangs below minMember are buckets, not walks over every object.
+    """
     pending = []
+    for job in snap.jobs.lookup("phase", "Pending"):
+        _job, since, ns, name = _job_since_cached(job)
+        pending.append((-(p.seconds_between(since, now) or 0), ns, name, job))
     failed = []
-    for job in jobs:
-        phase = p.job_phase_name(job)
-        if phase == "Pending":
-            pending.append((p.seconds_between(p.job_phase_since(job) or p.created_at(job), now) or 0, job))
-        elif phase == "Failed":
-            failed.append((p.job_phase_since(job) or p.created_at(job), job))
-    pending.sort(key=lambda t: (-t[0], p.namespace_of(t[1]), p.name_of(t[1])))
-    failed.sort(key=lambda t: (t[0] or p._EPOCH, p.namespace_of(t[1]), p.name_of(t[1])), reverse=True)
+    for job in snap.jobs.lookup("phase", "Failed"):
+        _job, since, ns, name = _job_since_cached(job)
+        failed.append((since or p._EPOCH, ns, name, job))
+    # Longest wait first / newest failure first; (namespace, name) keys are unique, so the
+    # comparison never reaches the dicts. Only the first ``limit`` are shown: no full sort.
+    pending_total, failed_total = len(pending), len(failed)
+    pending = [(-t[0], t[3]) for t in heapq.nsmallest(limit, pending)]
+    failed = [(t[0] if t[0] is not p._EPOCH else None, t[3]) for t in heapq.nlargest(limit, failed)]
     pending_rows = []
-    for wait, job in pending[:limit]:
+    for wait, job in pending:
         pg = snap.podgroup_for_job(job)
         qname = p.as_str(p.spec_of(job).get("queue"))
         findings = p.why_pending(
@@ -318,18 +358,16 @@ def _attention(snap, now: datetime, limit: int = 8) -> dict[str, list]:
     closed = [q for q in snap.queues.all() if p.as_str(p.status_of(q).get("state")) in ("Closed", "Closing")]
     closed.sort(key=p.name_of)
     below = []
-    for pg in snap.podgroups.all():
-        phase = p.podgroup_phase_name(pg)
-        if phase in ("Running", "Unknown"):
-            gang = p.podgroup_gang(pg)
-            if gang.ready < gang.min_available:
-                below.append({"pg": pg, "gang": gang, "phase": p.podgroup_phase(pg)})
+    for pg in snap.podgroups.lookup("below_gang", True):
+        gang = p.podgroup_gang(pg)
+        if gang.ready < gang.min_available:  # the index's own test, re-checked with the pages' code
+            below.append({"pg": pg, "gang": gang, "phase": p.podgroup_phase(pg)})
     below.sort(key=lambda r: (p.namespace_of(r["pg"]), p.name_of(r["pg"])))
     return {
         "pending": pending_rows,
-        "pending_total": len(pending),
-        "failed": [{"job": j, "at": at} for at, j in failed[:limit]],
-        "failed_total": len(failed),
+        "pending_total": pending_total,
+        "failed": [{"job": j, "at": at} for at, j in failed],
+        "failed_total": failed_total,
         "crash": crash[:limit],
         "crash_total": len(crash),
         "closed": [{"queue": q, "state": p.queue_state(q)} for q in closed],
@@ -367,31 +405,114 @@ def _phase_cards(
     return cards
 
 
+# Per id(Queue object): (the Queue object, its derived fields). Queue objects are replaced, never mutated,
+# on change, so an identical object means identical bars (parse_quantity over every resource is the
+# costly part of a queue row). Bounded by the number of queues; stale names are dropped per pass.
+_QUEUE_FIELDS: dict[str, tuple[dict, dict]] = {}
+_QUEUE_FIELDS_MAX = 4096
+
+
+def _queue_fields(q: dict) -> dict:
+    hit = _QUEUE_FIELDS.get(id(q))
+    if hit is not None and hit[0] is q:
+        return hit[1]
+    bars = p.queue_resource_bars(q)
+    fields = {
+        "state": p.queue_state(q),
+        "weight": p.to_int(p.spec_of(q).get("weight")) or 1,
+        "parent": p.queue_parent(q),
+        "bars": bars,
+        "compact": p.compact_bars(bars),
+        "has_gpu": any(b.name == "nvidia.com/gpu" for b in bars),
+    }
+    _QUEUE_FIELDS[id(q)] = (q, fields)
+    return fields
+
+
+def _queue_pg_counts(snap) -> dict[str, Counter]:
+    """PodGroup counts per queue and phase from the cache's (queue, phase) index (kinds.py
+    "queue_phase"), restricted to the visible namespaces: no walk over the PodGroups."""
+    out: dict[str, Counter] = {}
+    for (queue, phase), n in snap.podgroups.count_by("queue_phase").items():
+        out.setdefault(queue, Counter())[phase] += n
+    return out
+
+
+# The last queue tree: (its Queues' (name, spec.parent) pairs, the tree rows). Allocations change
+# the Queue objects several times a minute; the tree only when a queue is added, removed or moved.
+_TREE: tuple[tuple, list] = ((), [])
+
+
+def _queue_tree(queues: list[dict]) -> list:
+    global _TREE
+    shape = tuple((_meta(q).get("name"), p.spec_of(q).get("parent"), id(q)) for q in queues)
+    structure = tuple(item[:2] for item in shape)
+    last_structure, last_rows = _TREE
+    if last_structure == structure and len(last_rows) == len(queues):
+        by_name = {item[0]: q for item, q in zip(shape, queues, strict=True)}
+        return [dataclasses.replace(r, queue=by_name[_meta(r.queue).get("name")]) for r in last_rows]
+    rows = p.queue_tree(queues)
+    _TREE = (structure, rows)
+    return rows
+
+
 def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
+    per_queue = _queue_pg_counts(snap)
     rows = []
-    for row in p.queue_tree(queues):
+    for row in _queue_tree(queues):
         q = row.queue
-        name = p.name_of(q)
-        pgs = snap.podgroups_in_queue(name)
+        name = p.as_str(_meta(q).get("name"))
+        counts = per_queue.get(name) or Counter()
         rows.append(
             {
                 "queue": q,
                 "name": name,
                 "depth": row.depth,
                 "has_children": row.has_children,
-                "state": p.queue_state(q),
-                "weight": p.to_int(p.spec_of(q).get("weight")) or 1,
-                "parent": p.queue_parent(q),
-                "counts": (counts := Counter(p.podgroup_phase_name(pg) for pg in pgs)),
+                **_queue_fields(q),
+                "counts": counts,
                 # A list, not the Counter: templates would resolve counts.items as counts["items"] == 0.
                 "count_list": sorted(counts.items()),
-                "bars": p.queue_resource_bars(q),
-                "pg_total": len(pgs),
-                "compact": p.compact_bars(rows_bars := p.queue_resource_bars(q)),
-                "has_gpu": any(b.name == "nvidia.com/gpu" for b in rows_bars),
+                "pg_total": sum(counts.values()),
             }
         )
+    if len(_QUEUE_FIELDS) > _QUEUE_FIELDS_MAX:  # queues come and go: start over rather than grow
+        _QUEUE_FIELDS.clear()
     return rows
+
+
+# Rendered HTML of one queue table row, per (template, language, queue name): valid while the
+# Queue object (identity), its place in the tree and its PodGroup counts are the same. N viewers of
+# /queues/ and of the overview then render only the rows that changed since anyone last looked
+# (200 rows cost ~60 ms to render; a queue's allocation changes a few times a minute under churn).
+# Rows hold no times and no per-user markup; the language is part of the key. LRU-bounded.
+_ROW_HTML: OrderedDict[tuple, tuple[dict, tuple, str]] = OrderedDict()
+_ROW_HTML_MAX = 2048
+_ROW_LOCK = threading.Lock()
+
+
+def _rows_html(rows: list[dict], template_name: str) -> SafeString:
+    """The concatenated rendered rows of a queue table (``template_name`` renders one ``q``)."""
+    lang = get_language() or ""
+    parts = []
+    tmpl = None
+    for q in rows:
+        key = (template_name, lang, q["name"])
+        valid = (q["depth"], q["has_children"], tuple(q["count_list"]))
+        hit = _ROW_HTML.get(key)
+        if hit is not None and hit[0] is q["queue"] and hit[1] == valid:
+            parts.append(hit[2])
+            continue
+        if tmpl is None:
+            tmpl = get_template(template_name)
+        html = tmpl.render({"q": q, "pg_phases": p.PODGROUP_PHASE_ORDER})
+        parts.append(html)
+        with _ROW_LOCK:
+            _ROW_HTML[key] = (q["queue"], valid, html)
+            _ROW_HTML.move_to_end(key)
+            while len(_ROW_HTML) > _ROW_HTML_MAX:
+                _ROW_HTML.popitem(last=False)
+    return mark_safe("".join(parts))  # noqa: S308 - template output, escaped when rendered
 
 
 # Phases always shown on the overview (the transitional ones appear only while non-zero).
@@ -548,14 +669,14 @@ def _overview_ctx(
     if want("counts"):
 
         def counts() -> dict[str, Any]:
-            jobs, pgs = snap.jobs.all(), snap.podgroups.all()
-            job_counts = Counter(p.job_phase_name(j) for j in jobs)
-            pg_counts = Counter(p.podgroup_phase_name(g) for g in pgs)
+            # Counts per phase from the cache's phase indexes (kinds.py): O(buckets), no walk.
+            job_counts = Counter(snap.jobs.count_by("phase"))
+            pg_counts = Counter(snap.podgroups.count_by("phase"))
             return {
                 "job_cards": _phase_cards(job_counts, p.JOB_PHASE_ORDER, p.job_phase, KEY_JOB_PHASES),
                 "pg_cards": _phase_cards(pg_counts, p.PODGROUP_PHASE_ORDER, p.podgroup_phase),
-                "job_total": len(jobs),
-                "pg_total": len(pgs),
+                "job_total": len(snap.jobs),
+                "pg_total": len(snap.podgroups),
                 "queue_total": len(snap.queues),
             }
 
@@ -572,6 +693,7 @@ def _overview_ctx(
             lambda: _queue_summaries(snap, snap.queues.all()),
             stale_key=("queues", *base),
         )
+        ctx["queue_rows_html"] = _rows_html(ctx["queue_rows"], "dashboard/_queue_mini_row.html")
     if want("attention"):
         ctx["attention"] = _memo(
             (
@@ -685,18 +807,74 @@ class ListQuery:
         return not (self.selector and not p.selector_matches(p.labels_of(obj), self.selector))
 
 
-# Filtered and sorted keys of a list page, reused while the collection is unchanged: a poll of
-# page 1 at 10,000 Jobs must not re-sort everything (benchmark target <= 30 ms p50).
-_LIST_MEMO: dict[tuple, tuple[list[tuple[str, str]], Counter]] = {}
-_LIST_MEMO_MAX = 64
+class SizedMemo:
+    """A thread-safe LRU memo bounded by an estimated size in bytes rather than by entry count:
+    a filtered list of 10,000 Jobs and one of 3 differ a thousandfold, so a count bound either
+    wastes memory or evicts the small entries for nothing. ``put(key, value, size)`` evicts the
+    least recently used entries until the total is within ``budget``; an entry larger than the
+    whole budget is not kept. ``size`` is the caller's estimate (see each caller)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.total = 0
+        self._entries: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None:
+                return None
+            self._entries.move_to_end(key)
+            return hit[0]
+
+    def put(self, key: tuple, value: Any, size: int) -> None:
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.total -= old[1]
+            if size > self.budget:
+                return
+            self._entries[key] = (value, size)
+            self.total += size
+            while self.total > self.budget:
+                _key, (_value, dropped) = self._entries.popitem(last=False)
+                self.total -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.total = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+# Filtered and sorted objects of a list page, reused while the collection is unchanged: a poll of
+# page 1 at 10,000 Jobs must not re-sort everything (benchmark target <= 30 ms p50). An entry is a
+# list of references to the cache's own objects (8 bytes each; the objects belong to the cache)
+# plus the phase counts; a namespace-set/filter/sort combination per collection version.
+# LIST_MEMO_BYTES bounds the whole memo (64 full lists of 10,000 (namespace, name) tuples used
+# to take ~45 MB; now 64 full lists are ~5 MB and the budget evicts beyond it).
+LIST_MEMO_BYTES = 8 * 1024 * 1024
+_LIST_MEMO = SizedMemo(LIST_MEMO_BYTES)
+
+
+def _list_entry_size(objs: list, counts: Counter) -> int:
+    # list: 56 bytes + 8 per slot (sys.getsizeof); Counter: ~100 bytes per phase.
+    return 56 + 8 * len(objs) + 100 * len(counts) + 200
+
+
 # Per list kind: {id(obj): (obj, namespace, name, queue, phase, creationTimestamp)} of the last pass.
+# Bounded by the number of objects of the kind (replaced whole on each pass, so deleted objects
+# leave with the next pass).
 _FIELDS: dict[tuple, dict[int, tuple]] = {}
 # Sort keys read straight from those fields (index into the tuple).
 _FIELD_SORTS = {"namespace": 1, "name": 2, "queue": 3, "phase": 4, "age": 5}
 
 
 def _filtered(source: Callable[[], list[dict]], memo_key: tuple, lq: ListQuery, queue_fn, phase_fn, sort_fn):
-    """(keys of the matching objects in display order, counts per phase ignoring the phase filter).
+    """(the matching objects in display order, counts per phase ignoring the phase filter).
 
     One pass over ``source()`` (already narrowed by the cache's namespace/queue index when a filter
     allows it) and one sort; the result is memoised on the collection's change counter, so the
@@ -741,16 +919,16 @@ def _filtered(source: Callable[[], list[dict]], memo_key: tuple, lq: ListQuery, 
         counts[phase] += 1
         if phases and phase not in phases:
             continue
-        # (sort key, namespace, name): ties broken by namespace/name, so the order is stable.
-        append((entry[by_field] if by_field else sort_fn(obj), ns, name))
+        # (sort key, namespace, name, object): ties broken by namespace/name, so the order is
+        # stable; keys are unique, so the object itself is never compared.
+        append((entry[by_field] if by_field else sort_fn(obj), ns, name, obj))
     _FIELDS[fields_key] = current
     rows.sort(reverse=lq.descending != (lq.sort_key in INVERTED_SORTS))
-    result = ([(ns, name) for _key, ns, name in rows], counts)
-    if len(_LIST_MEMO) >= _LIST_MEMO_MAX:
-        with contextlib.suppress(RuntimeError, StopIteration):  # another thread may be evicting too
-            _LIST_MEMO.pop(next(iter(_LIST_MEMO)), None)
-    _LIST_MEMO[memo_key] = result
+    objs = [row[3] for row in rows]
+    result = (objs, counts)
+    _LIST_MEMO.put(memo_key, result, _list_entry_size(objs, counts))
     return result
+
 
 
 def _narrowed(snap, view, lq: ListQuery, in_queue: str) -> Callable[[], list[dict]]:
@@ -829,11 +1007,8 @@ def jobs(request: HttpRequest) -> HttpResponse:
         JOB_SORTS[lq.sort_key],
     )
     page = Paginator(keys, PAGE_SIZE).get_page(lq.page)
-    rows = []
-    for ns, name in page.object_list:
-        job = snap.jobs.get(ns, name)
-        if job is not None:
-            rows.append(_job_row(snap, job, now))
+    # The memo's objects are this snapshot's (its key holds the collection's change counter).
+    rows = [_job_row(snap, job, now) for job in page.object_list]
     ctx.update(
         {
             "lq": lq,
@@ -990,21 +1165,17 @@ def queues(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "queues")
+    base = (id(get_cluster_cache()), visible_namespaces(request))
+    rows = _memo(
+        ("queues", *base, snap.queues.version, snap.podgroups.version),
+        lambda: _queue_summaries(snap, snap.queues.all()),
+        stale_key=("queues", *base),
+    )
     ctx.update(
         {
-            "rows": _memo(
-                (
-                    "queues",
-                    id(get_cluster_cache()),
-                    visible_namespaces(request),
-                    snap.queues.version,
-                    snap.podgroups.version,
-                ),
-                lambda: _queue_summaries(snap, snap.queues.all()),
-                stale_key=("queues", id(get_cluster_cache()), visible_namespaces(request)),
-            ),
+            "rows": rows,
+            "rows_html": _rows_html(rows, "dashboard/_queue_row.html"),
             "blocked": _blocked(ctx["notices"], "queues"),
-            "pg_phases": p.PODGROUP_PHASE_ORDER,
         }
     )
     return _respond(request, "dashboard/queues.html", ctx, versions)
@@ -1141,11 +1312,7 @@ def podgroups(request: HttpRequest) -> HttpResponse:
         PG_SORTS[lq.sort_key],
     )
     page = Paginator(keys, PAGE_SIZE).get_page(lq.page)
-    rows = []
-    for ns, name in page.object_list:
-        pg = snap.podgroups.get(ns, name)
-        if pg is not None:
-            rows.append(_pg_row(snap, pg, now))
+    rows = [_pg_row(snap, pg, now) for pg in page.object_list]
     ctx.update(
         {
             "lq": lq,

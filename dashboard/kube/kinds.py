@@ -141,6 +141,68 @@ def _index_pod_job(pod: dict) -> Iterable[Any]:
     return ((obj_namespace(pod), job),) if job else ()
 
 
+def _phase_str(value: Any) -> str:
+    # The pages' phase name of a raw status value (presenters.as_str): "" when absent.
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def job_phase_raw(job: dict) -> str:
+    """status.state.phase of a Volcano Job as the pages name it ("" when absent)."""
+    status = job.get("status")
+    state = status.get("state") if isinstance(status, dict) else None
+    return _phase_str(state.get("phase")) if isinstance(state, dict) else ""
+
+
+def podgroup_phase_raw(pg: dict) -> str:
+    """status.phase of a PodGroup as the pages name it ("" when absent)."""
+    status = pg.get("status")
+    return _phase_str(status.get("phase")) if isinstance(status, dict) else ""
+
+
+def _count(value: Any) -> int:
+    # presenters.to_int: Go omitempty counters, a missing key is 0.
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return 0
+
+
+def podgroup_below_gang(pg: dict) -> bool:
+    """A Running/Unknown PodGroup whose running + succeeded pods are fewer than spec.minMember
+    (the overview's "gangs below minMember"; same arithmetic as presenters.podgroup_gang/make_gang:
+    negative counters count as 0, a negative sum as not ready)."""
+    if podgroup_phase_raw(pg) not in ("Running", "Unknown"):
+        return False
+    status = pg.get("status") if isinstance(pg.get("status"), dict) else {}
+    running, succeeded = _count(status.get("running")), _count(status.get("succeeded"))
+    ready = running + succeeded if min(running, succeeded) >= 0 else -1
+    return max(0, ready) < max(0, _count(_spec(pg).get("minMember")))
+
+
+def _index_job_phase(job: dict) -> Iterable[Any]:
+    # Overview counts and its pending/failed lists read buckets instead of walking 10,000 Jobs.
+    return (job_phase_raw(job),)
+
+
+def _index_pg_phase(pg: dict) -> Iterable[Any]:
+    return (podgroup_phase_raw(pg),)
+
+
+def _index_pg_queue_phase(pg: dict) -> Iterable[Any]:
+    # PodGroup counts per queue and phase (the queue tables) without a walk per queue.
+    return ((queue_of(pg), podgroup_phase_raw(pg)),)
+
+
+def _index_pg_below_gang(pg: dict) -> Iterable[Any]:
+    return (True,) if podgroup_below_gang(pg) else ()
+
+
 def _involved(event: dict) -> dict:
     ref = event.get("involvedObject")
     return ref if isinstance(ref, dict) else {}
@@ -200,7 +262,12 @@ JOBS = KindSpec(
     plural="jobs",
     namespaced=True,
     trim=trim.trim_job,
-    indexers={"namespace": _index_namespace, "uid": _index_uid, "queue": _index_queue},
+    indexers={
+        "namespace": _index_namespace,
+        "uid": _index_uid,
+        "queue": _index_queue,
+        "phase": _index_job_phase,
+    },
 )
 PODGROUPS = KindSpec(
     name="podgroups",
@@ -214,6 +281,9 @@ PODGROUPS = KindSpec(
         "namespace": _index_namespace,
         "queue": _index_queue,
         "owner_uid": _index_owner_uid,
+        "phase": _index_pg_phase,
+        "queue_phase": _index_pg_queue_phase,
+        "below_gang": _index_pg_below_gang,
     },
 )
 QUEUES = KindSpec(

@@ -116,6 +116,21 @@ class KindView:
             return objs
         return [o for o in objs if obj_namespace(o) in self._namespaces]
 
+    def count_by(self, index: str) -> dict:
+        """{index value: number of (allowed) objects} for index ``index`` (kinds.py indexers):
+        O(buckets) unrestricted, O(indexed keys) with a namespace restriction (key checks only,
+        no object is read). Aggregates (counts per phase, per queue) use it instead of a walk."""
+        buckets = self._data.indexes.get(index, {})
+        if self._namespaces is None:
+            return {value: len(keys) for value, keys in buckets.items()}
+        allowed = self._namespaces
+        out = {}
+        for value, keys in buckets.items():
+            n = sum(1 for k in keys if k[0] in allowed)
+            if n:
+                out[value] = n
+        return out
+
     def __len__(self) -> int:
         if self._namespaces is None:
             return len(self._data.objects)

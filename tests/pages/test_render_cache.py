@@ -1,0 +1,248 @@
+"""Cheap overview and queue list at scale: counts from the cache's indexes, queue rows rendered
+once per change (per language), and the page memos bounded by size.
+
+A simulated cluster with its controllers off (objects exactly as written), read by a live cache.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from dashboard import presenters, views
+from dashboard.kube import kinds
+from tests.pages.helpers import kind, text
+
+QUEUES = ("scheduling.volcano.sh", "queues")
+PODGROUPS = ("scheduling.volcano.sh", "podgroups")
+JOBS = ("batch.volcano.sh", "jobs")
+_seq = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def rc_cluster(tmp_path_factory):
+    from dashboard.kube import build_cluster_cache, override_cluster_cache
+    from tests.conftest import _new_cluster, fast_cache_options
+
+    cluster = _new_cluster(seed=5, controllers=False)
+    kubeconfig = cluster.write_kubeconfig(tmp_path_factory.mktemp("rc") / "kubeconfig", user="admin")
+    cache = build_cluster_cache(
+        kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
+    )
+    cache.start()
+    previous = presenters.set_time_source(cluster.clock.now)
+    try:
+        cache.wait_synced(timeout=20)
+        with override_cluster_cache(cache):
+            yield cluster, cache
+    finally:
+        presenters.set_time_source(previous)
+        cache.stop()
+        cluster.stop()
+
+
+def _ns(cluster, ns: str) -> None:
+    if cluster.store.try_get(kind("", "namespaces"), None, ns) is None:
+        cluster.store.create(kind("", "namespaces"), {"metadata": {"name": ns}})
+
+
+def _queue(cluster, cache, name: str, parent: str = "root") -> None:
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": name},
+        "spec": {"weight": 1, "parent": parent},
+        "status": {"state": "Open"},
+    }
+    cluster.store.create(kind(*QUEUES), obj, None, replay=True)
+    cache.wait_for(lambda s: s.queues.get(None, name) is not None, timeout=10)
+
+
+def _podgroup(cluster, cache, ns: str, name: str, queue: str, phase: str, **status) -> None:
+    _ns(cluster, ns)
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"minMember": 2, "queue": queue},
+        "status": {"phase": phase, **status},
+    }
+    cluster.store.create(kind(*PODGROUPS), obj, ns, replay=True)
+    cache.wait_for(lambda s: s.podgroups.get(ns, name) is not None, timeout=10)
+
+
+def _set_pg_phase(cluster, cache, ns: str, name: str, phase: str) -> None:
+    def edit(obj):
+        obj["status"]["phase"] = phase
+
+    cluster.store.mutate(kind(*PODGROUPS), ns, name, edit)
+    cache.wait_for(lambda s: (s.podgroups.get(ns, name) or {}).get("status", {}).get("phase") == phase, 10)
+
+
+def _row(page: str, queue: str) -> str:
+    return page.split(f'data-queue="{queue}"')[1].split("</tr>")[0]
+
+
+class _CountingTemplates:
+    """Wraps views.get_template to count how many queue rows are rendered."""
+
+    def __init__(self, real):
+        self.real = real
+        self.rendered = 0
+
+    def __call__(self, name):
+        template = self.real(name)
+        outer = self
+
+        class Counting:
+            def render(self, ctx):
+                outer.rendered += 1
+                return template.render(ctx)
+
+        return Counting()
+
+
+def test_queue_rows_render_once_until_their_queue_or_counts_change(rc_cluster, client, monkeypatch):
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    qa, qb = f"rc-a{n}", f"rc-b{n}"
+    _queue(cluster, cache, qa)
+    _queue(cluster, cache, qb)
+    _podgroup(cluster, cache, "rc-ns", f"pg{n}", qa, "Running")
+    counting = _CountingTemplates(views.get_template)
+    monkeypatch.setattr(views, "get_template", counting)
+
+    first = client.get("/queues/").content.decode()
+    assert 'Running <span class="chip-count">1</span>' in _row(first, qa)
+    client.get("/queues/")
+    rendered = counting.rendered
+    # Nothing changed: the second view renders no row at all (the first one rendered every row).
+    client.get("/queues/")
+    assert counting.rendered == rendered
+
+    _set_pg_phase(cluster, cache, "rc-ns", f"pg{n}", "Pending")
+    page = client.get("/queues/").content.decode()
+    assert counting.rendered == rendered + 1  # only qa's row: its counts changed
+    row = _row(page, qa)
+    assert 'Pending <span class="chip-count">1</span>' in row
+    assert 'chip is-zero">Running <span class="chip-count">0</span>' in row
+    assert 'chip is-zero">Running <span class="chip-count">0</span>' in _row(page, qb)
+
+
+def test_cached_queue_rows_follow_the_language(rc_cluster, client):
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    _queue(cluster, cache, f"rc-lang{n}")
+    english = _row(client.get("/queues/").content.decode(), f"rc-lang{n}")
+    assert "No resources set or allocated." in text(english) and "(parent root)" in text(english)
+    client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/queues/"})
+    chinese = _row(client.get("/queues/").content.decode(), f"rc-lang{n}")
+    assert "未设置或分配资源。" in text(chinese) and "父队列" in text(chinese)
+    client.post("/i18n/setlang/", {"language": "en", "next": "/queues/"})
+    assert "No resources set or allocated." in text(_row(client.get("/queues/").content.decode(), f"rc-lang{n}"))
+
+
+def test_cached_queue_rows_escape_hostile_names(rc_cluster, client):
+    cluster, cache = rc_cluster
+    # A queue name the API server would refuse, but the cache renders whatever it is given.
+    hostile = '<img src=x onerror="alert(1)">'
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": f"rc-h{next(_seq)}"},
+        "spec": {"weight": 1, "parent": hostile},
+        "status": {"state": hostile},
+    }
+    cluster.store.create(kind(*QUEUES), obj, None, replay=True)
+    cache.wait_for(lambda s: s.queues.get(None, obj["metadata"]["name"]) is not None, timeout=10)
+    for path in ("/queues/", "/"):
+        page = client.get(path).content.decode()
+        assert hostile not in page
+        assert "&lt;img src=x" in page
+
+
+def test_overview_counts_and_attention_come_from_indexes_restricted_to_namespaces(rc_cluster):
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    q = f"rc-idx{n}"
+    _queue(cluster, cache, q)
+    _podgroup(cluster, cache, f"rc-x{n}", "pg-low", q, "Running", running=1)  # below minMember 2
+    _podgroup(cluster, cache, f"rc-x{n}", "pg-ok", q, "Running", running=2)
+    _podgroup(cluster, cache, f"rc-y{n}", "pg-other", q, "Inqueue")
+    everything = cache.snapshot()
+    only_x = cache.snapshot(namespaces=frozenset({f"rc-x{n}"}))
+    for snap in (everything, only_x):
+        walked = {}
+        for pg in snap.podgroups.all():
+            key = (kinds.queue_of(pg), presenters.podgroup_phase_name(pg))
+            walked[key] = walked.get(key, 0) + 1
+        assert snap.podgroups.count_by("queue_phase") == walked
+        by_phase = {}
+        for pg in snap.podgroups.all():
+            by_phase[presenters.podgroup_phase_name(pg)] = by_phase.get(presenters.podgroup_phase_name(pg), 0) + 1
+        assert snap.podgroups.count_by("phase") == by_phase
+    assert views._queue_pg_counts(only_x)[q] == {"Running": 2}
+    assert views._queue_pg_counts(everything)[q] == {"Running": 2, "Inqueue": 1}
+    below = [presenters.name_of(r["pg"]) for r in views._attention(only_x, cluster.clock.now())["below"]]
+    assert below == ["pg-low"]
+
+
+@pytest.mark.parametrize(
+    "status, min_member",
+    [
+        ({"phase": "Running", "running": 1}, 2),
+        ({"phase": "Running", "running": 1, "succeeded": 1}, 2),
+        ({"phase": "Unknown", "running": "1"}, "3"),
+        ({"phase": "Running", "running": -5, "succeeded": 1}, 1),
+        ({"phase": "Running", "running": -5}, -1),
+        ({"phase": "Pending", "running": 0}, 2),
+        ({"phase": "Running", "running": True}, 2),
+        ({"phase": "Running", "running": "x"}, None),
+        (None, 2),
+        ({"phase": 7}, 2),
+    ],
+)
+def test_below_gang_index_agrees_with_the_pages_gang(status, min_member):
+    pg = {"metadata": {"name": "g", "namespace": "n"}, "spec": {"minMember": min_member}}
+    if status is not None:
+        pg["status"] = status
+    gang = presenters.podgroup_gang(pg)
+    expected = presenters.podgroup_phase_name(pg) in ("Running", "Unknown") and gang.ready < gang.min_available
+    assert kinds.podgroup_below_gang(pg) is expected
+    assert kinds.podgroup_phase_raw(pg) == presenters.podgroup_phase_name(pg)
+
+
+def test_sized_memo_evicts_least_recently_used_by_size():
+    memo = views.SizedMemo(budget=100)
+    memo.put(("a",), "A", 40)
+    memo.put(("b",), "B", 40)
+    assert memo.get(("a",)) == "A"  # now the most recently used
+    memo.put(("c",), "C", 40)  # 120 > 100: the least recently used ("b") goes
+    assert memo.get(("b",)) is None and memo.get(("a",)) == "A" and memo.get(("c",)) == "C"
+    assert memo.total == 80
+    memo.put(("huge",), "H", 101)  # larger than the whole budget: not kept, nothing evicted
+    assert memo.get(("huge",)) is None and len(memo) == 2
+    memo.put(("a",), "A2", 10)  # replacing an entry replaces its size
+    assert memo.total == 50 and memo.get(("a",)) == "A2"
+
+
+def test_list_memo_stays_within_its_byte_budget_and_pages_stay_right(rc_cluster, client, monkeypatch):
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    q = f"rc-mem{n}"
+    _queue(cluster, cache, q)
+    for i in range(6):
+        _podgroup(cluster, cache, f"rc-m{n}", f"pg{i}", q, "Running" if i % 2 else "Pending")
+    budget = views._list_entry_size([None] * 6, {"Running": 3, "Pending": 3}) * 2
+    monkeypatch.setattr(views, "_LIST_MEMO", views.SizedMemo(budget))
+    for sort in ("name", "-name", "age", "phase"):
+        page = client.get(f"/podgroups/?queue={q}&sort={sort}").content.decode()
+        assert views._LIST_MEMO.total <= budget
+        names = [f"pg{i}" for i in range(6)]
+        shown = [name for name in names if f"/podgroups/rc-m{n}/{name}/" in page]
+        assert shown == names
+    assert 1 <= len(views._LIST_MEMO) <= 2
+    page = client.get(f"/podgroups/?queue={q}&sort=-name").content.decode()
+    order = [i for i in range(6) if f"/podgroups/rc-m{n}/pg{i}/" in page]
+    assert sorted(order, key=lambda i: page.index(f"/podgroups/rc-m{n}/pg{i}/"), reverse=True) == list(range(6))
