@@ -26,6 +26,7 @@ from django.shortcuts import render
 from django.template.loader import get_template
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -54,6 +55,49 @@ def get_cluster_cache():
 
 def _snapshot(request: HttpRequest):
     return get_cluster_cache().snapshot(namespaces=visible_namespaces(request))
+
+
+class SizedMemo:
+    """A thread-safe LRU memo bounded by an estimated size in bytes rather than by entry count:
+    a filtered list of 10,000 Jobs and one of 3 differ a thousandfold, so a count bound either
+    wastes memory or evicts the small entries for nothing. ``put(key, value, size)`` evicts the
+    least recently used entries until the total is within ``budget``; an entry larger than the
+    whole budget is not kept. ``size`` is the caller's estimate (see each caller)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.total = 0
+        self._entries: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None:
+                return None
+            self._entries.move_to_end(key)
+            return hit[0]
+
+    def put(self, key: tuple, value: Any, size: int) -> None:
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.total -= old[1]
+            if size > self.budget:
+                return
+            self._entries[key] = (value, size)
+            self.total += size
+            while self.total > self.budget:
+                _key, (_value, dropped) = self._entries.popitem(last=False)
+                self.total -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.total = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 # --- fragment plumbing ------------------------------------------------------------------------
@@ -554,6 +598,9 @@ _SECTION_LATEST: dict[tuple, tuple[float, float, Any]] = {}
 _MEMO_LOCK = threading.Lock()
 _clock = time.monotonic  # a name of its own so tests can drive the memo's staleness window
 _FLIGHTS: dict[tuple, threading.Lock] = {}
+# Per section (stale key): how many computations have finished; a request that sees it move while
+# it waited for the section's lock takes the result computed meanwhile.
+_SECTION_GEN: dict[tuple, int] = {}
 # Stale reuse only pays where a recompute is expensive; cheap sections stay exact (and so do the
 # small clusters tests use). A section may be reused for STALE_FACTOR × its compute time, at most
 # STALE_MAX_SECONDS.
@@ -567,7 +614,9 @@ def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = N
     change counters): many open tabs and kiosks poll the same overview.
 
     Single-flight: concurrent requests for the same section wait for one computation (a lock per
-    section) instead of each computing it; the memo keeps at most ``_MEMO_MAX`` entries (LRU).
+    section) instead of each computing it, and with a ``stale_key`` a request that waited takes
+    the result computed meanwhile even when the counters moved (it is newer than the request);
+    the memo keeps at most ``_MEMO_MAX`` entries (LRU).
 
     ``stale_key`` (the key without its change counters) opts an aggregate section in to bounded
     staleness: under churn the counters move on nearly every request, so an exact key would almost
@@ -582,6 +631,7 @@ def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = N
             _SECTION_MEMO.move_to_end(key)
             return _SECTION_MEMO[key]
         flight_id = stale_key if stale_key is not None else key
+        arrived = _SECTION_GEN.get(flight_id, 0)
         flight = _FLIGHTS.setdefault(flight_id, threading.Lock())
     with flight:
         with _MEMO_LOCK:
@@ -590,6 +640,11 @@ def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = N
                 return _SECTION_MEMO[key]
             if stale_key is not None and (latest := _SECTION_LATEST.get(stale_key)) is not None:
                 at, took, value = latest
+                if _SECTION_GEN.get(flight_id, 0) != arrived:
+                    # Computed by a concurrent request while this one waited for it: at most as
+                    # old as the wait. Under churn the counters differ between any two requests,
+                    # so without this N concurrent viewers would each compute in turn.
+                    return value
                 if took >= STALE_MIN_COMPUTE_SECONDS and _clock() - at <= min(
                     STALE_MAX_SECONDS, STALE_FACTOR * took
                 ):
@@ -604,6 +659,9 @@ def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = N
                 _SECTION_MEMO.popitem(last=False)
             if stale_key is not None:
                 _SECTION_LATEST[stale_key] = (finished, finished - started, value)
+                _SECTION_GEN[stale_key] = _SECTION_GEN.get(stale_key, 0) + 1
+                if len(_SECTION_GEN) > 4 * _MEMO_MAX:
+                    _SECTION_GEN.clear()
                 while len(_SECTION_LATEST) > _MEMO_MAX:
                     _SECTION_LATEST.pop(next(iter(_SECTION_LATEST)))
             # Locks of idle sections are dropped so per-namespace-set keys cannot pile up; a
@@ -612,6 +670,24 @@ def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = N
                 for k in [k for k, lk in _FLIGHTS.items() if not lk.locked()]:
                     del _FLIGHTS[k]
     return value
+
+
+# Rendered "needs attention" lists per (computed lists, language, time zone, second): concurrent
+# viewers share one computed value (see _memo), so they share its rendering too. Relative times
+# are shown to the second at most, so keying on the second keeps them exact. Small and bounded.
+_ATTENTION_HTML = SizedMemo(2 * 1024 * 1024)
+
+
+def _attention_html(attention: dict, now: datetime) -> SafeString:
+    key = (id(attention), get_language() or "", timezone.get_current_timezone_name(), int(now.timestamp()))
+    hit = _ATTENTION_HTML.get(key)
+    if hit is not None and hit[0] is attention:
+        return hit[1]
+    html = mark_safe(  # noqa: S308 - template output, escaped when rendered
+        get_template("dashboard/_attention.html").render({"attention": attention, "now": now})
+    )
+    _ATTENTION_HTML.put(key, (attention, html), 2 * len(html) + 200)
+    return html
 
 
 def _event_sort_time(ev: dict) -> str:
@@ -695,7 +771,7 @@ def _overview_ctx(
         )
         ctx["queue_rows_html"] = _rows_html(ctx["queue_rows"], "dashboard/_queue_mini_row.html")
     if want("attention"):
-        ctx["attention"] = _memo(
+        ctx["attention"] = attention = _memo(
             (
                 "attention",
                 *base,
@@ -708,6 +784,7 @@ def _overview_ctx(
             lambda: _attention(snap, now),
             stale_key=("attention", *base),
         )
+        ctx["attention_html"] = _attention_html(attention, now)
     if want("events"):
         ctx["warnings"] = _memo(
             ("events", *base, snap.events.version), lambda: _recent_warnings(snap), stale_key=("events", *base)
@@ -805,49 +882,6 @@ class ListQuery:
         if self.selector_error:
             return False
         return not (self.selector and not p.selector_matches(p.labels_of(obj), self.selector))
-
-
-class SizedMemo:
-    """A thread-safe LRU memo bounded by an estimated size in bytes rather than by entry count:
-    a filtered list of 10,000 Jobs and one of 3 differ a thousandfold, so a count bound either
-    wastes memory or evicts the small entries for nothing. ``put(key, value, size)`` evicts the
-    least recently used entries until the total is within ``budget``; an entry larger than the
-    whole budget is not kept. ``size`` is the caller's estimate (see each caller)."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.total = 0
-        self._entries: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> Any:
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is None:
-                return None
-            self._entries.move_to_end(key)
-            return hit[0]
-
-    def put(self, key: tuple, value: Any, size: int) -> None:
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self.total -= old[1]
-            if size > self.budget:
-                return
-            self._entries[key] = (value, size)
-            self.total += size
-            while self.total > self.budget:
-                _key, (_value, dropped) = self._entries.popitem(last=False)
-                self.total -= dropped
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.total = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
 
 # Filtered and sorted objects of a list page, reused while the collection is unchanged: a poll of

@@ -246,3 +246,94 @@ def test_list_memo_stays_within_its_byte_budget_and_pages_stay_right(rc_cluster,
     page = client.get(f"/podgroups/?queue={q}&sort=-name").content.decode()
     order = [i for i in range(6) if f"/podgroups/rc-m{n}/pg{i}/" in page]
     assert sorted(order, key=lambda i: page.index(f"/podgroups/rc-m{n}/pg{i}/"), reverse=True) == list(range(6))
+
+
+def test_a_request_that_waited_for_a_concurrent_computation_takes_its_result(monkeypatch):
+    """Under churn the change counters differ between any two requests; a request that waited for
+    another's computation of the same section takes that (newer) result instead of computing again."""
+    import threading
+
+    arrived = threading.Event()
+
+    class Flights(dict):
+        def setdefault(self, key, default=None):
+            value = super().setdefault(key, default)
+            if value.locked():  # a second request arrives while the first computes
+                arrived.set()
+            return value
+
+    monkeypatch.setattr(views, "_SECTION_MEMO", views.OrderedDict())
+    monkeypatch.setattr(views, "_SECTION_LATEST", {})
+    monkeypatch.setattr(views, "_SECTION_GEN", {})
+    monkeypatch.setattr(views, "_FLIGHTS", Flights())
+    started, release = threading.Event(), threading.Event()
+    calls = itertools.count(1)
+
+    def slow():
+        started.set()
+        release.wait(10)
+        return next(calls)
+
+    results = {}
+
+    def run(name, key, compute):
+        results[name] = views._memo(key, compute, stale_key=("s",))
+
+    first = threading.Thread(target=run, args=("first", ("s", 1), slow))
+    first.start()
+    assert started.wait(10)
+    second = threading.Thread(target=run, args=("second", ("s", 2), lambda: next(calls)))
+    second.start()
+    assert arrived.wait(10)
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert results == {"first": 1, "second": 1}
+    # Without concurrency a cheap section stays exact.
+    assert views._memo(("s", 3), lambda: next(calls), stale_key=("s",)) == 2
+
+
+def test_attention_html_is_shared_by_viewers_and_follows_language(rc_cluster, client):
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    _queue(cluster, cache, f"rc-att{n}")
+    _podgroup(cluster, cache, f"rc-att{n}", "pg-below", f"rc-att{n}", "Running", running=1)
+    now = cluster.clock.now()
+    attention = views._attention(cache.snapshot(), now)
+    first = views._attention_html(attention, now)
+    assert views._attention_html(attention, now) is first
+    assert "pg-below" in first and "below minMember" in text(first)
+    from django.utils import translation
+
+    with translation.override("zh-hans"):
+        chinese = views._attention_html(attention, now)
+    assert chinese != first and "pg-below" in chinese
+    page = client.get("/").content.decode()
+    assert "pg-below" in page
+
+
+def test_queue_rows_draw_icons_from_the_page_sprite_and_keep_every_value(rc_cluster, client):
+    import re
+
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    name = f"rc-sprite{n}"
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": name},
+        "spec": {"weight": 1, "guarantee": {"resource": {"cpu": "1"}}, "capability": {"cpu": "8"}},
+        "status": {"state": "Open", "allocated": {"cpu": "2"}},
+    }
+    cluster.store.create(kind(*QUEUES), obj, None, replay=True)
+    cache.wait_for(lambda s: s.queues.get(None, name) is not None, timeout=10)
+    for path in ("/queues/", "/"):
+        page = client.get(path).content.decode()
+        used = set(re.findall(r'<use href="#(vi-[a-z]+)"', page))
+        defined = set(re.findall(r'<symbol id="(vi-[a-z]+)"', page))
+        assert used and used <= defined, (path, used - defined)
+        assert page.count('class="icon-sprite"') == 1
+    row = _row(client.get("/queues/").content.decode(), name)
+    assert '<use href="#vi-unlock">' in row and "Open" in text(row)
+    # Guarantee and capability are no longer repeated as marker titles, but stay in the bar's label.
+    assert re.search(r'aria-label="cpu: allocated 2, deserved [^"]*, guarantee 1, capability 8"', row)

@@ -14,6 +14,7 @@ from dashboard import views
 def memo(monkeypatch):
     monkeypatch.setattr(views, "_SECTION_MEMO", views.OrderedDict())
     monkeypatch.setattr(views, "_SECTION_LATEST", {})
+    monkeypatch.setattr(views, "_SECTION_GEN", {})
     monkeypatch.setattr(views, "_FLIGHTS", {})
     clock = {"now": 100.0}
     monkeypatch.setattr(views, "_clock", lambda: clock["now"])
