@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from dashboard.kube import memory
 from dashboard.kube.client import KubeClient
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.informer import Informer, InformerOptions
@@ -188,6 +189,9 @@ class ClusterCache:
                 return self
             if self.client is None or self.discovery is None:
                 raise RuntimeError("an in-memory ClusterCache has no informers to start")
+            # Before the informer threads exist: each thread that allocates concurrently would
+            # otherwise get its own glibc heap holding freed list pages (memory.py).
+            memory.limit_arenas()
             for spec, kwargs in self._informer_specs():
                 informer = Informer(
                     spec,

@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from dashboard.kube import memory
 from dashboard.kube.client import Gone, KubeClient, KubeError, abort_response
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.kinds import KindSpec
@@ -244,6 +245,9 @@ class Informer:
                 if rv is None:
                     rv = self._list()
                     self.backoff.reset()
+                    # The list's pages are garbage now; give the C allocator's free memory back
+                    # (dashboard/kube/memory.py: tens of MB at 50,000 pods).
+                    memory.release_free_memory()
                 rv = self._watch(rv)
             except Gone as exc:
                 # The history no longer holds our version: re-list, never resume from it. Two 410s
@@ -335,9 +339,16 @@ class Informer:
             meta = body.get("metadata") or {}
             cont = meta.get("continue") or ""
             rv = meta.get("resourceVersion") or ""
+            # The raw page is garbage now: free it before the next one is decoded (a page of 500
+            # pods is ~3 MB of Python objects).
+            del body, meta
+            # A capped store (events) prunes as the list goes, so the objects it would drop at
+            # the end are never all held at once.
+            objs = self.store.bound_listed(objs)
             if not cont:
                 break
-        self.store.replace(objs, owns=self.owns)
+        self.store.replace(self.store.bound_listed(objs, final=True), owns=self.owns)
+        del objs
         self.synced_once = True
         self._set_state("synced", error="")
         self.resource_version = rv

@@ -314,6 +314,11 @@ class KindStore:
             self._changed()
         return upserted, removed
 
+    def bound_listed(self, objs: list[dict], final: bool = False) -> list[dict]:
+        """Called by the informer while a full list accumulates (``final``: before ``replace``):
+        the objects of ``objs`` this store would keep. A plain store keeps them all."""
+        return objs
+
     def set_state(
         self, name: str, *, error: str | None = None, detail: str | None = None, category: str | None = None
     ) -> KindState:
@@ -398,6 +403,27 @@ class EventStore(KindStore):
         self.per_object = per_object
         self.total = total
         self.dropped = 0
+
+    def bound_listed(self, objs: list[dict], final: bool = False) -> list[dict]:
+        """Of listed events, the newest ``per_object`` per involved object, then the newest
+        ``total`` overall, oldest first (so the total cap later drops the oldest first).
+
+        A list of 100,000 Events kept all of them until the end, ~130 MB of trimmed events of
+        which 80,000 were then dropped: RSS kept that peak as fragmented allocator memory
+        (bench/bench_memory.py). Pruned whenever the list holds half the cap more than the cap,
+        the peak is 1.5 x the cap."""
+        if not final and len(objs) <= self.total + self.total // 2:
+            return objs
+        by_ref: dict[tuple, list[dict]] = {}
+        for obj in objs:
+            by_ref.setdefault(event_ref(obj), []).append(obj)
+        kept: list[dict] = []
+        for events in by_ref.values():
+            if len(events) > self.per_object:
+                events = sorted(events, key=event_sort_time)[-self.per_object :]
+            kept.extend(events)
+        kept.sort(key=event_sort_time)  # stable: list order among equal times
+        return kept[-self.total :] if self.total else []
 
     def _put(self, key: Key, obj: dict) -> bool:
         old = self._objects.get(key)

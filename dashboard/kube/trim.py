@@ -12,6 +12,13 @@ references kept and literal values replaced by HIDDEN_VALUE, envFrom references,
 schedulerName, priorityClassName, restartPolicy) and the status fields kubectl uses for its
 STATUS/READY/RESTARTS columns. Free text (event messages and reasons, status/condition messages)
 longer than MESSAGE_LIMIT is cut with a visible marker.
+
+Memory: equal sub-trees that repeat across objects (a pod's spec — the same for every pod of a
+task template on one node —, ownerReferences naming the same Job, conditions, container statuses
+of a gang started in the same second, a Job task's pod spec, a PodGroup's spec, an event's source)
+are stored once and shared between the cached objects (``share``, hash-consing). Cached objects are
+read-only (dashboard/kube/store.py), so sharing is invisible to readers; it cut the trimmed pods
+from ~4.0 to ~2.5 KiB each at 50,000 pods (bench/bench_memory.py, README "Cluster cache").
 """
 
 from __future__ import annotations
@@ -84,19 +91,89 @@ def _intern_tree(value: Any) -> Any:
     return _i(cap_text(value))
 
 
+_TRUE, _FALSE = object(), object()
+
+
+def _leaf_key(value: Any) -> Any:
+    """The part of a sharing key that stands for ``value``: a string or int itself, a shared
+    container by identity (it is kept alive by the table entry that holds it), and a bool or float
+    tagged, so True, 1 and 1.0 (equal in Python) never share."""
+    t = type(value)
+    if t is str or t is int or value is None:
+        return value
+    if t is dict or t is list:
+        return id(value)
+    if t is bool:
+        return _TRUE if value else _FALSE
+    return (t, value)
+
+
+class SharedTrees:
+    """Hash-consing of JSON sub-trees: ``shared(value)`` returns a value equal to ``value`` (dicts
+    and lists rebuilt, short strings interned, long free text cut by ``cap_text``) in which every
+    dict and list equal to one returned before is that same object.
+
+    The table is bounded: two generations of at most ``limit`` entries each; when the newer is full
+    the older is dropped (entries still in use are re-added on their next hit), so objects deleted
+    from the cache are not kept alive for long by the table. Safe to call from several threads:
+    a race can only miss a chance to share, never share unequal values (a key holds the identity of
+    shared children, which its own entry keeps alive).
+    """
+
+    def __init__(self, limit: int = 1 << 17):
+        self.limit = limit
+        self._new: dict[tuple, Any] = {}
+        self._old: dict[tuple, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._new) + len(self._old)
+
+    def clear(self) -> None:
+        self._new, self._old = {}, {}
+
+    def _lookup(self, key: tuple, fresh: Any) -> Any:
+        found = self._new.get(key)
+        if found is not None:
+            return found
+        found = self._old.get(key)
+        if found is None:
+            found = fresh()
+        if len(self._new) >= self.limit:
+            self._old, self._new = self._new, {}
+        self._new[key] = found
+        return found
+
+    def __call__(self, value: Any) -> Any:
+        t = type(value)
+        if t is dict or isinstance(value, dict):
+            items = [(_i(k), self(v)) for k, v in value.items()]
+            key = ("d", *[x for k, v in items for x in (k, _leaf_key(v))])
+            return self._lookup(key, lambda: dict(items))
+        if t is list or isinstance(value, list):
+            values = [self(v) for v in value]
+            return self._lookup(("l", *map(_leaf_key, values)), lambda: values)
+        if t is str:
+            return _i(cap_text(value))
+        return value
+
+
+# One table for every kind: a pod and its PodGroup name the same Job in their ownerReferences.
+share = SharedTrees()
+
+
 def trim_metadata(meta: Any) -> dict:
     """Return the metadata fields the pages use; annotations lose last-applied-configuration."""
     meta = _dict(meta)
     out = {k: meta[k] for k in _META_KEYS if k in meta}
-    if "namespace" in out:
-        out["namespace"] = _i(out["namespace"])
+    for key in ("namespace", "creationTimestamp"):
+        # Timestamps have one-second resolution: the pods of a gang share theirs.
+        if key in out:
+            out[key] = _i(out[key])
     if "labels" in out:
         out["labels"] = _intern_map(out["labels"])
     if isinstance(out.get("ownerReferences"), list):
-        out["ownerReferences"] = [
-            {_i(k): (v if k == "uid" else _i(v)) for k, v in r.items()} if isinstance(r, dict) else r
-            for r in out["ownerReferences"]
-        ]
+        # Every pod of a Job and its PodGroup name the same owner: one shared list.
+        out["ownerReferences"] = share(out["ownerReferences"])
     annotations = meta.get("annotations")
     if isinstance(annotations, dict):
         out["annotations"] = {_i(k): _i(v) for k, v in annotations.items() if k != LAST_APPLIED}
@@ -156,7 +233,8 @@ def _trim_task(task: Any) -> Any:
             "metadata": {
                 k: _intern_map(tmeta[k]) for k in ("labels", "annotations") if isinstance(tmeta.get(k), dict)
             },
-            "spec": new_spec,
+            # Jobs made from one manifest have equal task pod specs: one shared copy.
+            "spec": share(new_spec),
         }
     if isinstance(out.get("policies"), list):
         out["policies"] = _intern_tree(out["policies"])
@@ -173,7 +251,11 @@ def trim_job(job: dict) -> dict:
         out["spec"] = {**spec, "tasks": [_trim_task(t) for t in spec["tasks"]]}
     status = out.get("status")
     if isinstance(status, dict):
-        out["status"] = _intern_tree(status)
+        status = _intern_tree(status)
+        if isinstance(status.get("taskStatusCount"), dict):
+            # {task: {phase: {Running: n}}}: the same few shapes across thousands of Jobs.
+            status["taskStatusCount"] = share(status["taskStatusCount"])
+        out["status"] = status
     return out
 
 
@@ -182,7 +264,8 @@ def trim_podgroup(pg: dict) -> dict:
     phases and condition reasons repeat across PodGroups)."""
     out = trim_object(pg)  # status already interned and capped there
     if isinstance(out.get("spec"), dict):
-        out["spec"] = _intern_tree(out["spec"])
+        # minMember/minResources/minTaskMember/queue: equal across PodGroups of one manifest.
+        out["spec"] = share(out["spec"])
     return out
 
 
@@ -277,7 +360,7 @@ def _trim_container_status(cs: Any) -> Any:
     # containerID/imageID are long unique digests no page shows; the rest feeds kubectl's columns.
     if not isinstance(cs, dict):
         return cs
-    return _intern_tree({k: v for k, v in cs.items() if k not in ("containerID", "imageID")})
+    return {k: v for k, v in cs.items() if k not in ("containerID", "imageID")}
 
 
 def trim_pod(pod: dict) -> dict:
@@ -292,20 +375,22 @@ def trim_pod(pod: dict) -> dict:
     out_status = {k: status[k] for k in _POD_STATUS_KEYS if k in status}
     for key in ("containerStatuses", "initContainerStatuses"):
         if isinstance(out_status.get(key), list):
-            out_status[key] = [_trim_container_status(cs) for cs in out_status[key]]
-    for key in ("phase", "reason", "qosClass", "hostIP"):
+            # Pods of a gang started in the same second have equal statuses: shared.
+            out_status[key] = share([_trim_container_status(cs) for cs in out_status[key]])
+    for key in ("phase", "reason", "qosClass", "hostIP", "startTime"):
         if key in out_status:
             out_status[key] = _i(cap_text(out_status[key]))
     if "message" in out_status:
         out_status["message"] = cap_text(out_status["message"])
     if isinstance(out_status.get("conditions"), list):
-        # Condition types/statuses/reasons repeat across pods; timestamps are mostly shared too.
-        out_status["conditions"] = _intern_tree(out_status["conditions"])
+        # Conditions repeat whole across pods (same types/reasons, often the same second): shared.
+        out_status["conditions"] = share(out_status["conditions"])
     out: dict = {
         "apiVersion": _i(pod.get("apiVersion", "v1")),
         "kind": _i(pod.get("kind", "Pod")),
         "metadata": trim_metadata(pod.get("metadata")),
-        "spec": out_spec,
+        # The same for every pod of one task template on one node: shared.
+        "spec": share(out_spec),
         "status": out_status,
     }
     return out
@@ -332,20 +417,23 @@ def trim_event(event: dict) -> dict:
     """Keep the fields of a core/v1 Event that the event lists show."""
     meta = _dict(event.get("metadata"))
     out = {k: event[k] for k in _EVENT_KEYS if k in event}
-    for key in ("reason", "type", "action"):
+    for key in ("reason", "type", "action", "firstTimestamp", "lastTimestamp", "reportingComponent"):
         if key in out:
             out[key] = _i(cap_text(out[key]))
     if "message" in out:
         out["message"] = cap_text(out["message"])
     if isinstance(out.get("source"), dict):
-        out["source"] = _intern_map(out["source"])
+        out["source"] = share(out["source"])
     if isinstance(out.get("involvedObject"), dict):
         out["involvedObject"] = {
-            k: (v if k in ("uid", "resourceVersion") else _i(v)) for k, v in out["involvedObject"].items()
+            _i(k): (v if k in ("uid", "resourceVersion") else _i(v)) for k, v in out["involvedObject"].items()
         }
     out["apiVersion"] = _i(event.get("apiVersion", "v1"))
     out["kind"] = _i(event.get("kind", "Event"))
     out["metadata"] = {
         k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta
     }
+    for key in ("namespace", "creationTimestamp"):
+        if key in out["metadata"]:
+            out["metadata"][key] = _i(out["metadata"][key])
     return out
