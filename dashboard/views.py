@@ -1489,7 +1489,14 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     pg = snap.podgroups.get(namespace, group) if group else None
     job_name = labels.get("volcano.sh/job-name") or ann.get("volcano.sh/job-name", "")
     job = snap.jobs.get(namespace, job_name) if job_name else None
-    queue_name = labels.get("volcano.sh/queue-name") or ann.get("volcano.sh/queue-name", "")
+    # A Volcano Job's pod names its queue in volcano.sh/queue-name; other workloads' pods in
+    # scheduling.volcano.sh/queue-name, and their PodGroup has it too (REFERENCE.md §4).
+    queue_name = (
+        labels.get("volcano.sh/queue-name")
+        or ann.get("volcano.sh/queue-name")
+        or ann.get("scheduling.volcano.sh/queue-name")
+        or (p.as_str(p.spec_of(pg).get("queue")) if pg else "")
+    )
     events = _events(snap, pod)
     kinds = ("pods", "events")
     states = _kind_states(snap, *kinds)
@@ -1542,6 +1549,7 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "row": row,
             "pg": pg,
             "job": job,
+            "owner": p.owner_of(pod),
             "group_name": group,
             "job_name": job_name,
             "pg_missing": p.absent_hint(pg, snap.podgroups.state),
