@@ -38,6 +38,9 @@ class ScaleSpec:
     queues: int = 200
     events: int = 100_000
     namespaces: int = 50
+    # PodGroups (None: as many as Jobs). The simulator's generator makes up the PodGroups Volcano
+    # deleted for finished Jobs with other workloads'; bulk_load keeps one PodGroup per Job.
+    podgroups: int | None = None
     seed: int = 0
 
     @classmethod

@@ -54,6 +54,7 @@ def _call_generator(fn, cluster, spec: ScaleSpec):  # noqa: ANN001, ANN202
         "pods": spec.pods,
         "queues": spec.queues,
         "events": spec.events,
+        "podgroups": spec.podgroups,
         "namespaces": spec.namespaces,
         "seed": spec.seed,
     }

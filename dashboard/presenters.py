@@ -822,15 +822,23 @@ def podgroup_conditions(pg: Mapping) -> list[dict]:
 
 
 def owner_of(obj: Mapping) -> dict | None:
-    """The controller ownerReference (or the first one) as {kind, name, apiVersion}."""
+    """The controller ownerReference (or the first one) as {kind, name, apiVersion, kind_label}.
+
+    ``kind_label`` is the kind, qualified by its apiVersion when the bare kind would read as a Volcano
+    one: "Job (batch/v1)" owns the PodGroup of a Kubernetes Job scheduled by Volcano (REFERENCE.md §0,
+    §4 "Other workloads")."""
     refs = [as_dict(r) for r in as_list(meta(obj).get("ownerReferences"))]
     if not refs:
         return None
     ref = next((r for r in refs if r.get("controller") is True), refs[0])
+    kind, api_version = as_str(ref.get("kind")), as_str(ref.get("apiVersion"))
+    volcano = api_version.startswith(("batch.volcano.sh/", "scheduling.volcano.sh/"))
+    qualify = kind in ("Job", "PodGroup", "Queue", "Command") and api_version and not volcano
     return {
-        "kind": as_str(ref.get("kind")),
+        "kind": kind,
         "name": as_str(ref.get("name")),
-        "apiVersion": as_str(ref.get("apiVersion")),
+        "apiVersion": api_version,
+        "kind_label": f"{kind} ({api_version})" if qualify else kind,
     }
 
 
@@ -1148,6 +1156,20 @@ def why_pending(
         if not phase:
             findings.append(
                 Finding("info", _("The scheduler has not looked at the PodGroup yet (no status)."))
+            )
+        elif phase == "Pending" and pods and job is None:
+            # A Deployment's, StatefulSet's, batch/v1 Job's or bare pod's PodGroup: the pods exist
+            # already, the scheduler just does not place them (REFERENCE.md §2, §4 "Other workloads").
+            findings.append(
+                Finding(
+                    "warn",
+                    _(
+                        "The PodGroup is Pending: queue “%(queue)s” has not admitted it yet, "
+                        "so the scheduler does not place its pods."
+                    )
+                    % {"queue": queue_name},
+                    verbatim,
+                )
             )
         elif phase == "Pending":
             findings.append(

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import itertools
 import threading
 import time
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from datetime import datetime
@@ -51,6 +53,20 @@ def get_cluster_cache():
     from dashboard.kube import get_cluster_cache as _get
 
     return _get()
+
+
+# Memo keys name the cache by a token, not id(): a test's cache is garbage collected and a later
+# one may get the same id, and with equal change counters a memo would then answer with the old
+# cache's objects. Weak keys: a token never keeps a cache alive.
+_CACHE_TOKENS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TOKEN_SEQ = itertools.count(1)
+
+
+def _cache_token(cache) -> int:
+    token = _CACHE_TOKENS.get(cache)
+    if token is None:
+        token = _CACHE_TOKENS.setdefault(cache, next(_TOKEN_SEQ))
+    return token
 
 
 def _snapshot(request: HttpRequest):
@@ -449,15 +465,15 @@ def _phase_cards(
     return cards
 
 
-# Per id(Queue object): (the Queue object, its derived fields). Queue objects are replaced, never mutated,
+# Per queue name: (the Queue object, its derived fields). Queue objects are replaced, never mutated,
 # on change, so an identical object means identical bars (parse_quantity over every resource is the
 # costly part of a queue row). Bounded by the number of queues; stale names are dropped per pass.
 _QUEUE_FIELDS: dict[str, tuple[dict, dict]] = {}
 _QUEUE_FIELDS_MAX = 4096
 
 
-def _queue_fields(q: dict) -> dict:
-    hit = _QUEUE_FIELDS.get(id(q))
+def _queue_fields(q: dict, name: str) -> dict:
+    hit = _QUEUE_FIELDS.get(name)
     if hit is not None and hit[0] is q:
         return hit[1]
     bars = p.queue_resource_bars(q)
@@ -469,7 +485,7 @@ def _queue_fields(q: dict) -> dict:
         "compact": p.compact_bars(bars),
         "has_gpu": any(b.name == "nvidia.com/gpu" for b in bars),
     }
-    _QUEUE_FIELDS[id(q)] = (q, fields)
+    _QUEUE_FIELDS[name] = (q, fields)
     return fields
 
 
@@ -513,7 +529,7 @@ def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
                 "name": name,
                 "depth": row.depth,
                 "has_children": row.has_children,
-                **_queue_fields(q),
+                **_queue_fields(q, name),
                 "counts": counts,
                 # A list, not the Counter: templates would resolve counts.items as counts["items"] == 0.
                 "count_list": sorted(counts.items()),
@@ -675,7 +691,7 @@ def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = N
 # Rendered "needs attention" lists per (computed lists, language, time zone, second): concurrent
 # viewers share one computed value (see _memo), so they share its rendering too. Relative times
 # are shown to the second at most, so keying on the second keeps them exact. Small and bounded.
-_ATTENTION_HTML = SizedMemo(2 * 1024 * 1024)
+_ATTENTION_HTML = SizedMemo(512 * 1024)
 
 
 def _attention_html(attention: dict, now: datetime) -> SafeString:
@@ -721,10 +737,33 @@ def _mark_missing(snap, rows: list) -> list:
 
 
 def _recent_warnings(snap) -> list:
-    warnings = [e for e in snap.events.all() if e.get("type") == "Warning"]
-    # Only the newest few hundred are turned into rows (there may be tens of thousands).
-    warnings.sort(key=_event_sort_time, reverse=True)
-    return p.latest_per_object(p.event_rows(warnings[:300]), limit=10)
+    # The cache indexes Warning events (kinds.py "warning"); only the newest few hundred are turned
+    # into rows (there may be tens of thousands). Ties in time are broken by (namespace, name) as
+    # the former sort over all() did: newest first, then ascending names.
+    warnings = heapq.nlargest(300, snap.events.lookup("warning", True), key=_warning_order)
+    return p.latest_per_object(p.event_rows(warnings), limit=10)
+
+
+class _Desc(str):
+    """A string that sorts in reverse (for a descending tiebreak inside nlargest)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: str) -> bool:
+        return str.__gt__(self, other)
+
+    def __gt__(self, other: str) -> bool:
+        return str.__lt__(self, other)
+
+
+def _warning_order(ev: dict) -> tuple:
+    meta = ev.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return (
+        _event_sort_time(ev),
+        _Desc(p.as_str(meta.get("namespace"))),
+        _Desc(p.as_str(meta.get("name"))),
+    )
 
 
 def _overview_ctx(
@@ -735,7 +774,7 @@ def _overview_ctx(
     def want(name: str) -> bool:
         return sections is None or name in sections
 
-    base = (id(get_cluster_cache()), visible_namespaces(request))
+    base = (_cache_token(get_cluster_cache()), visible_namespaces(request))
     ctx: dict[str, Any] = {
         "jobs_blocked": _blocked(notices, "jobs"),
         "pgs_blocked": _blocked(notices, "podgroups"),
@@ -1031,7 +1070,7 @@ def jobs(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "jobs")
-    memo_key = ("jobs", id(get_cluster_cache()), visible_namespaces(request), snap.jobs.version, lq.key())
+    memo_key = ("jobs", _cache_token(get_cluster_cache()), visible_namespaces(request), snap.jobs.version, lq.key())
     keys, counts = _filtered(
         _narrowed(snap, snap.jobs, lq, "jobs_in_queue"),
         memo_key,
@@ -1199,7 +1238,7 @@ def queues(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "queues")
-    base = (id(get_cluster_cache()), visible_namespaces(request))
+    base = (_cache_token(get_cluster_cache()), visible_namespaces(request))
     rows = _memo(
         ("queues", *base, snap.queues.version, snap.podgroups.version),
         lambda: _queue_summaries(snap, snap.queues.all()),
@@ -1336,7 +1375,7 @@ def podgroups(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "podgroups")
-    memo_key = ("pgs", id(get_cluster_cache()), visible_namespaces(request), snap.podgroups.version, lq.key())
+    memo_key = ("pgs", _cache_token(get_cluster_cache()), visible_namespaces(request), snap.podgroups.version, lq.key())
     keys, counts = _filtered(
         _narrowed(snap, snap.podgroups, lq, "podgroups_in_queue"),
         memo_key,
@@ -1450,7 +1489,14 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     pg = snap.podgroups.get(namespace, group) if group else None
     job_name = labels.get("volcano.sh/job-name") or ann.get("volcano.sh/job-name", "")
     job = snap.jobs.get(namespace, job_name) if job_name else None
-    queue_name = labels.get("volcano.sh/queue-name") or ann.get("volcano.sh/queue-name", "")
+    # A Volcano Job's pod names its queue in volcano.sh/queue-name; other workloads' pods in
+    # scheduling.volcano.sh/queue-name, and their PodGroup has it too (REFERENCE.md §4).
+    queue_name = (
+        labels.get("volcano.sh/queue-name")
+        or ann.get("volcano.sh/queue-name")
+        or ann.get("scheduling.volcano.sh/queue-name")
+        or (p.as_str(p.spec_of(pg).get("queue")) if pg else "")
+    )
     events = _events(snap, pod)
     kinds = ("pods", "events")
     states = _kind_states(snap, *kinds)
@@ -1503,6 +1549,7 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "row": row,
             "pg": pg,
             "job": job,
+            "owner": p.owner_of(pod),
             "group_name": group,
             "job_name": job_name,
             "pg_missing": p.absent_hint(pg, snap.podgroups.state),

@@ -601,7 +601,8 @@ class Controllers:
         if (
             new is not None
             and not new.group
-            and new.owner_kind != "Job"
+            # (a Volcano Job's own pods are skipped by the handler, which checks the apiVersion: a
+            # batch/v1 Job's pods need a PodGroup too, REFERENCE.md §4)
             and new.scheduler in self.scheduler_names
             and not new.deleting
         ):

@@ -20,6 +20,7 @@ import json
 
 from . import resources as R
 from .controllers import DEPLOYMENT, GROUP_NAME_ANNOTATION, POD, REPLICASET, controller_ref, owner_reference
+from .kinds import kind_for_api_version
 from .store import ApiError
 
 _ALNUM = "bcdfghjklmnpqrstvwxz2456789"
@@ -28,6 +29,18 @@ _ALNUM = "bcdfghjklmnpqrstvwxz2456789"
 def template_hash(template: dict) -> str:
     digest = hashlib.sha256(json.dumps(template, sort_keys=True).encode()).digest()
     return "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:10])
+
+
+def _upper_kind(ref: dict | None):
+    """The served kind of a pod's controller owner whose annotations Volcano's PodGroup controller
+    reads (ReplicaSet, StatefulSet, DaemonSet, batch/v1 Job: ``inheritUpperAnnotations`` in
+    pkg/controllers/podgroup), or None."""
+    if not ref or ref.get("kind") not in ("ReplicaSet", "StatefulSet", "DaemonSet", "Job"):
+        return None
+    api_version = str(ref.get("apiVersion") or "")
+    if not api_version.startswith(("apps/", "batch/")):
+        return None
+    return kind_for_api_version(api_version, ref["kind"])
 
 
 class WorkloadControllers:
@@ -231,9 +244,10 @@ class WorkloadControllers:
         pg_name = f"podgroup-{owner_uid}"
         min_member = 1
         owner_annotations: dict = {}
-        if ref is not None and ref.get("kind") == "ReplicaSet" and REPLICASET is not None:
+        owner_kind = _upper_kind(ref)
+        if owner_kind is not None:
             try:
-                owner = c.store.get(REPLICASET, namespace, ref.get("name", ""))
+                owner = c.store.get(owner_kind, namespace, ref.get("name", ""))
                 owner_annotations = owner["metadata"].get("annotations") or {}
             except ApiError:
                 pass

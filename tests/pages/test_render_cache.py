@@ -337,3 +337,52 @@ def test_queue_rows_draw_icons_from_the_page_sprite_and_keep_every_value(rc_clus
     assert '<use href="#vi-unlock">' in row and "Open" in text(row)
     # Guarantee and capability are no longer repeated as marker titles, but stay in the bar's label.
     assert re.search(r'aria-label="cpu: allocated 2, deserved [^"]*, guarantee 1, capability 8"', row)
+
+
+def test_recent_warnings_from_the_index_match_a_sort_over_every_event(rc_cluster):
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    ns = f"rc-ev{n}"
+    _ns(cluster, ns)
+    for i in range(30):
+        ev = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"e{i:02d}", "namespace": ns},
+            "involvedObject": {
+                "kind": "PodGroup",
+                "apiVersion": "scheduling.volcano.sh/v1beta1",
+                "namespace": ns,
+                "name": f"pg{i % 12}",
+            },
+            "reason": f"R{i % 3}",
+            "message": "m",
+            "type": "Warning" if i % 4 else "Normal",
+            "count": 1,
+            # Several share a second: the tiebreak must be (namespace, name) as before.
+            "lastTimestamp": f"2026-11-29T10:00:{i // 3:02d}Z",
+        }
+        cluster.store.create(kind("", "events"), ev, ns, replay=True)
+    cache.wait_for(lambda s: s.events.get(ns, "e29") is not None, timeout=10)
+    snap = cache.snapshot()
+    every = [e for e in snap.events.all() if e.get("type") == "Warning"]
+    every.sort(key=views._event_sort_time, reverse=True)
+    expected = presenters.latest_per_object(presenters.event_rows(every[:300]), limit=10)
+    assert views._recent_warnings(snap) == expected
+    assert len(snap.events.lookup("warning", True)) == len(every)
+
+
+def test_memo_keys_tell_caches_apart_even_when_an_id_is_reused():
+    """Two caches with equal change counters must not share memo entries (a garbage-collected
+    test cache's id may be reused by the next one)."""
+    import gc
+
+    from dashboard.kube import ClusterCache
+
+    first = ClusterCache()
+    token = views._cache_token(first)
+    assert views._cache_token(first) == token
+    del first
+    gc.collect()
+    others = [ClusterCache() for _ in range(50)]  # one of them may well land on the freed id
+    assert all(views._cache_token(c) != token for c in others)

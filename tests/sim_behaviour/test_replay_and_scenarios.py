@@ -290,11 +290,15 @@ def test_large_generator_is_consistent_and_churns():
     counts = load_scenario(cluster, "large", jobs=300, pods=1500, queues=20, events=2000, churn=2.0)
     assert counts["Job"] == 300 and counts["Pod"] == 1500 and counts["Event"] == 2000
     assert counts["Queue"] == 18  # plus the bootstrap's root and default: exactly 20
+    assert counts["PodGroup"] == 300  # as many as Jobs: other workloads make up the finished Jobs'
     jobs = cluster.store.list(JOB)[0]
     by_uid = {j["metadata"]["uid"]: j for j in jobs}
     per_job = collections.Counter()
     for pod in cluster.store.list(POD)[0]:
-        owner = pod["metadata"]["ownerReferences"][0]["uid"]
+        refs = pod["metadata"].get("ownerReferences") or [{}]
+        if refs[0].get("apiVersion") != "batch.volcano.sh/v1alpha1":
+            continue  # a Deployment's, StatefulSet's, batch/v1 Job's or a bare pod (tests/sim)
+        owner = refs[0]["uid"]
         assert owner in by_uid
         per_job[owner] += 1
         if pod["status"]["phase"] == "Running":

@@ -57,6 +57,7 @@ def build_cluster(
     pods: int | None = None,
     queues: int | None = None,
     events: int | None = None,
+    podgroups: int | None = None,
     start_time: datetime | None = None,
     churn: float = 2.0,
     state_file: str | Path | None = None,
@@ -81,7 +82,13 @@ def build_cluster(
     if scenario == "large":
         options = {
             k: v
-            for k, v in (("jobs", jobs), ("pods", pods), ("queues", queues), ("events", events))
+            for k, v in (
+                ("jobs", jobs),
+                ("pods", pods),
+                ("queues", queues),
+                ("events", events),
+                ("podgroups", podgroups),
+            )
             if v is not None
         }
         options["churn"] = churn
@@ -134,6 +141,12 @@ class Command(BaseCommand):
         parser.add_argument("--queues", type=int, help="large scenario: number of queues (default 200)")
         parser.add_argument("--events", type=int, help="large scenario: number of Events (default 100000)")
         parser.add_argument(
+            "--podgroups",
+            type=int,
+            help="large scenario: number of PodGroups (default: as many as Jobs; the Deployments, "
+            "StatefulSets, batch/v1 Jobs and bare pods scheduled by Volcano make up the difference)",
+        )
+        parser.add_argument(
             "--churn",
             type=float,
             default=2.0,
@@ -152,7 +165,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:
         if opts["history"] < 1:
             raise CommandError("--history must be at least 1")
-        for name in ("jobs", "pods", "queues", "events", "churn"):
+        for name in ("jobs", "pods", "queues", "events", "podgroups", "churn"):
             if opts[name] is not None and opts[name] < 0:
                 raise CommandError(f"--{name} must not be negative")
         state_file = Path(opts["state_file"] or f"{opts['kubeconfig']}.sim-state.json")
@@ -169,6 +182,7 @@ class Command(BaseCommand):
             pods=opts["pods"],
             queues=opts["queues"],
             events=opts["events"],
+            podgroups=opts["podgroups"],
             start_time=opts["start_time"],
             churn=opts["churn"],
             state_file=state_file,
