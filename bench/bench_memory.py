@@ -256,7 +256,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.mallocstats:
             pymalloc_summary()
         if args.pages:
+            cpu_pages = time.process_time()
             n = render_pages(cache, args.pages, args.threads)
+            cpu_pages = time.process_time() - cpu_pages
             gc.collect()
             after_pages = rss_mb()
             t_trim = time.perf_counter()
@@ -264,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             t_trim = time.perf_counter() - t_trim
             print(f"   malloc_trim(0) took {t_trim * 1000:.1f} ms")
             print(
-                f"pages: {n} requests in {args.pages:.0f} s with {args.threads} threads; RSS {after_pages:.0f} MB "
+                f"pages: {n} requests in {args.pages:.0f} s with {args.threads} threads "
+                f"({cpu_pages / max(1, n) * 1000:.1f} ms CPU of this process per request, informers included); RSS {after_pages:.0f} MB "
                 f"after them -> {rss_mb():.0f} MB after releasing free allocator memory"
             )
             if args.mallocstats:

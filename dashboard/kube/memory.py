@@ -9,18 +9,16 @@ counts (README "Benchmarks": ~130 MB above the cache itself). Two remedies, both
 bench/bench_memory.py and ``python -m bench.run`` (README "Cluster cache"):
 
 - ``limit_arenas()``: ``mallopt(M_ARENA_MAX, 2)`` before the threads start, unless the operator
-  set ``MALLOC_ARENA_MAX`` (glibc's own environment variable, which then wins), and
-  ``mallopt(M_MMAP_THRESHOLD, 256 KiB)`` unless ``MALLOC_MMAP_THRESHOLD_`` is set: blocks of that
-  size and more (list page bodies, big lists and rendered pages) are then mapped and unmapped on
-  their own instead of glibc raising the threshold after the first such block is freed and serving
-  them from the heaps, where they leave free holes;
+  set ``MALLOC_ARENA_MAX`` (glibc's own environment variable, which then wins);
 - ``release_free_memory()``: ``malloc_trim(0)`` after every full list (the page bodies are garbage
   by then) and, from ``MemoryReleaser``, every few seconds while serving: it hands the free pages of
   every heap back to the system (~4 ms at 50,000 pods).
 
 Measured in-process (``python -m bench.bench_memory --pages 60``: 60 s of page rendering with 8
-threads after a full sync at 50,000 pods): RSS 307 MB synced, 409 MB after the pages with glibc's
-defaults, 374 MB with the fixed mmap threshold, 329-338 MB after a malloc_trim.
+threads after a full sync at 50,000 pods): RSS 307 MB synced, 409 MB after the pages without
+releases, 329-344 MB with them. Tried and dropped: a fixed ``M_MMAP_THRESHOLD`` of 256 KiB (large
+blocks always mapped and unmapped) saved nothing more once the releases run and cost ~4 ms more
+CPU per page (21 vs 25 ms, ``--pages 30 --mmap-threshold``, two runs each).
 """
 
 from __future__ import annotations
@@ -34,9 +32,8 @@ import threading
 log = logging.getLogger(__name__)
 
 M_ARENA_MAX = -8  # <malloc.h>
-M_MMAP_THRESHOLD = -3
+M_MMAP_THRESHOLD = -3  # only for bench/bench_memory.py --mmap-threshold
 DEFAULT_ARENAS = 2
-MMAP_THRESHOLD = 256 * 1024
 
 _lock = threading.Lock()
 _libc: ctypes.CDLL | None = None
@@ -69,7 +66,7 @@ def describe() -> str:
     version = libc.gnu_get_libc_version().decode()
     env = os.environ.get("MALLOC_ARENA_MAX")
     arenas = f"MALLOC_ARENA_MAX={env} (environment)" if env else f"M_ARENA_MAX={_arenas_set or 'default'}"
-    return f"glibc {version}, {arenas}, M_MMAP_THRESHOLD={MMAP_THRESHOLD}, malloc_trim after full lists"
+    return f"glibc {version}, {arenas}, malloc_trim after full lists and periodically"
 
 
 _arenas_set = 0
@@ -81,11 +78,7 @@ def limit_arenas(n: int = DEFAULT_ARENAS) -> bool:
     environment (the operator's choice, already applied by glibc at start-up)."""
     global _arenas_set
     libc = _glibc()
-    if libc is None:
-        return False
-    if not os.environ.get("MALLOC_MMAP_THRESHOLD_") and libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) != 1:
-        log.warning("mallopt(M_MMAP_THRESHOLD, %d) failed", MMAP_THRESHOLD)
-    if os.environ.get("MALLOC_ARENA_MAX"):
+    if libc is None or os.environ.get("MALLOC_ARENA_MAX"):
         return False
     if libc.mallopt(M_ARENA_MAX, n) != 1:
         log.warning("mallopt(M_ARENA_MAX, %d) failed", n)

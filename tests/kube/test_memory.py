@@ -222,7 +222,7 @@ def test_the_cache_releases_free_memory_while_it_runs_and_stops_doing_so(sim_clu
     assert quiet.memory_releaser._thread is None
 
 
-def test_limit_arenas_fixes_the_mmap_threshold_unless_the_operator_set_it(monkeypatch):
+def test_limit_arenas_sets_only_the_arena_cap_and_yields_to_the_operator(monkeypatch):
     if memory._glibc() is None:
         pytest.skip("not glibc")
     calls = []
@@ -235,10 +235,8 @@ def test_limit_arenas_fixes_the_mmap_threshold_unless_the_operator_set_it(monkey
 
     monkeypatch.setattr(memory, "_glibc", lambda: Recorder())
     monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
-    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
     assert memory.limit_arenas() is True
-    assert (memory.M_MMAP_THRESHOLD, memory.MMAP_THRESHOLD) in calls and (memory.M_ARENA_MAX, 2) in calls
+    assert calls == [(memory.M_ARENA_MAX, memory.DEFAULT_ARENAS)]  # the mmap threshold stays glibc's
     calls.clear()
-    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "1048576")
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert memory.limit_arenas() is False and calls == []
