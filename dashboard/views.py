@@ -328,12 +328,27 @@ def _events(snap, *objs) -> list[dict]:
     return out
 
 
+class _PlainDumper(yaml.SafeDumper):
+    """A SafeDumper that never writes anchors and aliases (``&id001`` / ``*id001``).
+
+    The cache stores equal sub-trees once and shares them (dashboard/kube/trim.py ``share``), so
+    one object may hold the same dict twice (e.g. a container's requests and limits); PyYAML would
+    print the second as an alias, which is not how kubectl or the API server shows the object.
+    """
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def _yaml(obj: dict) -> str:
+    """``obj`` (a cached, trimmed object) as YAML text without managedFields or aliases."""
     clean = dict(obj)
     md = dict(p.as_dict(clean.get("metadata")))
     md.pop("managedFields", None)
     clean["metadata"] = md
-    return yaml.safe_dump(clean, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return yaml.dump(
+        clean, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, default_flow_style=False
+    )
 
 
 # --- overview ---------------------------------------------------------------------------------

@@ -280,6 +280,43 @@ def test_yaml_view_lists_every_env_entry_and_envfrom_without_values(odd_cluster,
             assert expected in shown, (url, expected)
 
 
+def test_yaml_view_has_no_aliases_for_shared_subtrees_and_says_it_is_the_cached_copy(odd_cluster, client):
+    # Equal requests and limits (and two pods of one gang) are stored once in the cache
+    # (trim.share); the YAML view must still print each in full, as kubectl does, not &id001/*id001.
+    n = next(_seq)
+    ns = f"yaml-{n}"
+    res = {"cpu": "2", "memory": "1Gi"}
+    container = {"name": "main", "image": "busybox", "resources": {"requests": dict(res), "limits": dict(res)}}
+    job = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "same", "namespace": ns, "uid": f"uid-yaml-{n}"},
+        "spec": {
+            "minAvailable": 1,
+            "tasks": [{"name": "t", "replicas": 1, "template": {"spec": {"containers": [container]}}}],
+        },
+    }
+    _create(odd_cluster, JOBS, job, ns)
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "same-t-0", "namespace": ns, "labels": {"volcano.sh/job-name": "same"}},
+        "spec": {"schedulerName": "volcano", "containers": [container]},
+        "status": {"phase": "Pending"},
+    }
+    cluster, cache = odd_cluster
+    cluster.store.create(kind("", "pods"), pod, ns, replay=True)
+    cache.wait_for(lambda s: s.pods.get(ns, "same-t-0") is not None, timeout=10)
+    cached = cache.snapshot().pods.get(ns, "same-t-0")["spec"]["containers"][0]["resources"]
+    assert cached["requests"] is cached["limits"]  # the premise: the cache shares them
+    pages = _get_all(client, [f"/jobs/{ns}/same/", f"/pods/{ns}/same-t-0/"])
+    for url, page in pages.items():
+        yaml_view = re.search(r'<details class="yaml">.*?</details>', page, flags=re.S).group(0)
+        assert "&amp;id0" not in yaml_view and "*id0" not in yaml_view, url
+        assert text(yaml_view).count("memory: 1Gi") >= 2, url
+        assert "kubectl get -o yaml shows the whole object" in text(yaml_view), url
+
+
 # --- 5. odd values: zero times, negative counters, zero wholes, small quantities, deletions ------
 
 
