@@ -1029,6 +1029,14 @@ def _narrowed(snap, view, lq: ListQuery, in_queue: str) -> Callable[[], list[dic
     return view.all
 
 
+def _queue_missing(snap, name: str) -> str:
+    """The hint shown beside a list row's queue name when that Queue is not in the cache ("" when
+    it is, or when Queues cannot be read at all: then one notice says so, not every row)."""
+    if not name or not snap.queues.state.is_usable:
+        return ""
+    return p.absent_hint(snap.queues.get(None, name), snap.queues.state)
+
+
 def _job_row(snap, job: dict, now: datetime) -> dict:
     pg = snap.podgroup_for_job(job)
     pods = _pod_list(snap, "pods_for_job", job)
@@ -1039,7 +1047,8 @@ def _job_row(snap, job: dict, now: datetime) -> dict:
         "namespace": p.namespace_of(job),
         "phase": p.job_phase(job),
         "hints": p.job_health_hint(job, pods, pg),
-        "queue": p.as_str(p.spec_of(job).get("queue")),
+        "queue": (queue := p.as_str(p.spec_of(job).get("queue"))),
+        "queue_missing": _queue_missing(snap, queue),
         "gang": p.job_gang(job),
         "pending": p.to_int(status.get("pending")),
         "running": p.to_int(status.get("running")),
@@ -1075,6 +1084,7 @@ def jobs(request: HttpRequest) -> HttpResponse:
             snap.jobs.version,
             snap.podgroups.version,
             snap.pods.version,
+            snap.queues.version,  # a row's queue link depends on the Queue existing
             states,
             lq.key(),
             lq.page,
@@ -1346,7 +1356,8 @@ def _pg_row(snap, pg: dict, now: datetime) -> dict:
         "name": p.name_of(pg),
         "namespace": p.namespace_of(pg),
         "phase": phase,
-        "queue": p.as_str(p.spec_of(pg).get("queue")),
+        "queue": (queue := p.as_str(p.spec_of(pg).get("queue"))),
+        "queue_missing": _queue_missing(snap, queue),
         "min_member": p.to_int(p.spec_of(pg).get("minMember")),
         "running": p.to_int(status.get("running")),
         "succeeded": p.to_int(status.get("succeeded")),
@@ -1383,7 +1394,7 @@ def podgroups(request: HttpRequest) -> HttpResponse:
     states = _kind_states(snap, *kinds)
     versions = {
         "results": p.version_key(
-            snap.podgroups.version, snap.jobs.version, states, lq.key(), lq.page, _bucket(now)
+            snap.podgroups.version, snap.jobs.version, snap.queues.version, states, lq.key(), lq.page, _bucket(now)
         )
     }
     versions = _versions(snap, now, kinds, **versions)

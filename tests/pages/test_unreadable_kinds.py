@@ -95,6 +95,42 @@ def test_links_only_to_objects_in_the_cache(client, cache):
     assert 'href="/queues/batch/"' in page
 
 
+def test_list_pages_link_a_queue_only_when_it_exists(client, cache):
+    pg = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+          "metadata": {"name": "pg1", "namespace": "platform", "uid": "g1", "resourceVersion": "3"},
+          "spec": {"queue": "batch", "minMember": 1}, "status": {"phase": "Pending"}}
+    cache.store("podgroups").upsert(pg)
+    for url in ("/jobs/", "/podgroups/"):
+        page = client.get(url).content.decode()
+        assert 'href="/queues/batch/"' not in page, url
+        assert "batch (not found)" in text(page), url
+    jobs_version = _results_version(client, "/jobs/")
+    cache.store("queues").upsert({"metadata": {"name": "batch", "resourceVersion": "1"}, "spec": {},
+                                  "status": {"state": "Open"}})
+    # The polled results fragment must change too, or an open page would keep the stale hint.
+    assert _results_version(client, "/jobs/") != jobs_version
+    for url in ("/jobs/", "/podgroups/"):
+        page = client.get(url).content.decode()
+        assert 'href="/queues/batch/"' in page, url
+        assert "(not found)" not in text(page), url
+
+
+@pytest.mark.parametrize("state", ["forbidden", "syncing"])
+@pytest.mark.parametrize("cache", [("queues",)], indirect=True)
+def test_list_pages_do_not_mark_every_queue_when_queues_are_unreadable(client, cache, state):
+    cache.store("queues").set_state(state)
+    page = text(client.get("/jobs/").content.decode())
+    assert "(not found)" not in page and "(cannot be read" not in page
+
+
+def _results_version(client, url: str) -> str:
+    import re
+
+    m = re.search(r'hx-get="[^"]*[?&]amp;f=results&amp;v=([^"&]+)"|[?&]f=results&(?:amp;)?v=([^"&]+)', client.get(url).content.decode())
+    assert m, "no results fragment"
+    return m.group(1) or m.group(2)
+
+
 def test_overview_warning_event_for_missing_object_is_not_linked(client, cache):
     cache.store("events").upsert({
         "metadata": {"name": "ev1", "namespace": "research", "uid": "e1", "resourceVersion": "9"},
