@@ -16,7 +16,7 @@ import threading
 import time
 import weakref
 from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -891,11 +891,16 @@ INVERTED_SORTS = frozenset({"age", "inphase"})
 class ListQuery:
     """Filter, sort and page state of a list page, read from (and written back to) the query string."""
 
-    def __init__(self, request: HttpRequest, sorts: dict, default_sort: str = "age") -> None:
+    def __init__(
+        self, request: HttpRequest, sorts: dict, default_sort: str = "age", known_phases: Iterable[str] = ()
+    ) -> None:
         get = request.GET
         self.namespace = get.get("ns", "").strip()
         self.queue = get.get("queue", "").strip()
-        self.phases = [x for x in get.getlist("phase") if x]
+        # A known phase in any letter case ("pending") means that phase, in its canonical spelling
+        # ("Pending"); only genuinely unknown phases are kept as written and filtered literally.
+        canonical = {k.lower(): k for k in known_phases}
+        self.phases = [canonical.get(x.lower(), x) for x in get.getlist("phase") if x]
         self.text = get.get("q", "").strip()
         self.selector_text = get.get("selector", "").strip()
         self.selector_error = ""
@@ -1076,7 +1081,7 @@ _job_queue = _spec_queue
 def jobs(request: HttpRequest) -> HttpResponse:
     snap = _snapshot(request)
     now = p.reference_now(snap)
-    lq = ListQuery(request, JOB_SORTS)
+    lq = ListQuery(request, JOB_SORTS, known_phases=p.JOB_PHASES)
     kinds = ("jobs", "podgroups", "pods")
     states = _kind_states(snap, *kinds)
     versions = {
@@ -1389,7 +1394,7 @@ _pg_queue = _spec_queue
 def podgroups(request: HttpRequest) -> HttpResponse:
     snap = _snapshot(request)
     now = p.reference_now(snap)
-    lq = ListQuery(request, PG_SORTS)
+    lq = ListQuery(request, PG_SORTS, known_phases=p.PODGROUP_PHASES)
     kinds = ("podgroups", "jobs")
     states = _kind_states(snap, *kinds)
     versions = {
