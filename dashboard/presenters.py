@@ -765,8 +765,12 @@ def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping 
                 % {"n": pull}
             )
     if phase == "Running":
-        gang = job_gang(job)
-        if gang.running < gang.min_available:
+        # Volcano counts finished pods toward the gang: a Job is Running while minAvailable ≤
+        # running + succeeded + failed (REFERENCE.md §1, Pending→Running), so 2 Running + 2 Succeeded
+        # of minAvailable 4 is not "below". Negative counters prove nothing: no hint from them.
+        status = status_of(job)
+        counters = [to_int(status.get(k)) for k in ("running", "succeeded", "failed")]
+        if min(counters) >= 0 and sum(counters) < job_min_available(job):
             hints.append(_("below minAvailable"))
     if phase in ("Pending", "") and podgroup is not None:
         if unschedulable_condition(podgroup):
