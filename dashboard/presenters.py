@@ -392,6 +392,9 @@ class ResourceBar:
     over: bool
     tone: str
     has_ref: bool = True  # False: nothing to compare with (no deserved/guarantee/capability)
+    invalid: bool = False  # a value is no usable amount (shown verbatim): no bar, no percentage
+    # The invalid values as "capability abc (not a quantity)", for the note drawn instead of a bar.
+    invalid_text: str = ""
 
     @property
     def pct_text(self) -> str:
@@ -417,9 +420,44 @@ def _pct(part: Decimal, whole: Decimal) -> int:
     return max(0, int(ratio.to_integral_value()))
 
 
+def invalid_amount_text(raw: Any) -> str:
+    """A ResourceList value that is no usable amount, shown as written plus why:
+    "abc (not a quantity)", "-1Gi (negative)" (derive.resource_amount)."""
+    shown = format_quantity("", None, raw)
+    note = derive.invalid_amount_note(raw)
+    if note == "negative":
+        return _("%(value)s (negative)") % {"value": shown}
+    if note == "out of range":
+        return _("%(value)s (out of range)") % {"value": shown}
+    return _("%(value)s (not a quantity)") % {"value": shown}
+
+
+def amount_text(resource: str, raw: Any) -> tuple[Decimal | None, str]:
+    """(the amount, its display text) of one ResourceList value: (None, "—") when absent, (None,
+    "abc (not a quantity)") when invalid (unparsable or negative), else the value and its
+    format_quantity text."""
+    if raw is None:
+        return None, "—"
+    value = derive.resource_amount(raw)
+    if value is None:
+        return None, invalid_amount_text(raw)
+    return value, format_quantity(resource, value, raw)
+
+
+# The four ResourceList fields of a Queue in words (lazily translated: called at render time).
+FIELD_WORDS = {
+    "allocated": lambda: _("allocated"),
+    "deserved": lambda: _("deserved"),
+    "guarantee": lambda: _("guarantee"),
+    "capability": lambda: _("capability"),
+}
+
+
 def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
     """Per-resource usage bars for a Queue (REFERENCE.md §3: spec.capability, spec.deserved,
-    spec.guarantee.resource, status.allocated). Unparsable quantities are shown verbatim, unscaled."""
+    spec.guarantee.resource, status.allocated). A value that is no usable amount (unparsable or
+    negative, derive.resource_amount) is shown verbatim as invalid, and that resource gets no
+    percentage and no bar: any scale or ratio drawn from the others would be a guess."""
     spec = spec_of(queue)
     maps = {
         "allocated": as_dict(status_of(queue).get("allocated")),
@@ -431,13 +469,15 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
     bars = []
     for res in names:
         raw = {k: m.get(res) for k, m in maps.items()}
-        val = {k: quantity(v) for k, v in raw.items() if v is not None}
+        shown = {k: amount_text(res, v) for k, v in raw.items()}
+        val = {k: q for k, (q, _t) in shown.items() if q is not None}
+        invalid = any(raw[k] is not None and k not in val for k in raw)
         alloc = val.get("allocated") or Decimal(0)
-        scale = max([v for v in val.values() if v is not None] + [Decimal(0)])
+        scale = max([*val.values(), Decimal(0)])
 
-        def at(key: str, _val: dict = val, _scale: Decimal = scale) -> int | None:
+        def at(key: str, _val: dict = val, _scale: Decimal = scale, _invalid: bool = invalid) -> int | None:
             v = _val.get(key)
-            if v is None or _scale <= 0:
+            if v is None or _scale <= 0 or _invalid:
                 return None
             return min(100, _pct(v, _scale))
 
@@ -447,24 +487,22 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
             else ("capability" if val.get("capability") is not None else "")
         )
         ref = val.get(ref_key) if ref_key else None
-        # A zero (or negative) deserved/capability has no percentage: "100%" of 0 would be a lie.
-        pct = _pct(alloc, ref) if ref is not None and ref > 0 else None
+        # A zero deserved/capability has no percentage: "100%" of 0 would be a lie.
+        pct = _pct(alloc, ref) if ref is not None and ref > 0 and not invalid else None
         cap = val.get("capability")
-        over_cap = cap is not None and alloc > cap
+        over_cap = not invalid and cap is not None and alloc > cap
         over = pct is not None and pct > 100
-        tone = "bad" if over_cap else ("warn" if over else "ok")
+        tone = "bad" if over_cap else ("warn" if over or invalid else "ok")
         bars.append(
             ResourceBar(
                 name=res,
-                allocated=format_quantity(
-                    res,
-                    val.get("allocated", Decimal(0)) if raw["allocated"] is not None else Decimal(0),
-                    raw["allocated"],
+                allocated=shown["allocated"][1] if raw["allocated"] is not None else format_quantity(
+                    res, Decimal(0)
                 ),
-                deserved=format_quantity(res, val.get("deserved"), raw["deserved"]),
-                guarantee=format_quantity(res, val.get("guarantee"), raw["guarantee"]),
-                capability=format_quantity(res, val.get("capability"), raw["capability"]),
-                fill=min(100, _pct(alloc, scale)) if scale > 0 else 0,
+                deserved=shown["deserved"][1],
+                guarantee=shown["guarantee"][1],
+                capability=shown["capability"][1],
+                fill=min(100, _pct(alloc, scale)) if scale > 0 and not invalid else 0,
                 deserved_at=at("deserved"),
                 guarantee_at=at("guarantee"),
                 capability_at=at("capability"),
@@ -472,7 +510,11 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
                 pct_of=ref_key,
                 over=over or over_cap,
                 tone=tone,
-                has_ref=any(val.get(k) is not None for k in ("deserved", "guarantee", "capability")),
+                has_ref=any(raw.get(k) is not None for k in ("deserved", "guarantee", "capability")),
+                invalid=invalid,
+                invalid_text="; ".join(
+                    f"{FIELD_WORDS[k]()} {shown[k][1]}" for k in raw if raw[k] is not None and k not in val
+                ),
             )
         )
     return bars
@@ -1034,40 +1076,50 @@ def _queue_resource(key: str) -> str | None:
     return key[len("requests.") :] if key.startswith("requests.") else key
 
 
+def min_resource_needs(pg: Mapping | None) -> dict[str, Decimal]:
+    """The PodGroup's spec.minResources by Queue resource name (quota keys mapped, REFERENCE.md §4:
+    ``requests.cpu`` and ``cpu`` are the same need; ``limits.*``/``count/*``/``pods`` skipped).
+    Values that are no usable amount (derive.resource_amount) are left out."""
+    needs: dict[str, Decimal] = {}
+    for key, raw in as_dict(spec_of(pg).get("minResources") if pg else None).items():
+        res = _queue_resource(as_str(key))
+        q = derive.resource_amount(raw)
+        if res is None or q is None:
+            continue
+        needs[res] = max(needs.get(res, Decimal(0)), q)
+    return needs
+
+
 def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
     """For each resource the PodGroup needs (spec.minResources): need, allocated, deserved,
     capability and what is left under capability, as display strings plus ``short`` (True when the
-    need exceeds what is left)."""
+    need exceeds what is left). A capability or allocated value that is no usable amount is shown
+    verbatim as invalid, with "?" left and never ``short``."""
     if not queue or not pg:
         return []
     spec = spec_of(queue)
     alloc = as_dict(status_of(queue).get("allocated"))
     cap = as_dict(spec.get("capability"))
     des = as_dict(spec.get("deserved"))
-    needs: dict[str, Decimal] = {}
-    for key, raw in as_dict(spec_of(pg).get("minResources")).items():
-        res = _queue_resource(as_str(key))
-        q = quantity(raw)
-        if res is None or q is None:
-            continue
-        needs[res] = max(needs.get(res, Decimal(0)), q)
+    needs = min_resource_needs(pg)
     rows = []
     for res in sorted(needs, key=resource_sort_key):
         need = needs[res]
-        a = quantity(alloc.get(res)) or Decimal(0)
-        c = quantity(cap.get(res)) if res in cap else None
-        d = quantity(des.get(res)) if res in des else None
-        left = (c - a) if c is not None else None
+        a, a_text = amount_text(res, alloc.get(res)) if res in alloc else (Decimal(0), format_quantity(res, Decimal(0)))
+        c, c_text = amount_text(res, cap.get(res)) if res in cap else (None, "")
+        d, d_text = amount_text(res, des.get(res)) if res in des else (None, "")
+        unknown = (res in cap and c is None) or a is None
+        left = (c - a) if c is not None and a is not None else None
         rows.append(
             {
                 "resource": res,
                 "need": format_quantity(res, need),
-                "allocated": format_quantity(res, a),
-                "capability": format_quantity(res, c) if c is not None else "",
-                "deserved": format_quantity(res, d) if d is not None else "",
-                "left": format_quantity(res, max(left, Decimal(0))) if left is not None else "",
+                "allocated": a_text,
+                "capability": c_text,
+                "deserved": d_text,
+                "left": "?" if unknown else (format_quantity(res, max(left, Decimal(0))) if left is not None else ""),
                 "short": left is not None and need > left,
-                "over_deserved": d is not None and a + need > d,
+                "over_deserved": d is not None and a is not None and a + need > d,
             }
         )
     return rows

@@ -415,6 +415,30 @@ def quantity(value: Any) -> Decimal | None:
     return parsed
 
 
+def resource_amount(value: Any) -> Decimal | None:
+    """A ResourceList amount (Queue capability/deserved/guarantee/allocated, PodGroup minResources,
+    container requests): ``quantity`` that is also not negative, else None. Kubernetes quantities in
+    a ResourceList are amounts of a resource, so "-1Gi" is as invalid there as "abc"; callers show
+    such a value verbatim as invalid and compute nothing from it."""
+    parsed = quantity(value)
+    return parsed if parsed is not None and parsed >= 0 else None
+
+
+def invalid_amount_note(value: Any) -> str:
+    """Why ``value`` (present, but ``resource_amount`` is None) is not a usable amount: "negative",
+    "out of range" (a quantity beyond 10^±30, see ``quantity``) or "not a quantity"."""
+    parsed = quantity(value)
+    if parsed is not None:
+        return "negative" if parsed < 0 else ""
+    if isinstance(value, str) and value.strip():
+        try:
+            parse_quantity(value.strip())
+        except (ValueError, TypeError, InvalidOperation, ArithmeticError):
+            return "not a quantity"
+        return "out of range"
+    return "not a quantity"
+
+
 def compact_number(value: Decimal, places: int = 2) -> str:
     """``value`` as short plain text that does not lie: at least ``places`` decimals and enough for
     3 significant digits (1.5 -> "1.5" even with places=0, 0.5 -> "0.5"), trailing zeros dropped;
