@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -1105,11 +1105,18 @@ def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
     rows = []
     for res in sorted(needs, key=resource_sort_key):
         need = needs[res]
-        a, a_text = amount_text(res, alloc.get(res)) if res in alloc else (Decimal(0), format_quantity(res, Decimal(0)))
+        if res in alloc:
+            a, a_text = amount_text(res, alloc.get(res))
+        else:
+            a, a_text = Decimal(0), format_quantity(res, Decimal(0))
         c, c_text = amount_text(res, cap.get(res)) if res in cap else (None, "")
         d, d_text = amount_text(res, des.get(res)) if res in des else (None, "")
         unknown = (res in cap and c is None) or a is None
         left = (c - a) if c is not None and a is not None else None
+        if unknown:
+            left_text = "?"
+        else:
+            left_text = format_quantity(res, max(left, Decimal(0))) if left is not None else ""
         rows.append(
             {
                 "resource": res,
@@ -1117,7 +1124,7 @@ def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
                 "allocated": a_text,
                 "capability": c_text,
                 "deserved": d_text,
-                "left": "?" if unknown else (format_quantity(res, max(left, Decimal(0))) if left is not None else ""),
+                "left": left_text,
                 "short": left is not None and need > left,
                 "over_deserved": d is not None and a is not None and a + need > d,
             }
@@ -1159,6 +1166,129 @@ def absent_hint(obj: Mapping | None, state: Any) -> str:
     return _("(not found)")
 
 
+def _owned_by_volcano_job(pg: Mapping) -> bool:
+    refs = [as_dict(r) for r in as_list(meta(pg).get("ownerReferences"))]
+    return any(
+        r.get("kind") == "Job" and as_str(r.get("apiVersion")).startswith("batch.volcano.sh/") for r in refs
+    )
+
+
+def never_start(
+    job: Mapping | None,
+    pg: Mapping | None,
+    queue: Mapping | None,
+    pods: list[Mapping],
+    *,
+    owner_job: Mapping | None = None,
+    queue_lookup: Callable[[str], Mapping | None] | None = None,
+) -> tuple[list[Finding], set[str]]:
+    """Findings for a gang that can never be satisfied as it is, and the resources whose need
+    exceeds a capability (so the headroom finding leaves them out).
+
+    - a Volcano Job's minAvailable above Σ tasks[].replicas (REFERENCE.md §1: the admission webhook
+      rejects this, so such a Job exists only when the webhook was off);
+    - a PodGroup's minMember above the pods that can exist: the Job's replicas for a Volcano Job;
+      for other workloads (§4) the pods that exist, since their owner's replicas are not cached;
+    - the gang's minimum resources (PodGroup.spec.minResources, or the sum over the Job's first
+      minAvailable pods when there is no PodGroup) above the capability of the queue or of an
+      ancestor (§3: capability is a hard limit, children's ≤ ancestors').
+    """
+    out: list[Finding] = []
+    vcjob = job if job is not None else owner_job
+    min_av = job_min_available(vcjob) if vcjob is not None else 0
+    if vcjob is not None and job_tasks(vcjob):
+        total = derive.job_total_replicas(vcjob)
+        if min_av > total:
+            out.append(
+                Finding(
+                    "bad",
+                    ngettext(
+                        "This will never start: minAvailable (%(min)d) is more than the Job's "
+                        "%(total)d replica in all tasks, so the gang can never be complete. "
+                        "(Volcano's admission webhook rejects such a Job; it exists only if the "
+                        "webhook was off.)",
+                        "This will never start: minAvailable (%(min)d) is more than the Job's "
+                        "%(total)d replicas in all tasks, so the gang can never be complete. "
+                        "(Volcano's admission webhook rejects such a Job; it exists only if the "
+                        "webhook was off.)",
+                        total,
+                    )
+                    % {"min": min_av, "total": total},
+                )
+            )
+        min_member = to_int(spec_of(pg).get("minMember")) if pg is not None else 0
+        if pg is not None and min_member > total and min_member != min_av:
+            out.append(
+                Finding(
+                    "bad",
+                    ngettext(
+                        "This will never start: the PodGroup's minMember (%(min)d) is more than the "
+                        "Job's %(total)d replica in all tasks, so the gang can never be complete.",
+                        "This will never start: the PodGroup's minMember (%(min)d) is more than the "
+                        "Job's %(total)d replicas in all tasks, so the gang can never be complete.",
+                        total,
+                    )
+                    % {"min": min_member, "total": total},
+                )
+            )
+    elif pg is not None and vcjob is None and pods and not _owned_by_volcano_job(pg):
+        min_member = to_int(spec_of(pg).get("minMember"))
+        if min_member > len(pods):
+            out.append(
+                Finding(
+                    "bad",
+                    ngettext(
+                        "This will never start as it is: the PodGroup's minMember (%(min)d) is more "
+                        "than the %(n)d pod that exists for it, so the gang can never be complete "
+                        "unless its owner creates more pods.",
+                        "This will never start as it is: the PodGroup's minMember (%(min)d) is more "
+                        "than the %(n)d pods that exist for it, so the gang can never be complete "
+                        "unless its owner creates more pods.",
+                        len(pods),
+                    )
+                    % {"min": min_member, "n": len(pods)},
+                )
+            )
+    needs = min_resource_needs(pg)
+    if not needs and vcjob is not None:
+        needs = {
+            res: q
+            for key, q in derive.job_min_resources(vcjob, min_av).items()
+            if (res := _queue_resource(key)) is not None
+        }
+    limits = derive.capability_limits(needs, derive.queue_ancestry(queue, queue_lookup)) if queue else []
+    if limits:
+        qname = name_of(queue)
+        items = []
+        for lim in sorted(limits, key=lambda x: resource_sort_key(x.resource)):
+            values = {
+                "res": lim.resource,
+                "need": format_quantity(lim.resource, lim.need),
+                "cap": format_quantity(lim.resource, lim.capability),
+                "queue": lim.queue,
+            }
+            if lim.queue == qname:
+                items.append(_("%(res)s: needs %(need)s, capability %(cap)s") % values)
+            else:
+                items.append(
+                    _("%(res)s: needs %(need)s, capability %(cap)s (set on ancestor queue “%(queue)s”)")
+                    % values
+                )
+        out.append(
+            Finding(
+                "bad",
+                _(
+                    "This will never start: the gang's minimum resources exceed the capability of "
+                    "queue “%(queue)s” (a hard limit), so it can never be admitted unless the "
+                    "capability is raised:"
+                )
+                % {"queue": qname},
+                items=items,
+            )
+        )
+    return out, {lim.resource for lim in limits}
+
+
 def why_pending(
     job: Mapping | None,
     pg: Mapping | None,
@@ -1168,6 +1298,8 @@ def why_pending(
     *,
     pg_state: Any = None,
     queue_state: Any = None,
+    owner_job: Mapping | None = None,
+    queue_lookup: Callable[[str], Mapping | None] | None = None,
 ) -> list[Finding]:
     """Plain-words reasons why a Job (or a PodGroup) is not running yet, most decisive first.
 
@@ -1177,8 +1309,13 @@ def why_pending(
     Inputs follow REFERENCE.md: a Job whose PodGroup is Pending has no pods (§1); a PodGroup is
     Pending until the queue admits it and Inqueue until the gang fits (§2); Jobs can only be
     admitted to Open queues (§3); the scheduler's Unschedulable condition message is quoted verbatim.
+
+    Gangs that can never be satisfied come first (``never_start``): ``owner_job`` is the Volcano Job
+    owning ``pg`` when ``job`` is None (the PodGroup's page), ``queue_lookup(name)`` finds the
+    queue's ancestors for their capability.
     """
-    findings: list[Finding] = []
+    never, impossible = never_start(job, pg, queue, pods, owner_job=owner_job, queue_lookup=queue_lookup)
+    findings: list[Finding] = list(never)
     if job is not None and not status_of(job):
         findings.append(
             Finding(
@@ -1243,9 +1380,16 @@ def why_pending(
             findings.append(
                 Finding(
                     "warn",
-                    _(
-                        "The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
-                        "place the whole gang of %(min)d pods."
+                    (
+                        _(
+                            "The PodGroup was admitted (Inqueue), but the scheduler cannot "
+                            "place the whole gang of %(min)d pods."
+                        )
+                        if never
+                        else _(
+                            "The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
+                            "place the whole gang of %(min)d pods."
+                        )
                     )
                     % {"min": to_int(spec_of(pg).get("minMember"))},
                     verbatim,
@@ -1289,7 +1433,8 @@ def why_pending(
                         % {"queue": queue_name, "state": state},
                     )
                 )
-            short = [r for r in queue_headroom(queue, pg) if r["short"]]
+            # A resource above the capability itself is a "never" finding above, not a lack of room.
+            short = [r for r in queue_headroom(queue, pg) if r["short"] and r["resource"] not in impossible]
             if short:
                 findings.append(
                     Finding(

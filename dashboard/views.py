@@ -1232,7 +1232,14 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "headroom": p.queue_headroom(queue, pg),
             "pending_like": pending_like,
             "findings": p.why_pending(
-                job, pg, queue, qname, pods, pg_state=snap.podgroups.state, queue_state=snap.queues.state
+                job,
+                pg,
+                queue,
+                qname,
+                pods,
+                pg_state=snap.podgroups.state,
+                queue_state=snap.queues.state,
+                queue_lookup=lambda n: snap.queues.get(None, n),
             )
             if pending_like else [],
             "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
@@ -1484,7 +1491,15 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
             "queue_state": p.queue_state(queue) if queue else None,
             "headroom": p.queue_headroom(queue, pg),
             "findings": p.why_pending(
-                None, pg, queue, qname, pods, pg_state=snap.podgroups.state, queue_state=snap.queues.state
+                None,
+                pg,
+                queue,
+                qname,
+                pods,
+                pg_state=snap.podgroups.state,
+                queue_state=snap.queues.state,
+                owner_job=job,
+                queue_lookup=lambda n: snap.queues.get(None, n),
             )
             if pending_like else [],
             "pending_like": pending_like,

@@ -735,6 +735,114 @@ def _unschedulable_condition(pg: dict) -> dict | None:
     return None
 
 
+# -- gangs that can never be satisfied -------------------------------------------------------
+
+
+def job_total_replicas(job: Any) -> int:
+    """Σ spec.tasks[].replicas of a Volcano Job (REFERENCE.md §1); garbage or negative counts as 0."""
+    return sum(count(_d(t).get("replicas")) for t in _l(_d(_d(job).get("spec")).get("tasks")))
+
+
+def _container_amounts(container: Any) -> dict[str, Decimal]:
+    """A container's requests per resource, a limit standing in for a missing request (Kubernetes
+    defaults a request to its limit). Values that are no usable amount are skipped."""
+    resources = _d(_d(container).get("resources"))
+    requests, limits = _d(resources.get("requests")), _d(resources.get("limits"))
+    out: dict[str, Decimal] = {}
+    for name in {*limits, *requests}:
+        value = resource_amount(requests[name] if name in requests else limits.get(name))
+        if value is not None:
+            out[str(name)] = value
+    return out
+
+
+def pod_template_requests(template: Any) -> dict[str, Decimal]:
+    """The effective requests of one pod of a PodTemplateSpec, as the scheduler counts them: the
+    sum over ``containers``, and per resource at least the largest single init container."""
+    spec = _d(_d(template).get("spec"))
+    total: dict[str, Decimal] = {}
+    for container in _l(spec.get("containers")):
+        for name, value in _container_amounts(container).items():
+            total[name] = total.get(name, Decimal(0)) + value
+    for container in _l(spec.get("initContainers")):
+        for name, value in _container_amounts(container).items():
+            total[name] = max(total.get(name, Decimal(0)), value)
+    return total
+
+
+def job_min_resources(job: Any, min_available: int) -> dict[str, Decimal]:
+    """What the first ``min_available`` pods of a Volcano Job request together, by resource name:
+    the job controller's PodGroup.spec.minResources (REFERENCE.md §4), for when the PodGroup is
+    not there (yet). Volcano orders the tasks by priority class value, which the cache cannot
+    resolve; the tasks are taken in spec order (it only matters when tasks differ and minAvailable
+    is below the total)."""
+    total: dict[str, Decimal] = {}
+    left = max(0, min_available)
+    for task in _l(_d(_d(job).get("spec")).get("tasks")):
+        if left <= 0:
+            break
+        n = min(left, count(_d(task).get("replicas")))
+        left -= n
+        for name, value in pod_template_requests(_d(task).get("template")).items():
+            total[name] = total.get(name, Decimal(0)) + value * n
+    return total
+
+
+QUEUE_CHAIN_LIMIT = 10_000
+
+
+def queue_ancestry(queue: Any, lookup: Any = None) -> list[dict]:
+    """``queue`` followed by its ancestors via spec.parent (REFERENCE.md §3: an empty parent means
+    ``root``), as far as ``lookup(name) -> Queue | None`` finds them. Stops at a missing queue, a
+    cycle or QUEUE_CHAIN_LIMIT queues; without ``lookup`` just [queue]."""
+    chain: list[dict] = []
+    seen: set[str] = set()
+    current = _d(queue) if queue else None
+    while current is not None and len(chain) < QUEUE_CHAIN_LIMIT:
+        name = str(meta(current).get("name") or "")
+        if name in seen:
+            break
+        seen.add(name)
+        chain.append(current)
+        if lookup is None or name == "root":
+            break
+        parent = _d(current.get("spec")).get("parent")
+        parent = parent if isinstance(parent, str) and parent else "root"
+        found = lookup(parent)
+        current = _d(found) if found else None
+    return chain
+
+
+@dataclass(frozen=True)
+class CapabilityLimit:
+    """A resource the gang needs more of than a queue's capability allows, ever: ``queue`` is the
+    queue whose capability is the tightest in the hierarchy (the gang's own queue or an ancestor)."""
+
+    resource: str
+    need: Decimal
+    capability: Decimal
+    queue: str
+
+
+def capability_limits(needs: Mapping[str, Decimal], chain: Iterable[Any]) -> list[CapabilityLimit]:
+    """Resources in ``needs`` (Queue resource names) above the tightest spec.capability along
+    ``chain`` (queue_ancestry). Capability is a hard limit for the queue and, in a hierarchy, for
+    every queue below it (REFERENCE.md §3: a child's capability must be ≤ its ancestors'), so such a
+    gang is never admitted while the capability stays. Values that are no usable amount are ignored."""
+    tightest: dict[str, tuple[Decimal, str]] = {}
+    for queue in chain:
+        name = str(meta(queue).get("name") or "")
+        for res, raw in _d(_d(_d(queue).get("spec")).get("capability")).items():
+            value = resource_amount(raw)
+            if value is not None and (str(res) not in tightest or value < tightest[str(res)][0]):
+                tightest[str(res)] = (value, name)
+    out = []
+    for res, need in needs.items():
+        if res in tightest and need > tightest[res][0]:
+            out.append(CapabilityLimit(res, need, tightest[res][0], tightest[res][1]))
+    return out
+
+
 def explain_pending(
     *,
     job: Any = None,

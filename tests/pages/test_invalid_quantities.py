@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.utils import translation
 
 from dashboard import presenters as p
 from tests.pages.helpers import text
@@ -25,6 +26,14 @@ QUEUE = {
     "status": {"state": "Open", "allocated": {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "2",
                                               "example.com/fpga": "1"}},
 }
+
+
+@pytest.fixture(autouse=True)
+def english():
+    # Presenters translate at call time; a page rendered in another language earlier in this
+    # thread must not change the words compared below.
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture
