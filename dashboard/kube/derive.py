@@ -678,6 +678,7 @@ class Reason:
 
 
 PENDING_REASON_KINDS = (
+    "gang_never",
     "job_phase",
     "podgroup_missing",
     "podgroup_phase",
@@ -843,6 +844,61 @@ def capability_limits(needs: Mapping[str, Decimal], chain: Iterable[Any]) -> lis
     return out
 
 
+def gang_never_reasons(job: Any, podgroup: Any, queue: Any, queue_lookup: Any = None) -> list[Reason]:
+    """"gang_never" Reasons for a Volcano Job's gang that can never be satisfied as it is: the
+    Job's minAvailable (status, else spec) above Σ tasks[].replicas (REFERENCE.md §1; the
+    admission webhook rejects this, so it exists only with the webhook off), the PodGroup's
+    minMember above them, or the gang's minimum resources (PodGroup.spec.minResources, else the
+    sum over the Job's first minAvailable pods) above the tightest capability of the queue and its
+    ancestors (§3). The pages' words for the same facts are in presenters.never_start."""
+    out: list[Reason] = []
+    job, podgroup = (_d(job) if job else None), (_d(podgroup) if podgroup else None)
+    min_av = 0
+    if job is not None:
+        status, spec = _d(job.get("status")), _d(job.get("spec"))
+        min_av = count(status["minAvailable"] if "minAvailable" in status else spec.get("minAvailable"))
+        total = job_total_replicas(job)
+        if _l(spec.get("tasks")) and min_av > total:
+            out.append(
+                Reason(
+                    "gang_never",
+                    "The gang can never be complete: minAvailable is more than the Job's replicas.",
+                    f"minAvailable {min_av} > {total} replicas in all tasks",
+                    severity="blocker",
+                )
+            )
+        min_member = count(_d(podgroup.get("spec")).get("minMember")) if podgroup else 0
+        if _l(spec.get("tasks")) and min_member > total and min_member != min_av:
+            out.append(
+                Reason(
+                    "gang_never",
+                    "The gang can never be complete: the PodGroup's minMember is more than the "
+                    "Job's replicas.",
+                    f"minMember {min_member} > {total} replicas in all tasks",
+                    severity="blocker",
+                )
+            )
+    needs: dict[str, Decimal] = {}
+    for key, raw in _d(_d(podgroup.get("spec")).get("minResources") if podgroup else None).items():
+        name, value = _queue_key(str(key)), resource_amount(raw)
+        if name is not None and name not in ("pods",) and value is not None:
+            needs[name] = max(needs.get(name, Decimal(0)), value)
+    if not needs and job is not None:
+        needs = {k: v for k, v in job_min_resources(job, min_av).items() if _queue_key(k) == k and k != "pods"}
+    for lim in capability_limits(needs, queue_ancestry(queue, queue_lookup)) if queue else []:
+        out.append(
+            Reason(
+                "gang_never",
+                f"The gang can never fit: it needs more {lim.resource} than queue {lim.queue!r} "
+                "may ever have.",
+                f"needs {format_quantity(lim.resource, lim.need)}; "
+                f"capability {format_quantity(lim.resource, lim.capability)}",
+                severity="blocker",
+            )
+        )
+    return out
+
+
 def explain_pending(
     *,
     job: Any = None,
@@ -852,6 +908,7 @@ def explain_pending(
     pods: Iterable[Any] = (),
     events: Iterable[Any] = (),
     max_events: int = 5,
+    queue_lookup: Any = None,
 ) -> list[Reason]:
     """Why a Job / PodGroup is not running, as a list of Reasons (most decisive first).
 
@@ -867,8 +924,9 @@ def explain_pending(
         _d(podgroup) if podgroup else None,
         _d(queue) if queue else None,
     )
-    reasons: list[Reason] = []
     pods = [p for p in pods if isinstance(p, dict)]
+    # Gangs that can never be satisfied first (see gang_never_reasons).
+    reasons: list[Reason] = gang_never_reasons(job, podgroup, queue, queue_lookup)
 
     job_phase = phase_of(job) if job else ""
     if job is not None and job_phase and job_phase not in ("Pending", "Running", "Restarting", ""):
@@ -1058,4 +1116,12 @@ def explain_pending_from_snapshot(snapshot: Any, obj: Mapping) -> list[Reason]:
     for o in (job, pg, *pods):
         if o is not None:
             events.extend(snapshot.events_for(o))
-    return explain_pending(job=job, podgroup=pg, queue=queue, queue_name=qname, pods=pods, events=events)
+    return explain_pending(
+        job=job,
+        podgroup=pg,
+        queue=queue,
+        queue_name=qname,
+        pods=pods,
+        events=events,
+        queue_lookup=lambda name: snapshot.queues.get(None, name),
+    )

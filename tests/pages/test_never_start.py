@@ -186,3 +186,19 @@ def test_findings_are_translated(client, cache):
     found = _findings(client, "/jobs/ml/big/")
     assert found[0].startswith("bad: 它永远不会启动：minAvailable（100）大于该 Job 所有任务的副本总数 3"), found
     assert "nvidia.com/gpu：需要 24，capability 为 8" in found[1], found
+
+
+def test_derive_explain_pending_puts_gang_never_first():
+    from dashboard.kube import derive
+
+    queues = {"eng": _queue("eng", {"nvidia.com/gpu": "8"}), "leaf": _queue("leaf", parent="eng")}
+    job = _job("j", "leaf", 100, [_task("w", 3, gpus=8)])
+    pg = _podgroup("j-uid-j", "leaf", 100, "Pending", _job_owner("j"), {"requests.nvidia.com/gpu": "24"})
+    reasons = derive.explain_pending(job=job, podgroup=pg, queue=queues["leaf"], queue_lookup=queues.get)
+    never = [r for r in reasons if r.kind == "gang_never"]
+    assert reasons[: len(never)] == never and len(never) == 2
+    assert never[0].detail == "minAvailable 100 > 3 replicas in all tasks"
+    assert "queue 'eng'" in never[1].summary and never[1].detail == "needs 24; capability 8"
+    fits = _job("k", "leaf", 1, [_task("w", 1, gpus=8)])
+    assert not [r for r in derive.explain_pending(job=fits, queue=queues["leaf"], queue_lookup=queues.get)
+                if r.kind == "gang_never"]
