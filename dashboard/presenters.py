@@ -1166,6 +1166,12 @@ def absent_hint(obj: Mapping | None, state: Any) -> str:
     return _("(not found)")
 
 
+def queue_ancestors(queue: Mapping | None, lookup: Callable[[str], Mapping | None]) -> list[dict]:
+    """The ancestors of ``queue`` (parent first) that ``lookup`` finds (derive.queue_ancestry):
+    their capability bounds the queue's, so pages that judge a gang against it follow them."""
+    return derive.queue_ancestry(queue, lookup)[1:] if queue else []
+
+
 def _owned_by_volcano_job(pg: Mapping) -> bool:
     refs = [as_dict(r) for r in as_list(meta(pg).get("ownerReferences"))]
     return any(

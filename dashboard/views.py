@@ -1185,13 +1185,15 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     pods = _pod_list(snap, "pods_for_job", job)
     qname = p.as_str(p.spec_of(job).get("queue"))
     queue = snap.queues.get(None, qname) if qname else None
+    # The queue's ancestors: their capability can make the gang impossible (p.never_start).
+    ancestors = p.queue_ancestors(queue, lambda n: snap.queues.get(None, n))
     events = _events(snap, job, pg, *pods)
     kinds = ("jobs", "podgroups", "pods", "queues", "events")
     states = _kind_states(snap, *kinds)
     b = _bucket(now)
     pods_v = p.resource_versions(pods)
     versions = {
-        "status": p.version_key(p.resource_versions([job, pg, queue]), pods_v, states, b),
+        "status": p.version_key(p.resource_versions([job, pg, queue, *ancestors]), pods_v, states, b),
         "pods": p.version_key(pods_v, states, b),
         "events": p.version_key(p.resource_versions(events), states, b),
     }
@@ -1453,13 +1455,14 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
     pods = _pod_list(snap, "pods_for_podgroup", pg)
     qname = p.as_str(p.spec_of(pg).get("queue"))
     queue = snap.queues.get(None, qname) if qname else None
+    ancestors = p.queue_ancestors(queue, lambda n: snap.queues.get(None, n))
     events = _events(snap, pg, *pods)
     kinds = ("podgroups", "jobs", "pods", "queues", "events")
     states = _kind_states(snap, *kinds)
     b = _bucket(now)
     pods_v = p.resource_versions(pods)
     versions = {
-        "status": p.version_key(p.resource_versions([pg, job, queue]), pods_v, states, b),
+        "status": p.version_key(p.resource_versions([pg, job, queue, *ancestors]), pods_v, states, b),
         "pods": p.version_key(pods_v, states, b),
         "events": p.version_key(p.resource_versions(events), states, b),
     }

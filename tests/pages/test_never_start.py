@@ -202,3 +202,20 @@ def test_derive_explain_pending_puts_gang_never_first():
     fits = _job("k", "leaf", 1, [_task("w", 1, gpus=8)])
     assert not [r for r in derive.explain_pending(job=fits, queue=queues["leaf"], queue_lookup=queues.get)
                 if r.kind == "gang_never"]
+
+
+def test_status_fragment_follows_an_ancestors_capability(client, cache):
+    from tests.pages.helpers import fragment_url
+
+    cache.store("jobs").upsert(_job("deep", "eng-train", 4, [_task("worker", 6, gpus=16)]))
+    htmx = {"HX-Request": "true"}
+    page = client.get("/jobs/ml/deep/").content.decode()
+    assert "needs 64, capability 8" in text(page)
+    frag = fragment_url(page, "status")
+    assert client.get(frag, headers=htmx).status_code == 204
+    # The ancestor's capability is raised: the page's poll must re-render, and the claim goes.
+    raised = _queue("eng", {"cpu": "1000", "nvidia.com/gpu": "64"})
+    raised["metadata"]["resourceVersion"] = "9"
+    cache.store("queues").upsert(raised)
+    resp = client.get(frag, headers=htmx)
+    assert resp.status_code == 200 and "never" not in text(resp.content.decode())
