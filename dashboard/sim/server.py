@@ -206,7 +206,7 @@ class SimServer:
 
     def stats(self) -> dict[str, Any]:
         # Counted before taking the stats lock (the store has its own lock).
-        objects = {stats_name(k): self.store.count(k) for k in KINDS}
+        objects = {stats_name(k): self.store.count(k) for k in KINDS if not k.review}
         with self._stats_lock:
             return {
                 "requests": dict(sorted(self.requests.items())),
