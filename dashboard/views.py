@@ -169,6 +169,7 @@ def _versions(snap, now: datetime, kinds: tuple[str, ...], **fragments: str) -> 
             k,
             getattr(getattr(snap, k).state, "name", ""),
             str(getattr(getattr(snap, k).state, "synced_at", "")),
+            str(getattr(getattr(snap, k).state, "live_until", "")),
         )
         for k in kinds
     )
@@ -283,15 +284,22 @@ def _blocked(notices: list[dict], kind: str) -> bool:
     return any(n["kind"] == kind and n["blocking"] for n in notices)
 
 
+# Kinds the cache can never read: they hold no objects (the informer clears them), so they have
+# no data to be out of date; their own notice says they cannot be read.
+_NO_DATA_STATES = frozenset({"forbidden", "not_installed"})
+
+
 def _data_as_of(snap, now: datetime, *kinds: str) -> datetime | None:
-    """ "Data as of": now while every kind is live (the watch keeps the cache current), else the
-    oldest last-sync time of the kinds that are not."""
+    """ "Data as of": now while every readable kind is live (the watch keeps the cache current),
+    else the oldest moment a kind that is not live was last known current (KindState.current_at:
+    when it left "synced", else its last full list). Forbidden / not-installed kinds are skipped."""
     times = []
     for kind in kinds:
         state = getattr(snap, kind).state
-        if getattr(state, "name", "") == "synced":
+        name = getattr(state, "name", "")
+        if name == "synced" or name in _NO_DATA_STATES:
             continue
-        times.append(getattr(state, "synced_at", None))
+        times.append(getattr(state, "live_until", None) or getattr(state, "synced_at", None))
     if not times:
         return now
     known = [t for t in times if t]
@@ -483,12 +491,14 @@ def _phase_cards(
 # Per queue name: (the Queue object, its derived fields). Queue objects are replaced, never mutated,
 # on change, so an identical object means identical bars (parse_quantity over every resource is the
 # costly part of a queue row). Bounded by the number of queues; stale names are dropped per pass.
-_QUEUE_FIELDS: dict[str, tuple[dict, dict]] = {}
+_QUEUE_FIELDS: dict[tuple[str, str], tuple[dict, dict]] = {}
 _QUEUE_FIELDS_MAX = 4096
 
 
 def _queue_fields(q: dict, name: str) -> dict:
-    hit = _QUEUE_FIELDS.get(name)
+    # Keyed by language too: the state label of a Queue without status is translated text.
+    key = (name, get_language() or "")
+    hit = _QUEUE_FIELDS.get(key)
     if hit is not None and hit[0] is q:
         return hit[1]
     bars = p.queue_resource_bars(q)
@@ -500,7 +510,7 @@ def _queue_fields(q: dict, name: str) -> dict:
         "compact": p.compact_bars(bars),
         "has_gpu": any(b.name == "nvidia.com/gpu" for b in bars),
     }
-    _QUEUE_FIELDS[name] = (q, fields)
+    _QUEUE_FIELDS[key] = (q, fields)
     return fields
 
 
@@ -781,6 +791,13 @@ def _warning_order(ev: dict) -> tuple:
     )
 
 
+def _locale_key() -> tuple[str, str]:
+    """(language, time zone) of the request being served: memoised sections hold translated text
+    (phase placeholders, why-pending findings, pod blockers), so viewers in different languages
+    (or time zones) must never share one computed value."""
+    return (get_language() or "", timezone.get_current_timezone_name())
+
+
 def _overview_ctx(
     snap, request: HttpRequest, now: datetime, notices: list[dict], sections: frozenset[str] | None = None
 ) -> dict[str, Any]:
@@ -789,7 +806,7 @@ def _overview_ctx(
     def want(name: str) -> bool:
         return sections is None or name in sections
 
-    base = (_cache_token(get_cluster_cache()), visible_namespaces(request))
+    base = (_cache_token(get_cluster_cache()), visible_namespaces(request), *_locale_key())
     ctx: dict[str, Any] = {
         "jobs_blocked": _blocked(notices, "jobs"),
         "pgs_blocked": _blocked(notices, "podgroups"),
@@ -1263,7 +1280,7 @@ def queues(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "queues")
-    base = (_cache_token(get_cluster_cache()), visible_namespaces(request))
+    base = (_cache_token(get_cluster_cache()), visible_namespaces(request), *_locale_key())
     rows = _memo(
         ("queues", *base, snap.queues.version, snap.podgroups.version),
         lambda: _queue_summaries(snap, snap.queues.all()),
