@@ -203,7 +203,13 @@ def _notices(snap, *kinds: str) -> list[dict]:
             text = _("%(kind)s may be out of date: the watch is reconnecting.") % {"kind": label}
             level = "warn"
         elif name == "forbidden":
-            text = _("You are not allowed to list %(kind)s in this cluster.") % {"kind": label}
+            # The cache reads the cluster with the dashboard's own identity in every access mode
+            # (access mode "none" has no viewer identity at all), so the refusal is the
+            # dashboard's, not the viewer's: the error quoted below names that identity.
+            text = _(
+                "The dashboard's own identity is not allowed to list %(kind)s in this cluster; "
+                "an administrator must grant it that permission."
+            ) % {"kind": label}
             level = "bad"
         elif name == "not_installed":
             text = _("%(kind)s are not installed in this cluster (the CRD is missing).") % {"kind": label}
