@@ -1176,6 +1176,24 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     the notices of kinds that are not live), so a 404 never says "No data yet" while the cache is
     synced. The message is the Http404's own (as Django's default handler shows it)."""
     message = exception.args[0] if exception.args and isinstance(exception.args[0], str) else ""
+    if isinstance(exception, ObjectNotFound) and getattr(request, "htmx", False) and request.GET.get(FRAGMENT_PARAM):
+        # A poll of an open detail page whose object was deleted (or renamed): the page keeps its
+        # last known state, so it must say so; htmx does not swap a 404, app.js shows this body.
+        resp = render(
+            request,
+            "dashboard/_gone.html",
+            {
+                "gone_text": _(
+                    "This %(kind)s no longer exists (deleted or renamed); the page shows its last known state."
+                )
+                % {"kind": exception.kind_label},
+                "message": message,
+            },
+            status=404,
+        )
+        resp[GONE_HEADER] = "1"
+        patch_vary_headers(resp, ["HX-Request"])
+        return resp
     ctx: dict[str, Any] = {"exception": message or exception.__class__.__name__, "request_path": request.path}
     try:
         snap = _snapshot(request)
@@ -1185,10 +1203,24 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return render(request, "404.html", ctx, status=404)
 
 
+class ObjectNotFound(Http404):
+    """A detail page's object is not in the cache (its kind is readable): ``kind_label`` is the
+    translated kind ("Job"), for the notice a live page shows when its object goes away."""
+
+    def __init__(self, message: str, kind_label: str) -> None:
+        super().__init__(message)
+        self.kind_label = kind_label
+
+
 def _or_404(obj, kind: str, snap, *names: str):
     if obj is None:
-        raise Http404(_("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)})
+        raise ObjectNotFound(_("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)}, kind)
     return obj
+
+
+# Header of a fragment poll's 404 whose page object no longer exists; static/dashboard/app.js
+# shows the response body (a notice) and stops polling that page.
+GONE_HEADER = "X-Volcano-Gone"
 
 
 @require_safe

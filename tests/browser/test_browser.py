@@ -183,3 +183,25 @@ def test_kiosk_recovers_by_itself_after_the_dashboard_restarts(make_live_cache, 
             stop()
     finally:
         cluster.stop()
+
+
+def test_a_job_deleted_while_its_page_is_open_says_so_and_stops_polling(live_dashboard, page):
+    base, cluster, cache = live_dashboard
+    from tests.pages.helpers import kind
+
+    violations = _no_csp_violations(page)
+    cluster.store.create(
+        kind("batch.volcano.sh", "jobs"), _live_job("research", "browser-gone", "research-vision"), "research"
+    )
+    cache.wait_for(lambda s: s.jobs.get("research", "browser-gone") is not None, timeout=10)
+    page.goto(base + "/jobs/research/browser-gone/")
+    expect(page.locator("#gone-notice")).to_be_hidden()
+    cluster.store.delete(kind("batch.volcano.sh", "jobs"), "research", "browser-gone")
+    cache.wait_for(lambda s: s.jobs.get("research", "browser-gone") is None, timeout=10)
+    notice = page.locator("#gone-notice")
+    expect(notice).to_be_visible(timeout=20000)
+    expect(notice).to_contain_text("This Job no longer exists (deleted or renamed)")
+    assert page.locator("body.is-gone").count() == 1
+    assert page.locator("[data-poll]").count() == 0  # polling stopped for good
+    assert page.locator("h1").count() >= 1  # the last known state is still shown
+    assert violations == []
