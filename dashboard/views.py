@@ -1176,7 +1176,8 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     the notices of kinds that are not live), so a 404 never says "No data yet" while the cache is
     synced. The message is the Http404's own (as Django's default handler shows it)."""
     message = exception.args[0] if exception.args and isinstance(exception.args[0], str) else ""
-    if isinstance(exception, ObjectNotFound) and getattr(request, "htmx", False) and request.GET.get(FRAGMENT_PARAM):
+    polled = getattr(request, "htmx", False) and request.GET.get(FRAGMENT_PARAM)
+    if isinstance(exception, ObjectNotFound) and polled:
         # A poll of an open detail page whose object was deleted (or renamed): the page keeps its
         # last known state, so it must say so; htmx does not swap a 404, app.js shows this body.
         resp = render(
@@ -1184,7 +1185,8 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
             "dashboard/_gone.html",
             {
                 "gone_text": _(
-                    "This %(kind)s no longer exists (deleted or renamed); the page shows its last known state."
+                    "This %(kind)s no longer exists (deleted or renamed); "
+                    "the page shows its last known state."
                 )
                 % {"kind": exception.kind_label},
                 "message": message,
@@ -1214,7 +1216,8 @@ class ObjectNotFound(Http404):
 
 def _or_404(obj, kind: str, snap, *names: str):
     if obj is None:
-        raise ObjectNotFound(_("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)}, kind)
+        message = _("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)}
+        raise ObjectNotFound(message, kind)
     return obj
 
 

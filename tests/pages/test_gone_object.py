@@ -68,8 +68,8 @@ def test_polls_of_a_deleted_objects_page_say_it_no_longer_exists(client, cache, 
         assert resp["X-Volcano-Gone"] == "1"
         body = resp.content.decode()
         assert "<html" not in body and "data-gone" in body and "<script" not in body
-        assert (f"This {LABELS[k]} no longer exists (deleted or renamed); the page shows its last known state."
-                in text(body))
+        expected = f"This {LABELS[k]} no longer exists (deleted or renamed); " + "the page shows its last known state."
+        assert expected in text(body)
     # Opened afresh (no htmx), the page is the ordinary 404 page, without the header.
     resp = client.get(URLS[k])
     assert resp.status_code == 404 and "X-Volcano-Gone" not in resp

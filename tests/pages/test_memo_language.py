@@ -71,7 +71,8 @@ def test_queue_state_placeholder_follows_the_language(client, first, demo_cluste
     demo_cluster.store.create(kind("scheduling.volcano.sh", "queues"), obj, None, replay=True)
     get_cluster_cache().wait_for(lambda s: s.queues.get(None, name) is not None, timeout=10)
     second = "en" if first == "zh-hans" else "zh-hans"
-    pages = {first: _get(client, "/queues/", first, htmx=False), second: _get(client, "/queues/", second, htmx=False)}
-    row = {lang: re.search(rf"<tr[^>]*>(?:(?!</tr>).)*{name}(?:(?!</tr>).)*</tr>", pg, re.S) for lang, pg in pages.items()}
+    pages = {lang: _get(client, "/queues/", lang, htmx=False) for lang in (first, second)}
+    row_re = rf"<tr[^>]*>(?:(?!</tr>).)*{name}(?:(?!</tr>).)*</tr>"
+    row = {lang: re.search(row_re, pg, re.S) for lang, pg in pages.items()}
     assert "No status" in text(row["en"].group(0))
     assert "No status" not in text(row["zh-hans"].group(0))
