@@ -68,7 +68,7 @@ def test_polls_of_a_deleted_objects_page_say_it_no_longer_exists(client, cache, 
         assert resp["X-Volcano-Gone"] == "1"
         body = resp.content.decode()
         assert "<html" not in body and "data-gone" in body and "<script" not in body
-        expected = f"This {LABELS[k]} no longer exists (deleted or renamed); " + "the page shows its last known state."
+        expected = f"This {LABELS[k]} no longer exists (deleted or renamed); the page shows its last known"
         assert expected in text(body)
     # Opened afresh (no htmx), the page is the ordinary 404 page, without the header.
     resp = client.get(URLS[k])
