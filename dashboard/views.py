@@ -241,7 +241,9 @@ def _notices(snap, *kinds: str) -> list[dict]:
                 "error": err,
                 "category": category,
                 "since": getattr(state, "since", None),
-                "synced_at": getattr(state, "synced_at", None),
+                # "Last synced": when the data was last known current (the watch kept it current
+                # until the kind left "synced"), the same moment "Data as of" uses.
+                "synced_at": getattr(state, "live_until", None) or getattr(state, "synced_at", None),
                 "blocking": name in ("forbidden", "not_installed")
                 or (name in ("syncing", "unreachable") and getattr(state, "synced_at", None) is None),
             }

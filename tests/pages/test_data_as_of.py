@@ -80,3 +80,16 @@ def test_an_unreadable_kind_does_not_freeze_data_as_of(client, cache, clock, sta
     # With another kind stale, that kind decides.
     cache.store("queues").set_state("stale", error="watch dropped")
     assert views._data_as_of(cache.snapshot(), now, "jobs", "events", "queues") == T0 + timedelta(hours=2)
+
+
+def test_the_stale_notice_says_last_synced_when_the_watch_broke(client, cache, clock):
+    from django.utils import timezone
+
+    clock["t"] = T0 + timedelta(hours=2)
+    cache.store("jobs").set_state("stale", error="watch dropped")
+    notices = views._notices(cache.snapshot(), "jobs")
+    assert notices[0]["synced_at"] == T0 + timedelta(hours=2)
+    page = client.get("/jobs/").content.decode()
+    assert "Last synced" in page
+    local = timezone.localtime(T0 + timedelta(hours=2))
+    assert local.strftime("%H:%M") in page.split("Last synced")[1][:200]
