@@ -96,6 +96,7 @@ def pick_objects(kubeconfig: str) -> dict:
         "jobs": len(jobs),
         "queue": queue,
         "queue_running": by_queue.get(queue, 0),
+        "running": len(running),
         "sample": [(j["metadata"]["namespace"], j["metadata"]["name"]) for j in sample],
     }
 
@@ -112,13 +113,14 @@ def resolve(base: str, kubeconfig: str) -> Endpoints:
     jobs = _reverse("jobs") or "/jobs/"
     details = [_reverse("job_detail", namespace=ns, name=n) or f"/jobs/{ns}/{n}/" for ns, n in objs["sample"]]
     queues = _reverse("queues") or "/queues/"
-    # A deep page of a filtered list: the middle page of one queue's Running Jobs.
-    deep_page = max(1, (objs["queue_running"] // page_size + 1) // 2)
-    deep = f"{jobs}?{urlencode({'queue': objs['queue'], 'phase': 'Running', 'page': deep_page})}"
+    # A deep page of a filtered list: the middle page of the Running Jobs. (One
+    # queue's Running Jobs fit on one page once the generator spreads Jobs over ~180 leaf queues.)
+    deep_page = max(1, (objs["running"] // page_size + 1) // 2)
+    deep = f"{jobs}?{urlencode({'phase': 'Running', 'page': deep_page})}"
     ep = Endpoints(overview, jobs, deep, details, queues)
     ep.notes.append(
-        f"filtered deep page: queue `{objs['queue']}`, phase Running ({objs['queue_running']} Jobs), "
-        f"page {deep_page} of {max(1, -(-objs['queue_running'] // page_size))}"
+        f"filtered deep page: phase Running ({objs['running']} Jobs, newest first, the default order), "
+        f"page {deep_page} of {max(1, -(-objs['running'] // page_size))}"
     )
     for label, path in (
         ("overview", overview),

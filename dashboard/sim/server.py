@@ -205,12 +205,16 @@ class SimServer:
                 del self.open_watches[name]
 
     def stats(self) -> dict[str, Any]:
+        # Counted before taking the stats lock (the store has its own lock).
+        objects = {stats_name(k): self.store.count(k) for k in KINDS if not k.review}
         with self._stats_lock:
             return {
                 "requests": dict(sorted(self.requests.items())),
                 "watches": dict(sorted(self.open_watches.items())),
                 "resourceVersion": str(self.store.resource_version),
                 "now": self.clock.rfc3339(),
+                # Objects held per kind: lets a soak tell cache growth from cluster growth.
+                "objects": objects,
             }
 
     def reset_stats(self) -> None:
