@@ -20,6 +20,19 @@ def _no_csp_violations(pg) -> list[str]:
     return messages
 
 
+def _marker(page):
+    """window.__vuiMarker, or "navigating" when the page is being reloaded right now (an evaluate
+    racing the kiosk's own reload loses its execution context)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        return page.evaluate("window.__vuiMarker")
+    except PlaywrightError as exc:
+        if "Execution context was destroyed" in str(exc):
+            return "navigating"
+        raise
+
+
 def _live_job(namespace: str, name: str, queue: str) -> dict:
     container = {
         "name": "main",
@@ -173,10 +186,11 @@ def test_kiosk_recovers_by_itself_after_the_dashboard_restarts(make_live_cache, 
         try:
             # (Polled from here: the page's CSP forbids the string evaluation wait_for_function uses.)
             for _ in range(60):
-                if page.evaluate("window.__vuiMarker") is None:
+                if _marker(page) is None:
                     break
                 page.wait_for_timeout(500)
-            assert page.evaluate("window.__vuiMarker") is None, "the kiosk did not reload itself"
+            page.wait_for_load_state()
+            assert _marker(page) is None, "the kiosk did not reload itself"
             expect(page.locator(".kiosk-board")).to_be_visible()
             expect(page.locator("#kiosk-offline")).to_be_hidden()
         finally:
