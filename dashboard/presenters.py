@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -392,6 +392,9 @@ class ResourceBar:
     over: bool
     tone: str
     has_ref: bool = True  # False: nothing to compare with (no deserved/guarantee/capability)
+    invalid: bool = False  # a value is no usable amount (shown verbatim): no bar, no percentage
+    # The invalid values as "capability abc (not a quantity)", for the note drawn instead of a bar.
+    invalid_text: str = ""
 
     @property
     def pct_text(self) -> str:
@@ -417,9 +420,44 @@ def _pct(part: Decimal, whole: Decimal) -> int:
     return max(0, int(ratio.to_integral_value()))
 
 
+def invalid_amount_text(raw: Any) -> str:
+    """A ResourceList value that is no usable amount, shown as written plus why:
+    "abc (not a quantity)", "-1Gi (negative)" (derive.resource_amount)."""
+    shown = format_quantity("", None, raw)
+    note = derive.invalid_amount_note(raw)
+    if note == "negative":
+        return _("%(value)s (negative)") % {"value": shown}
+    if note == "out of range":
+        return _("%(value)s (out of range)") % {"value": shown}
+    return _("%(value)s (not a quantity)") % {"value": shown}
+
+
+def amount_text(resource: str, raw: Any) -> tuple[Decimal | None, str]:
+    """(the amount, its display text) of one ResourceList value: (None, "—") when absent, (None,
+    "abc (not a quantity)") when invalid (unparsable or negative), else the value and its
+    format_quantity text."""
+    if raw is None:
+        return None, "—"
+    value = derive.resource_amount(raw)
+    if value is None:
+        return None, invalid_amount_text(raw)
+    return value, format_quantity(resource, value, raw)
+
+
+# The four ResourceList fields of a Queue in words (lazily translated: called at render time).
+FIELD_WORDS = {
+    "allocated": lambda: _("allocated"),
+    "deserved": lambda: _("deserved"),
+    "guarantee": lambda: _("guarantee"),
+    "capability": lambda: _("capability"),
+}
+
+
 def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
     """Per-resource usage bars for a Queue (REFERENCE.md §3: spec.capability, spec.deserved,
-    spec.guarantee.resource, status.allocated). Unparsable quantities are shown verbatim, unscaled."""
+    spec.guarantee.resource, status.allocated). A value that is no usable amount (unparsable or
+    negative, derive.resource_amount) is shown verbatim as invalid, and that resource gets no
+    percentage and no bar: any scale or ratio drawn from the others would be a guess."""
     spec = spec_of(queue)
     maps = {
         "allocated": as_dict(status_of(queue).get("allocated")),
@@ -431,13 +469,15 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
     bars = []
     for res in names:
         raw = {k: m.get(res) for k, m in maps.items()}
-        val = {k: quantity(v) for k, v in raw.items() if v is not None}
+        shown = {k: amount_text(res, v) for k, v in raw.items()}
+        val = {k: q for k, (q, _t) in shown.items() if q is not None}
+        invalid = any(raw[k] is not None and k not in val for k in raw)
         alloc = val.get("allocated") or Decimal(0)
-        scale = max([v for v in val.values() if v is not None] + [Decimal(0)])
+        scale = max([*val.values(), Decimal(0)])
 
-        def at(key: str, _val: dict = val, _scale: Decimal = scale) -> int | None:
+        def at(key: str, _val: dict = val, _scale: Decimal = scale, _invalid: bool = invalid) -> int | None:
             v = _val.get(key)
-            if v is None or _scale <= 0:
+            if v is None or _scale <= 0 or _invalid:
                 return None
             return min(100, _pct(v, _scale))
 
@@ -447,24 +487,22 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
             else ("capability" if val.get("capability") is not None else "")
         )
         ref = val.get(ref_key) if ref_key else None
-        # A zero (or negative) deserved/capability has no percentage: "100%" of 0 would be a lie.
-        pct = _pct(alloc, ref) if ref is not None and ref > 0 else None
+        # A zero deserved/capability has no percentage: "100%" of 0 would be a lie.
+        pct = _pct(alloc, ref) if ref is not None and ref > 0 and not invalid else None
         cap = val.get("capability")
-        over_cap = cap is not None and alloc > cap
+        over_cap = not invalid and cap is not None and alloc > cap
         over = pct is not None and pct > 100
-        tone = "bad" if over_cap else ("warn" if over else "ok")
+        tone = "bad" if over_cap else ("warn" if over or invalid else "ok")
         bars.append(
             ResourceBar(
                 name=res,
-                allocated=format_quantity(
-                    res,
-                    val.get("allocated", Decimal(0)) if raw["allocated"] is not None else Decimal(0),
-                    raw["allocated"],
+                allocated=shown["allocated"][1] if raw["allocated"] is not None else format_quantity(
+                    res, Decimal(0)
                 ),
-                deserved=format_quantity(res, val.get("deserved"), raw["deserved"]),
-                guarantee=format_quantity(res, val.get("guarantee"), raw["guarantee"]),
-                capability=format_quantity(res, val.get("capability"), raw["capability"]),
-                fill=min(100, _pct(alloc, scale)) if scale > 0 else 0,
+                deserved=shown["deserved"][1],
+                guarantee=shown["guarantee"][1],
+                capability=shown["capability"][1],
+                fill=min(100, _pct(alloc, scale)) if scale > 0 and not invalid else 0,
                 deserved_at=at("deserved"),
                 guarantee_at=at("guarantee"),
                 capability_at=at("capability"),
@@ -472,7 +510,11 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
                 pct_of=ref_key,
                 over=over or over_cap,
                 tone=tone,
-                has_ref=any(val.get(k) is not None for k in ("deserved", "guarantee", "capability")),
+                has_ref=any(raw.get(k) is not None for k in ("deserved", "guarantee", "capability")),
+                invalid=invalid,
+                invalid_text="; ".join(
+                    f"{FIELD_WORDS[k]()} {shown[k][1]}" for k in raw if raw[k] is not None and k not in val
+                ),
             )
         )
     return bars
@@ -765,8 +807,12 @@ def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping 
                 % {"n": pull}
             )
     if phase == "Running":
-        gang = job_gang(job)
-        if gang.running < gang.min_available:
+        # Volcano counts finished pods toward the gang: a Job is Running while minAvailable ≤
+        # running + succeeded + failed (REFERENCE.md §1, Pending→Running), so 2 Running + 2 Succeeded
+        # of minAvailable 4 is not "below". Negative counters prove nothing: no hint from them.
+        status = status_of(job)
+        counters = [to_int(status.get(k)) for k in ("running", "succeeded", "failed")]
+        if min(counters) >= 0 and sum(counters) < job_min_available(job):
             hints.append(_("below minAvailable"))
     if phase in ("Pending", "") and podgroup is not None:
         if unschedulable_condition(podgroup):
@@ -1030,40 +1076,57 @@ def _queue_resource(key: str) -> str | None:
     return key[len("requests.") :] if key.startswith("requests.") else key
 
 
+def min_resource_needs(pg: Mapping | None) -> dict[str, Decimal]:
+    """The PodGroup's spec.minResources by Queue resource name (quota keys mapped, REFERENCE.md §4:
+    ``requests.cpu`` and ``cpu`` are the same need; ``limits.*``/``count/*``/``pods`` skipped).
+    Values that are no usable amount (derive.resource_amount) are left out."""
+    needs: dict[str, Decimal] = {}
+    for key, raw in as_dict(spec_of(pg).get("minResources") if pg else None).items():
+        res = _queue_resource(as_str(key))
+        q = derive.resource_amount(raw)
+        if res is None or q is None:
+            continue
+        needs[res] = max(needs.get(res, Decimal(0)), q)
+    return needs
+
+
 def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
     """For each resource the PodGroup needs (spec.minResources): need, allocated, deserved,
     capability and what is left under capability, as display strings plus ``short`` (True when the
-    need exceeds what is left)."""
+    need exceeds what is left). A capability or allocated value that is no usable amount is shown
+    verbatim as invalid, with "?" left and never ``short``."""
     if not queue or not pg:
         return []
     spec = spec_of(queue)
     alloc = as_dict(status_of(queue).get("allocated"))
     cap = as_dict(spec.get("capability"))
     des = as_dict(spec.get("deserved"))
-    needs: dict[str, Decimal] = {}
-    for key, raw in as_dict(spec_of(pg).get("minResources")).items():
-        res = _queue_resource(as_str(key))
-        q = quantity(raw)
-        if res is None or q is None:
-            continue
-        needs[res] = max(needs.get(res, Decimal(0)), q)
+    needs = min_resource_needs(pg)
     rows = []
     for res in sorted(needs, key=resource_sort_key):
         need = needs[res]
-        a = quantity(alloc.get(res)) or Decimal(0)
-        c = quantity(cap.get(res)) if res in cap else None
-        d = quantity(des.get(res)) if res in des else None
-        left = (c - a) if c is not None else None
+        if res in alloc:
+            a, a_text = amount_text(res, alloc.get(res))
+        else:
+            a, a_text = Decimal(0), format_quantity(res, Decimal(0))
+        c, c_text = amount_text(res, cap.get(res)) if res in cap else (None, "")
+        d, d_text = amount_text(res, des.get(res)) if res in des else (None, "")
+        unknown = (res in cap and c is None) or a is None
+        left = (c - a) if c is not None and a is not None else None
+        if unknown:
+            left_text = "?"
+        else:
+            left_text = format_quantity(res, max(left, Decimal(0))) if left is not None else ""
         rows.append(
             {
                 "resource": res,
                 "need": format_quantity(res, need),
-                "allocated": format_quantity(res, a),
-                "capability": format_quantity(res, c) if c is not None else "",
-                "deserved": format_quantity(res, d) if d is not None else "",
-                "left": format_quantity(res, max(left, Decimal(0))) if left is not None else "",
+                "allocated": a_text,
+                "capability": c_text,
+                "deserved": d_text,
+                "left": left_text,
                 "short": left is not None and need > left,
-                "over_deserved": d is not None and a + need > d,
+                "over_deserved": d is not None and a is not None and a + need > d,
             }
         )
     return rows
@@ -1103,6 +1166,135 @@ def absent_hint(obj: Mapping | None, state: Any) -> str:
     return _("(not found)")
 
 
+def queue_ancestors(queue: Mapping | None, lookup: Callable[[str], Mapping | None]) -> list[dict]:
+    """The ancestors of ``queue`` (parent first) that ``lookup`` finds (derive.queue_ancestry):
+    their capability bounds the queue's, so pages that judge a gang against it follow them."""
+    return derive.queue_ancestry(queue, lookup)[1:] if queue else []
+
+
+def _owned_by_volcano_job(pg: Mapping) -> bool:
+    refs = [as_dict(r) for r in as_list(meta(pg).get("ownerReferences"))]
+    return any(
+        r.get("kind") == "Job" and as_str(r.get("apiVersion")).startswith("batch.volcano.sh/") for r in refs
+    )
+
+
+def never_start(
+    job: Mapping | None,
+    pg: Mapping | None,
+    queue: Mapping | None,
+    pods: list[Mapping],
+    *,
+    owner_job: Mapping | None = None,
+    queue_lookup: Callable[[str], Mapping | None] | None = None,
+) -> tuple[list[Finding], set[str]]:
+    """Findings for a gang that can never be satisfied as it is, and the resources whose need
+    exceeds a capability (so the headroom finding leaves them out).
+
+    - a Volcano Job's minAvailable above Σ tasks[].replicas (REFERENCE.md §1: the admission webhook
+      rejects this, so such a Job exists only when the webhook was off);
+    - a PodGroup's minMember above the pods that can exist: the Job's replicas for a Volcano Job;
+      for other workloads (§4) the pods that exist, since their owner's replicas are not cached;
+    - the gang's minimum resources (PodGroup.spec.minResources, or the sum over the Job's first
+      minAvailable pods when there is no PodGroup) above the capability of the queue or of an
+      ancestor (§3: capability is a hard limit, children's ≤ ancestors').
+    """
+    out: list[Finding] = []
+    vcjob = job if job is not None else owner_job
+    min_av = job_min_available(vcjob) if vcjob is not None else 0
+    if vcjob is not None and job_tasks(vcjob):
+        total = derive.job_total_replicas(vcjob)
+        if min_av > total:
+            out.append(
+                Finding(
+                    "bad",
+                    ngettext(
+                        "This will never start: minAvailable (%(min)d) is more than the Job's "
+                        "%(total)d replica in all tasks, so the gang can never be complete. "
+                        "(Volcano's admission webhook rejects such a Job; it exists only if the "
+                        "webhook was off.)",
+                        "This will never start: minAvailable (%(min)d) is more than the Job's "
+                        "%(total)d replicas in all tasks, so the gang can never be complete. "
+                        "(Volcano's admission webhook rejects such a Job; it exists only if the "
+                        "webhook was off.)",
+                        total,
+                    )
+                    % {"min": min_av, "total": total},
+                )
+            )
+        min_member = to_int(spec_of(pg).get("minMember")) if pg is not None else 0
+        if pg is not None and min_member > total and min_member != min_av:
+            out.append(
+                Finding(
+                    "bad",
+                    ngettext(
+                        "This will never start: the PodGroup's minMember (%(min)d) is more than the "
+                        "Job's %(total)d replica in all tasks, so the gang can never be complete.",
+                        "This will never start: the PodGroup's minMember (%(min)d) is more than the "
+                        "Job's %(total)d replicas in all tasks, so the gang can never be complete.",
+                        total,
+                    )
+                    % {"min": min_member, "total": total},
+                )
+            )
+    elif pg is not None and vcjob is None and pods and not _owned_by_volcano_job(pg):
+        min_member = to_int(spec_of(pg).get("minMember"))
+        if min_member > len(pods):
+            out.append(
+                Finding(
+                    "bad",
+                    ngettext(
+                        "This will never start as it is: the PodGroup's minMember (%(min)d) is more "
+                        "than the %(n)d pod that exists for it, so the gang can never be complete "
+                        "unless its owner creates more pods.",
+                        "This will never start as it is: the PodGroup's minMember (%(min)d) is more "
+                        "than the %(n)d pods that exist for it, so the gang can never be complete "
+                        "unless its owner creates more pods.",
+                        len(pods),
+                    )
+                    % {"min": min_member, "n": len(pods)},
+                )
+            )
+    needs = min_resource_needs(pg)
+    if not needs and vcjob is not None:
+        needs = {
+            res: q
+            for key, q in derive.job_min_resources(vcjob, min_av).items()
+            if (res := _queue_resource(key)) is not None
+        }
+    limits = derive.capability_limits(needs, derive.queue_ancestry(queue, queue_lookup)) if queue else []
+    if limits:
+        qname = name_of(queue)
+        items = []
+        for lim in sorted(limits, key=lambda x: resource_sort_key(x.resource)):
+            values = {
+                "res": lim.resource,
+                "need": format_quantity(lim.resource, lim.need),
+                "cap": format_quantity(lim.resource, lim.capability),
+                "queue": lim.queue,
+            }
+            if lim.queue == qname:
+                items.append(_("%(res)s: needs %(need)s, capability %(cap)s") % values)
+            else:
+                items.append(
+                    _("%(res)s: needs %(need)s, capability %(cap)s (set on ancestor queue “%(queue)s”)")
+                    % values
+                )
+        out.append(
+            Finding(
+                "bad",
+                _(
+                    "This will never start: the gang's minimum resources exceed the capability of "
+                    "queue “%(queue)s” (a hard limit), so it can never be admitted unless the "
+                    "capability is raised:"
+                )
+                % {"queue": qname},
+                items=items,
+            )
+        )
+    return out, {lim.resource for lim in limits}
+
+
 def why_pending(
     job: Mapping | None,
     pg: Mapping | None,
@@ -1112,6 +1304,8 @@ def why_pending(
     *,
     pg_state: Any = None,
     queue_state: Any = None,
+    owner_job: Mapping | None = None,
+    queue_lookup: Callable[[str], Mapping | None] | None = None,
 ) -> list[Finding]:
     """Plain-words reasons why a Job (or a PodGroup) is not running yet, most decisive first.
 
@@ -1121,8 +1315,13 @@ def why_pending(
     Inputs follow REFERENCE.md: a Job whose PodGroup is Pending has no pods (§1); a PodGroup is
     Pending until the queue admits it and Inqueue until the gang fits (§2); Jobs can only be
     admitted to Open queues (§3); the scheduler's Unschedulable condition message is quoted verbatim.
+
+    Gangs that can never be satisfied come first (``never_start``): ``owner_job`` is the Volcano Job
+    owning ``pg`` when ``job`` is None (the PodGroup's page), ``queue_lookup(name)`` finds the
+    queue's ancestors for their capability.
     """
-    findings: list[Finding] = []
+    never, impossible = never_start(job, pg, queue, pods, owner_job=owner_job, queue_lookup=queue_lookup)
+    findings: list[Finding] = list(never)
     if job is not None and not status_of(job):
         findings.append(
             Finding(
@@ -1187,9 +1386,16 @@ def why_pending(
             findings.append(
                 Finding(
                     "warn",
-                    _(
-                        "The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
-                        "place the whole gang of %(min)d pods."
+                    (
+                        _(
+                            "The PodGroup was admitted (Inqueue), but the scheduler cannot "
+                            "place the whole gang of %(min)d pods."
+                        )
+                        if never
+                        else _(
+                            "The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
+                            "place the whole gang of %(min)d pods."
+                        )
                     )
                     % {"min": to_int(spec_of(pg).get("minMember"))},
                     verbatim,
@@ -1233,7 +1439,8 @@ def why_pending(
                         % {"queue": queue_name, "state": state},
                     )
                 )
-            short = [r for r in queue_headroom(queue, pg) if r["short"]]
+            # A resource above the capability itself is a "never" finding above, not a lack of room.
+            short = [r for r in queue_headroom(queue, pg) if r["short"] and r["resource"] not in impossible]
             if short:
                 findings.append(
                     Finding(

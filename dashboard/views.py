@@ -16,7 +16,7 @@ import threading
 import time
 import weakref
 from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -916,11 +916,16 @@ INVERTED_SORTS = frozenset({"age", "inphase"})
 class ListQuery:
     """Filter, sort and page state of a list page, read from (and written back to) the query string."""
 
-    def __init__(self, request: HttpRequest, sorts: dict, default_sort: str = "age") -> None:
+    def __init__(
+        self, request: HttpRequest, sorts: dict, default_sort: str = "age", known_phases: Iterable[str] = ()
+    ) -> None:
         get = request.GET
         self.namespace = get.get("ns", "").strip()
         self.queue = get.get("queue", "").strip()
-        self.phases = [x for x in get.getlist("phase") if x]
+        # A known phase in any letter case ("pending") means that phase, in its canonical spelling
+        # ("Pending"); only genuinely unknown phases are kept as written and filtered literally.
+        canonical = {k.lower(): k for k in known_phases}
+        self.phases = [canonical.get(x.lower(), x) for x in get.getlist("phase") if x]
         self.text = get.get("q", "").strip()
         self.selector_text = get.get("selector", "").strip()
         self.selector_error = ""
@@ -1101,7 +1106,7 @@ _job_queue = _spec_queue
 def jobs(request: HttpRequest) -> HttpResponse:
     snap = _snapshot(request)
     now = p.reference_now(snap)
-    lq = ListQuery(request, JOB_SORTS)
+    lq = ListQuery(request, JOB_SORTS, known_phases=p.JOB_PHASES)
     kinds = ("jobs", "podgroups", "pods")
     states = _kind_states(snap, *kinds)
     versions = {
@@ -1240,13 +1245,15 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     pods = _pod_list(snap, "pods_for_job", job)
     qname = p.as_str(p.spec_of(job).get("queue"))
     queue = snap.queues.get(None, qname) if qname else None
+    # The queue's ancestors: their capability can make the gang impossible (p.never_start).
+    ancestors = p.queue_ancestors(queue, lambda n: snap.queues.get(None, n))
     events = _events(snap, job, pg, *pods)
     kinds = ("jobs", "podgroups", "pods", "queues", "events")
     states = _kind_states(snap, *kinds)
     b = _bucket(now)
     pods_v = p.resource_versions(pods)
     versions = {
-        "status": p.version_key(p.resource_versions([job, pg, queue]), pods_v, states, b),
+        "status": p.version_key(p.resource_versions([job, pg, queue, *ancestors]), pods_v, states, b),
         "pods": p.version_key(pods_v, states, b),
         "events": p.version_key(p.resource_versions(events), states, b),
     }
@@ -1287,7 +1294,14 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "headroom": p.queue_headroom(queue, pg),
             "pending_like": pending_like,
             "findings": p.why_pending(
-                job, pg, queue, qname, pods, pg_state=snap.podgroups.state, queue_state=snap.queues.state
+                job,
+                pg,
+                queue,
+                qname,
+                pods,
+                pg_state=snap.podgroups.state,
+                queue_state=snap.queues.state,
+                queue_lookup=lambda n: snap.queues.get(None, n),
             )
             if pending_like else [],
             "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
@@ -1449,7 +1463,7 @@ _pg_queue = _spec_queue
 def podgroups(request: HttpRequest) -> HttpResponse:
     snap = _snapshot(request)
     now = p.reference_now(snap)
-    lq = ListQuery(request, PG_SORTS)
+    lq = ListQuery(request, PG_SORTS, known_phases=p.PODGROUP_PHASES)
     kinds = ("podgroups", "jobs")
     states = _kind_states(snap, *kinds)
     versions = {
@@ -1501,13 +1515,14 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
     pods = _pod_list(snap, "pods_for_podgroup", pg)
     qname = p.as_str(p.spec_of(pg).get("queue"))
     queue = snap.queues.get(None, qname) if qname else None
+    ancestors = p.queue_ancestors(queue, lambda n: snap.queues.get(None, n))
     events = _events(snap, pg, *pods)
     kinds = ("podgroups", "jobs", "pods", "queues", "events")
     states = _kind_states(snap, *kinds)
     b = _bucket(now)
     pods_v = p.resource_versions(pods)
     versions = {
-        "status": p.version_key(p.resource_versions([pg, job, queue]), pods_v, states, b),
+        "status": p.version_key(p.resource_versions([pg, job, queue, *ancestors]), pods_v, states, b),
         "pods": p.version_key(pods_v, states, b),
         "events": p.version_key(p.resource_versions(events), states, b),
     }
@@ -1539,7 +1554,15 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
             "queue_state": p.queue_state(queue) if queue else None,
             "headroom": p.queue_headroom(queue, pg),
             "findings": p.why_pending(
-                None, pg, queue, qname, pods, pg_state=snap.podgroups.state, queue_state=snap.queues.state
+                None,
+                pg,
+                queue,
+                qname,
+                pods,
+                pg_state=snap.podgroups.state,
+                queue_state=snap.queues.state,
+                owner_job=job,
+                queue_lookup=lambda n: snap.queues.get(None, n),
             )
             if pending_like else [],
             "pending_like": pending_like,

@@ -415,6 +415,30 @@ def quantity(value: Any) -> Decimal | None:
     return parsed
 
 
+def resource_amount(value: Any) -> Decimal | None:
+    """A ResourceList amount (Queue capability/deserved/guarantee/allocated, PodGroup minResources,
+    container requests): ``quantity`` that is also not negative, else None. Kubernetes quantities in
+    a ResourceList are amounts of a resource, so "-1Gi" is as invalid there as "abc"; callers show
+    such a value verbatim as invalid and compute nothing from it."""
+    parsed = quantity(value)
+    return parsed if parsed is not None and parsed >= 0 else None
+
+
+def invalid_amount_note(value: Any) -> str:
+    """Why ``value`` (present, but ``resource_amount`` is None) is not a usable amount: "negative",
+    "out of range" (a quantity beyond 10^±30, see ``quantity``) or "not a quantity"."""
+    parsed = quantity(value)
+    if parsed is not None:
+        return "negative" if parsed < 0 else ""
+    if isinstance(value, str) and value.strip():
+        try:
+            parse_quantity(value.strip())
+        except (ValueError, TypeError, InvalidOperation, ArithmeticError):
+            return "not a quantity"
+        return "out of range"
+    return "not a quantity"
+
+
 def compact_number(value: Decimal, places: int = 2) -> str:
     """``value`` as short plain text that does not lie: at least ``places`` decimals and enough for
     3 significant digits (1.5 -> "1.5" even with places=0, 0.5 -> "0.5"), trailing zeros dropped;
@@ -654,6 +678,7 @@ class Reason:
 
 
 PENDING_REASON_KINDS = (
+    "gang_never",
     "job_phase",
     "podgroup_missing",
     "podgroup_phase",
@@ -711,6 +736,169 @@ def _unschedulable_condition(pg: dict) -> dict | None:
     return None
 
 
+# -- gangs that can never be satisfied -------------------------------------------------------
+
+
+def job_total_replicas(job: Any) -> int:
+    """Σ spec.tasks[].replicas of a Volcano Job (REFERENCE.md §1); garbage or negative counts as 0."""
+    return sum(count(_d(t).get("replicas")) for t in _l(_d(_d(job).get("spec")).get("tasks")))
+
+
+def _container_amounts(container: Any) -> dict[str, Decimal]:
+    """A container's requests per resource, a limit standing in for a missing request (Kubernetes
+    defaults a request to its limit). Values that are no usable amount are skipped."""
+    resources = _d(_d(container).get("resources"))
+    requests, limits = _d(resources.get("requests")), _d(resources.get("limits"))
+    out: dict[str, Decimal] = {}
+    for name in {*limits, *requests}:
+        value = resource_amount(requests[name] if name in requests else limits.get(name))
+        if value is not None:
+            out[str(name)] = value
+    return out
+
+
+def pod_template_requests(template: Any) -> dict[str, Decimal]:
+    """The effective requests of one pod of a PodTemplateSpec, as the scheduler counts them: the
+    sum over ``containers``, and per resource at least the largest single init container."""
+    spec = _d(_d(template).get("spec"))
+    total: dict[str, Decimal] = {}
+    for container in _l(spec.get("containers")):
+        for name, value in _container_amounts(container).items():
+            total[name] = total.get(name, Decimal(0)) + value
+    for container in _l(spec.get("initContainers")):
+        for name, value in _container_amounts(container).items():
+            total[name] = max(total.get(name, Decimal(0)), value)
+    return total
+
+
+def job_min_resources(job: Any, min_available: int) -> dict[str, Decimal]:
+    """What the first ``min_available`` pods of a Volcano Job request together, by resource name:
+    the job controller's PodGroup.spec.minResources (REFERENCE.md §4), for when the PodGroup is
+    not there (yet). Volcano orders the tasks by priority class value, which the cache cannot
+    resolve; the tasks are taken in spec order (it only matters when tasks differ and minAvailable
+    is below the total)."""
+    total: dict[str, Decimal] = {}
+    left = max(0, min_available)
+    for task in _l(_d(_d(job).get("spec")).get("tasks")):
+        if left <= 0:
+            break
+        n = min(left, count(_d(task).get("replicas")))
+        left -= n
+        for name, value in pod_template_requests(_d(task).get("template")).items():
+            total[name] = total.get(name, Decimal(0)) + value * n
+    return total
+
+
+QUEUE_CHAIN_LIMIT = 10_000
+
+
+def queue_ancestry(queue: Any, lookup: Any = None) -> list[dict]:
+    """``queue`` followed by its ancestors via spec.parent (REFERENCE.md §3: an empty parent means
+    ``root``), as far as ``lookup(name) -> Queue | None`` finds them. Stops at a missing queue, a
+    cycle or QUEUE_CHAIN_LIMIT queues; without ``lookup`` just [queue]."""
+    chain: list[dict] = []
+    seen: set[str] = set()
+    current = _d(queue) if queue else None
+    while current is not None and len(chain) < QUEUE_CHAIN_LIMIT:
+        name = str(meta(current).get("name") or "")
+        if name in seen:
+            break
+        seen.add(name)
+        chain.append(current)
+        if lookup is None or name == "root":
+            break
+        parent = _d(current.get("spec")).get("parent")
+        parent = parent if isinstance(parent, str) and parent else "root"
+        found = lookup(parent)
+        current = _d(found) if found else None
+    return chain
+
+
+@dataclass(frozen=True)
+class CapabilityLimit:
+    """A resource the gang needs more of than a queue's capability allows, ever: ``queue`` is the
+    queue whose capability is the tightest in the hierarchy (the gang's own queue or an ancestor)."""
+
+    resource: str
+    need: Decimal
+    capability: Decimal
+    queue: str
+
+
+def capability_limits(needs: Mapping[str, Decimal], chain: Iterable[Any]) -> list[CapabilityLimit]:
+    """Resources in ``needs`` (Queue resource names) above the tightest spec.capability along
+    ``chain`` (queue_ancestry). Capability is a hard limit for the queue and, in a hierarchy, for
+    every queue below it (REFERENCE.md §3: a child's capability must be ≤ its ancestors'), so such a
+    gang is never admitted while the capability stays. Values that are no usable amount are ignored."""
+    tightest: dict[str, tuple[Decimal, str]] = {}
+    for queue in chain:
+        name = str(meta(queue).get("name") or "")
+        for res, raw in _d(_d(_d(queue).get("spec")).get("capability")).items():
+            value = resource_amount(raw)
+            if value is not None and (str(res) not in tightest or value < tightest[str(res)][0]):
+                tightest[str(res)] = (value, name)
+    out = []
+    for res, need in needs.items():
+        if res in tightest and need > tightest[res][0]:
+            out.append(CapabilityLimit(res, need, tightest[res][0], tightest[res][1]))
+    return out
+
+
+def gang_never_reasons(job: Any, podgroup: Any, queue: Any, queue_lookup: Any = None) -> list[Reason]:
+    """"gang_never" Reasons for a Volcano Job's gang that can never be satisfied as it is: the
+    Job's minAvailable (status, else spec) above Σ tasks[].replicas (REFERENCE.md §1; the
+    admission webhook rejects this, so it exists only with the webhook off), the PodGroup's
+    minMember above them, or the gang's minimum resources (PodGroup.spec.minResources, else the
+    sum over the Job's first minAvailable pods) above the tightest capability of the queue and its
+    ancestors (§3). The pages' words for the same facts are in presenters.never_start."""
+    out: list[Reason] = []
+    job, podgroup = (_d(job) if job else None), (_d(podgroup) if podgroup else None)
+    min_av = 0
+    if job is not None:
+        status, spec = _d(job.get("status")), _d(job.get("spec"))
+        min_av = count(status["minAvailable"] if "minAvailable" in status else spec.get("minAvailable"))
+        total = job_total_replicas(job)
+        if _l(spec.get("tasks")) and min_av > total:
+            out.append(
+                Reason(
+                    "gang_never",
+                    "The gang can never be complete: minAvailable is more than the Job's replicas.",
+                    f"minAvailable {min_av} > {total} replicas in all tasks",
+                    severity="blocker",
+                )
+            )
+        min_member = count(_d(podgroup.get("spec")).get("minMember")) if podgroup else 0
+        if _l(spec.get("tasks")) and min_member > total and min_member != min_av:
+            out.append(
+                Reason(
+                    "gang_never",
+                    "The gang can never be complete: the PodGroup's minMember is more than the "
+                    "Job's replicas.",
+                    f"minMember {min_member} > {total} replicas in all tasks",
+                    severity="blocker",
+                )
+            )
+    needs: dict[str, Decimal] = {}
+    for key, raw in _d(_d(podgroup.get("spec")).get("minResources") if podgroup else None).items():
+        name, value = _queue_key(str(key)), resource_amount(raw)
+        if name is not None and name not in ("pods",) and value is not None:
+            needs[name] = max(needs.get(name, Decimal(0)), value)
+    if not needs and job is not None:
+        needs = {k: v for k, v in job_min_resources(job, min_av).items() if _queue_key(k) == k and k != "pods"}
+    for lim in capability_limits(needs, queue_ancestry(queue, queue_lookup)) if queue else []:
+        out.append(
+            Reason(
+                "gang_never",
+                f"The gang can never fit: it needs more {lim.resource} than queue {lim.queue!r} "
+                "may ever have.",
+                f"needs {format_quantity(lim.resource, lim.need)}; "
+                f"capability {format_quantity(lim.resource, lim.capability)}",
+                severity="blocker",
+            )
+        )
+    return out
+
+
 def explain_pending(
     *,
     job: Any = None,
@@ -720,6 +908,7 @@ def explain_pending(
     pods: Iterable[Any] = (),
     events: Iterable[Any] = (),
     max_events: int = 5,
+    queue_lookup: Any = None,
 ) -> list[Reason]:
     """Why a Job / PodGroup is not running, as a list of Reasons (most decisive first).
 
@@ -735,8 +924,9 @@ def explain_pending(
         _d(podgroup) if podgroup else None,
         _d(queue) if queue else None,
     )
-    reasons: list[Reason] = []
     pods = [p for p in pods if isinstance(p, dict)]
+    # Gangs that can never be satisfied first (see gang_never_reasons).
+    reasons: list[Reason] = gang_never_reasons(job, podgroup, queue, queue_lookup)
 
     job_phase = phase_of(job) if job else ""
     if job is not None and job_phase and job_phase not in ("Pending", "Running", "Restarting", ""):
@@ -926,4 +1116,12 @@ def explain_pending_from_snapshot(snapshot: Any, obj: Mapping) -> list[Reason]:
     for o in (job, pg, *pods):
         if o is not None:
             events.extend(snapshot.events_for(o))
-    return explain_pending(job=job, podgroup=pg, queue=queue, queue_name=qname, pods=pods, events=events)
+    return explain_pending(
+        job=job,
+        podgroup=pg,
+        queue=queue,
+        queue_name=qname,
+        pods=pods,
+        events=events,
+        queue_lookup=lambda name: snapshot.queues.get(None, name),
+    )

@@ -388,7 +388,13 @@ def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
             bar.pct_text,
             " " + _("of capability") if bar.pct_of == "capability" else "",
         )
-    if bar.has_ref:
+    if bar.invalid:
+        # A value is no usable amount (shown verbatim in the numbers): no bar drawn from guesses.
+        track = format_html(
+            '<div class="resbar-noref small muted" data-invalid>{}</div>',
+            _("no bar: %(values)s") % {"values": bar.invalid_text},
+        )
+    elif bar.has_ref:
         marks = SafeString("")
         for at, cls, word, value in (
             (bar.guarantee_at, "mark-g", _("guarantee"), bar.guarantee),
@@ -459,7 +465,7 @@ def minibar(bar) -> SafeString:
             bar.pct_text,
         )
     track = SafeString("")
-    if bar.has_ref:
+    if bar.has_ref and not bar.invalid:
         mark = (
             format_html('<span class="mark mark-d {}"></span>', pct_class(bar.deserved_at, "l"))
             if bar.deserved_at is not None

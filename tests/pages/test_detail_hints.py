@@ -67,6 +67,20 @@ def test_running_job_still_shows_gang_bar(client, cache):
     assert "minAvailable reached" in page and "4 /4" in page
 
 
+@pytest.mark.parametrize("status,below", [
+    ({"running": 2, "succeeded": 2}, False),  # finished pods count toward minAvailable (REFERENCE §1)
+    ({"running": 3, "failed": 1}, False),
+    ({"running": 2}, True),
+    ({"running": 2, "succeeded": 1}, True),
+    ({"running": 5, "succeeded": -1}, False),  # a negative counter proves nothing
+])
+def test_below_minavailable_hint_counts_finished_pods(client, cache, status, below):
+    cache.store("jobs").upsert(job("gang", "Running", **status))
+    for url in ("/jobs/", "/jobs/ml/gang/"):
+        page = text(client.get(url).content.decode())
+        assert ("below minAvailable" in page) is below, url
+
+
 def test_crashlooping_job_detail_shows_the_lists_hint(client, cache):
     cache.store("jobs").upsert(job("crashy", "Running", running=2))
     waiting = {"state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m"}}}

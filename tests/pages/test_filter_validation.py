@@ -57,6 +57,22 @@ def test_unknown_phase_hint_but_literal_filter(client, cache):
     assert "Unknown phase" not in page
 
 
+@pytest.mark.parametrize("value", ["running", "RUNNING", "rUnNiNg"])
+def test_known_phase_in_any_case_filters_by_the_canonical_phase(client, cache, value):
+    cache.store("podgroups").upsert({
+        "metadata": {"name": "pg", "namespace": "ml", "uid": "pgu", "resourceVersion": "3"},
+        "spec": {"queue": "default", "minMember": 1}, "status": {"phase": "Running"},
+    })
+    for url, row in ((f"/jobs/?phase={value}", 'href="/jobs/ml/j/"'),
+                     (f"/podgroups/?phase={value}", 'href="/podgroups/ml/pg/"')):
+        page = client.get(url).content.decode()
+        assert "Unknown phase" not in text(page), url
+        assert row in page, url
+    # A genuinely unknown phase is still filtered literally, with the hint.
+    page = client.get("/jobs/?phase=runnin").content.decode()
+    assert "Unknown phase runnin" in text(page) and 'href="/jobs/ml/j/"' not in page
+
+
 @pytest.mark.parametrize("url", ["/", "/jobs/", "/queues/", "/podgroups/", "/jobs/ml/j/", "/kiosk/"])
 def test_unknown_fragment_is_400(client, cache, url):
     resp = client.get(url + "?f=bogus", headers={"HX-Request": "true"})
