@@ -169,6 +169,7 @@ def _versions(snap, now: datetime, kinds: tuple[str, ...], **fragments: str) -> 
             k,
             getattr(getattr(snap, k).state, "name", ""),
             str(getattr(getattr(snap, k).state, "synced_at", "")),
+            str(getattr(getattr(snap, k).state, "live_until", "")),
         )
         for k in kinds
     )
@@ -202,7 +203,13 @@ def _notices(snap, *kinds: str) -> list[dict]:
             text = _("%(kind)s may be out of date: the watch is reconnecting.") % {"kind": label}
             level = "warn"
         elif name == "forbidden":
-            text = _("You are not allowed to list %(kind)s in this cluster.") % {"kind": label}
+            # The cache reads the cluster with the dashboard's own identity in every access mode
+            # (access mode "none" has no viewer identity at all), so the refusal is the
+            # dashboard's, not the viewer's: the error quoted below names that identity.
+            text = _(
+                "The dashboard's own identity is not allowed to list %(kind)s in this cluster; "
+                "an administrator must grant it that permission."
+            ) % {"kind": label}
             level = "bad"
         elif name == "not_installed":
             text = _("%(kind)s are not installed in this cluster (the CRD is missing).") % {"kind": label}
@@ -234,7 +241,9 @@ def _notices(snap, *kinds: str) -> list[dict]:
                 "error": err,
                 "category": category,
                 "since": getattr(state, "since", None),
-                "synced_at": getattr(state, "synced_at", None),
+                # "Last synced": when the data was last known current (the watch kept it current
+                # until the kind left "synced"), the same moment "Data as of" uses.
+                "synced_at": getattr(state, "live_until", None) or getattr(state, "synced_at", None),
                 "blocking": name in ("forbidden", "not_installed")
                 or (name in ("syncing", "unreachable") and getattr(state, "synced_at", None) is None),
             }
@@ -283,15 +292,22 @@ def _blocked(notices: list[dict], kind: str) -> bool:
     return any(n["kind"] == kind and n["blocking"] for n in notices)
 
 
+# Kinds the cache can never read: they hold no objects (the informer clears them), so they have
+# no data to be out of date; their own notice says they cannot be read.
+_NO_DATA_STATES = frozenset({"forbidden", "not_installed"})
+
+
 def _data_as_of(snap, now: datetime, *kinds: str) -> datetime | None:
-    """ "Data as of": now while every kind is live (the watch keeps the cache current), else the
-    oldest last-sync time of the kinds that are not."""
+    """ "Data as of": now while every readable kind is live (the watch keeps the cache current),
+    else the oldest moment a kind that is not live was last known current (KindState.current_at:
+    when it left "synced", else its last full list). Forbidden / not-installed kinds are skipped."""
     times = []
     for kind in kinds:
         state = getattr(snap, kind).state
-        if getattr(state, "name", "") == "synced":
+        name = getattr(state, "name", "")
+        if name == "synced" or name in _NO_DATA_STATES:
             continue
-        times.append(getattr(state, "synced_at", None))
+        times.append(getattr(state, "live_until", None) or getattr(state, "synced_at", None))
     if not times:
         return now
     known = [t for t in times if t]
@@ -483,12 +499,14 @@ def _phase_cards(
 # Per queue name: (the Queue object, its derived fields). Queue objects are replaced, never mutated,
 # on change, so an identical object means identical bars (parse_quantity over every resource is the
 # costly part of a queue row). Bounded by the number of queues; stale names are dropped per pass.
-_QUEUE_FIELDS: dict[str, tuple[dict, dict]] = {}
+_QUEUE_FIELDS: dict[tuple[str, str], tuple[dict, dict]] = {}
 _QUEUE_FIELDS_MAX = 4096
 
 
 def _queue_fields(q: dict, name: str) -> dict:
-    hit = _QUEUE_FIELDS.get(name)
+    # Keyed by language too: the state label of a Queue without status is translated text.
+    key = (name, get_language() or "")
+    hit = _QUEUE_FIELDS.get(key)
     if hit is not None and hit[0] is q:
         return hit[1]
     bars = p.queue_resource_bars(q)
@@ -500,7 +518,7 @@ def _queue_fields(q: dict, name: str) -> dict:
         "compact": p.compact_bars(bars),
         "has_gpu": any(b.name == "nvidia.com/gpu" for b in bars),
     }
-    _QUEUE_FIELDS[name] = (q, fields)
+    _QUEUE_FIELDS[key] = (q, fields)
     return fields
 
 
@@ -796,6 +814,13 @@ def _warning_order(ev: dict) -> tuple:
     )
 
 
+def _locale_key() -> tuple[str, str]:
+    """(language, time zone) of the request being served: memoised sections hold translated text
+    (phase placeholders, why-pending findings, pod blockers), so viewers in different languages
+    (or time zones) must never share one computed value."""
+    return (get_language() or "", timezone.get_current_timezone_name())
+
+
 def _overview_ctx(
     snap, request: HttpRequest, now: datetime, notices: list[dict], sections: frozenset[str] | None = None
 ) -> dict[str, Any]:
@@ -804,7 +829,7 @@ def _overview_ctx(
     def want(name: str) -> bool:
         return sections is None or name in sections
 
-    base = (_cache_token(get_cluster_cache()), visible_namespaces(request))
+    base = (_cache_token(get_cluster_cache()), visible_namespaces(request), *_locale_key())
     ctx: dict[str, Any] = {
         "jobs_blocked": _blocked(notices, "jobs"),
         "pgs_blocked": _blocked(notices, "podgroups"),
@@ -1173,6 +1198,26 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     the notices of kinds that are not live), so a 404 never says "No data yet" while the cache is
     synced. The message is the Http404's own (as Django's default handler shows it)."""
     message = exception.args[0] if exception.args and isinstance(exception.args[0], str) else ""
+    polled = getattr(request, "htmx", False) and request.GET.get(FRAGMENT_PARAM)
+    if isinstance(exception, ObjectNotFound) and polled:
+        # A poll of an open detail page whose object was deleted (or renamed): the page keeps its
+        # last known state, so it must say so; htmx does not swap a 404, app.js shows this body.
+        resp = render(
+            request,
+            "dashboard/_gone.html",
+            {
+                "gone_text": _(
+                    "This %(kind)s no longer exists (deleted or renamed); "
+                    "the page shows its last known state."
+                )
+                % {"kind": exception.kind_label},
+                "message": message,
+            },
+            status=404,
+        )
+        resp[GONE_HEADER] = "1"
+        patch_vary_headers(resp, ["HX-Request"])
+        return resp
     ctx: dict[str, Any] = {"exception": message or exception.__class__.__name__, "request_path": request.path}
     try:
         snap = _snapshot(request)
@@ -1182,10 +1227,25 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return render(request, "404.html", ctx, status=404)
 
 
+class ObjectNotFound(Http404):
+    """A detail page's object is not in the cache (its kind is readable): ``kind_label`` is the
+    translated kind ("Job"), for the notice a live page shows when its object goes away."""
+
+    def __init__(self, message: str, kind_label: str) -> None:
+        super().__init__(message)
+        self.kind_label = kind_label
+
+
 def _or_404(obj, kind: str, snap, *names: str):
     if obj is None:
-        raise Http404(_("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)})
+        message = _("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)}
+        raise ObjectNotFound(message, kind)
     return obj
+
+
+# Header of a fragment poll's 404 whose page object no longer exists; static/dashboard/app.js
+# shows the response body (a notice) and stops polling that page.
+GONE_HEADER = "X-Volcano-Gone"
 
 
 @require_safe
@@ -1292,7 +1352,7 @@ def queues(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "queues")
-    base = (_cache_token(get_cluster_cache()), visible_namespaces(request))
+    base = (_cache_token(get_cluster_cache()), visible_namespaces(request), *_locale_key())
     rows = _memo(
         ("queues", *base, snap.queues.version, snap.podgroups.version),
         lambda: _queue_summaries(snap, snap.queues.all()),

@@ -56,6 +56,10 @@ class KindState:
     error's text ("" when none); ``detail`` extra words (e.g. the served version when unsupported);
     ``error_category`` of the last error (client.KubeError.category: "rejected" = credentials or
     TLS trust rejected, "unreachable" = no connection, "" = other or none).
+    ``live_until`` is the last moment the cached objects were known current: while "synced" the
+    watch keeps them current (the field is then the moment the kind last left "synced", or None);
+    once the kind leaves "synced" (watch broken, re-list failing) it stays at that moment, which
+    is later than ``synced_at`` whenever watch events were applied after the last full list.
     """
 
     name: str = "syncing"
@@ -64,6 +68,13 @@ class KindState:
     synced_at: datetime | None = None
     detail: str = ""
     error_category: str = ""
+    live_until: datetime | None = None
+
+    @property
+    def current_at(self) -> datetime | None:
+        """When the cached objects were last known current, for a kind that is not "synced":
+        ``live_until`` (left "synced" then), else the last full list (``synced_at``), else None."""
+        return self.live_until or self.synced_at
 
     @property
     def is_usable(self) -> bool:
@@ -340,6 +351,10 @@ class KindStore:
             )
             if name == "synced" and old.name != "synced":
                 new = replace(new, synced_at=now)
+            if old.name == "synced" and name != "synced":
+                # Until now the watch kept the objects current (events applied, bookmarks): the
+                # data is as of this moment, not of the last full list.
+                new = replace(new, live_until=now)
             if new != old:
                 self._state = new
                 self._published = None
@@ -358,6 +373,7 @@ class KindStore:
                 last_error=old.last_error,
                 synced_at=now,
                 detail=old.detail,
+                live_until=old.live_until,
             )
             self._published = None
         self._changed()

@@ -6,6 +6,10 @@
  *   - after failed requests (dashboard restarting, network lost) the interval doubles up to 60 s,
  *     and goes back to normal after the first success.
  * The server answers 204 (no swap) when a fragment's ?v= version is unchanged.
+ *
+ * A poll answered 404 with the X-Volcano-Gone header means the page's object (Job, PodGroup,
+ * Queue, Pod) was deleted or renamed: the page shows the response's notice ("no longer exists;
+ * last known state") in #gone-notice, marks the live dot, and stops polling for good.
  */
 (function () {
   "use strict";
@@ -15,6 +19,7 @@
   var delay = base;
   var failures = 0;
   var timer = null;
+  var gone = false;
 
   function pollNow() {
     if (document.hidden || !window.htmx) return;
@@ -26,7 +31,7 @@
 
   function schedule() {
     window.clearTimeout(timer);
-    if (document.hidden) return;
+    if (document.hidden || gone) return;
     timer = window.setTimeout(function () {
       pollNow();
       schedule();
@@ -38,8 +43,31 @@
     return !!(elt && elt.hasAttribute && elt.hasAttribute("data-poll"));
   }
 
+  function objectGone(xhr) {
+    gone = true;
+    window.clearTimeout(timer);
+    var polled = document.querySelectorAll("[data-poll]");
+    for (var i = 0; i < polled.length; i++) {
+      polled[i].removeAttribute("data-poll");
+    }
+    var holder = document.getElementById("gone-notice");
+    if (holder && holder.hidden) {
+      // Server-rendered and escaped (templates/dashboard/_gone.html); no scripts in it.
+      holder.innerHTML = xhr.responseText;
+      holder.hidden = false;
+    }
+    body.classList.remove("is-offline");
+    body.classList.add("is-gone");
+    document.dispatchEvent(new CustomEvent("vui:object-gone"));
+  }
+
   function failed(evt) {
     if (!isPoll(evt)) return;
+    var xhr = evt.detail.xhr;
+    if (xhr && xhr.status === 404 && xhr.getResponseHeader("X-Volcano-Gone")) {
+      objectGone(xhr);
+      return;
+    }
     failures += 1;
     delay = Math.min(base * Math.pow(2, failures), 60000);
     body.classList.add("is-offline");
@@ -48,7 +76,7 @@
   }
 
   document.addEventListener("visibilitychange", function () {
-    if (document.hidden) {
+    if (document.hidden || gone) {
       window.clearTimeout(timer);
     } else {
       pollNow();

@@ -20,6 +20,19 @@ def _no_csp_violations(pg) -> list[str]:
     return messages
 
 
+def _marker(page):
+    """window.__vuiMarker, or "navigating" when the page is being reloaded right now (an evaluate
+    racing the kiosk's own reload loses its execution context)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        return page.evaluate("window.__vuiMarker")
+    except PlaywrightError as exc:
+        if "Execution context was destroyed" in str(exc):
+            return "navigating"
+        raise
+
+
 def _live_job(namespace: str, name: str, queue: str) -> dict:
     container = {
         "name": "main",
@@ -173,13 +186,36 @@ def test_kiosk_recovers_by_itself_after_the_dashboard_restarts(make_live_cache, 
         try:
             # (Polled from here: the page's CSP forbids the string evaluation wait_for_function uses.)
             for _ in range(60):
-                if page.evaluate("window.__vuiMarker") is None:
+                if _marker(page) is None:
                     break
                 page.wait_for_timeout(500)
-            assert page.evaluate("window.__vuiMarker") is None, "the kiosk did not reload itself"
+            page.wait_for_load_state()
+            assert _marker(page) is None, "the kiosk did not reload itself"
             expect(page.locator(".kiosk-board")).to_be_visible()
             expect(page.locator("#kiosk-offline")).to_be_hidden()
         finally:
             stop()
     finally:
         cluster.stop()
+
+
+def test_a_job_deleted_while_its_page_is_open_says_so_and_stops_polling(live_dashboard, page):
+    base, cluster, cache = live_dashboard
+    from tests.pages.helpers import kind
+
+    violations = _no_csp_violations(page)
+    cluster.store.create(
+        kind("batch.volcano.sh", "jobs"), _live_job("research", "browser-gone", "research-vision"), "research"
+    )
+    cache.wait_for(lambda s: s.jobs.get("research", "browser-gone") is not None, timeout=10)
+    page.goto(base + "/jobs/research/browser-gone/")
+    expect(page.locator("#gone-notice")).to_be_hidden()
+    cluster.store.delete(kind("batch.volcano.sh", "jobs"), "research", "browser-gone")
+    cache.wait_for(lambda s: s.jobs.get("research", "browser-gone") is None, timeout=10)
+    notice = page.locator("#gone-notice")
+    expect(notice).to_be_visible(timeout=20000)
+    expect(notice).to_contain_text("This Job no longer exists (deleted or renamed)")
+    assert page.locator("body.is-gone").count() == 1
+    assert page.locator("[data-poll]").count() == 0  # polling stopped for good
+    assert page.locator("h1").count() >= 1  # the last known state is still shown
+    assert violations == []

@@ -384,3 +384,19 @@ def test_expired_continue_token_falls_back_to_one_unpaginated_list(sim_cluster, 
     create_pods(sim_cluster, ["after-0"])
     cache.wait_for(lambda s: s.pods.get("default", "after-0"), 5.0)
     assert stats(sim_cluster)["requests"]["list pods"] == 3
+
+
+def test_outage_records_when_the_watch_last_kept_the_kind_current(sim_cluster, live_cache):
+    from datetime import UTC, datetime
+
+    synced_at = live_cache.snapshot().jobs.state.synced_at
+    api(sim_cluster, "POST", JOBS, job_body("before-outage"))
+    live_cache.wait_for(lambda s: s.jobs.get("default", "before-outage"), 5.0)
+    applied_seen = datetime.now(UTC)  # the watch applied an event after the start-up list
+    faults(sim_cluster, unavailable_seconds=3)
+    snap = live_cache.wait_for(lambda s: s.jobs.state.name == "stale" and s, 8.0)
+    state = snap.jobs.state
+    assert state.synced_at == synced_at  # no new full list
+    assert state.live_until is not None and state.live_until >= applied_seen > synced_at
+    assert state.current_at == state.live_until
+    live_cache.wait_for(lambda s: s.jobs.state.name == "synced", 15.0)

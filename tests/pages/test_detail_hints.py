@@ -114,7 +114,7 @@ def test_404_status_bar_shows_the_real_data_as_of(client, cache):
         assert "Data as of" in page, url
     cache.store("events").set_state("forbidden")
     page = text(client.get("/jobs/ml/nope/").content.decode())
-    assert "You are not allowed to list Events" in page
+    assert "The dashboard's own identity is not allowed to list Events" in page
     assert "Job ml/nope not found." in page
 
 

@@ -38,7 +38,9 @@ def test_jobs_not_installed_is_one_notice_not_an_empty_table(client, cache):
 def test_forbidden_podgroups(client, cache):
     cache.store("podgroups").set_state("forbidden", error="podgroups is forbidden")
     page = client.get("/podgroups/").content.decode()
-    assert "You are not allowed to list PodGroups" in text(page)
+    assert "You are not allowed" not in text(page)
+    assert "The dashboard's own identity is not allowed to list PodGroups in this cluster" in text(page)
+    assert "podgroups is forbidden" in page  # the API server's words, naming that identity
     assert "PodGroups cannot be shown" in text(page)
 
 
@@ -67,3 +69,11 @@ def test_missing_objects_are_404_with_a_page(client, cache):
         resp = client.get(url)
         assert resp.status_code == 404
         assert "Not found" in resp.content.decode()
+
+
+def test_forbidden_names_the_dashboards_identity_in_chinese_too(client, cache):
+    cache.store("queues").set_state("forbidden", error='queues is forbidden: User "admin" cannot list')
+    client.cookies["django_language"] = "zh-hans"
+    page = text(client.get("/queues/").content.decode())
+    assert "仪表盘自身的身份无权在此集群中列出" in page
+    assert "你无权" not in page
