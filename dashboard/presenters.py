@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -915,25 +915,103 @@ def podgroup_phase_name(pg: Mapping) -> str:
     return ""
 
 
+# Indentation classes exist for depths 0..TREE_INDENT_MAX (static/dashboard/app.css ".depth-N"; the
+# CSP forbids inline styles, so an indent cannot be computed per row). Rows at or below the cap
+# show their depth as a number instead, so a 60-deep chain still reads in order.
+TREE_INDENT_MAX = 8
+
+
 @dataclass
 class TreeRow:
+    """One queue in the tree. ``parent`` is the effective parent: spec.parent, or "root" when empty
+    and a root Queue exists (the queue controller patches it so, REFERENCE.md §3). ``problem`` is
+    "" or why the queue hangs outside the real tree: "missing_parent" (spec.parent names no Queue),
+    "self_parent" or "cycle" (``cycle``: the parent chain from this queue back to it, e.g.
+    ("cyc-a", "cyc-b", "cyc-a")). Volcano's webhook rejects all three; the API may still hold them."""
+
     queue: dict
     depth: int
     has_children: bool
+    parent: str = ""
+    problem: str = ""
+    cycle: tuple[str, ...] = ()
+
+    @property
+    def indent(self) -> int:
+        """The CSS indent level, 0..TREE_INDENT_MAX."""
+        return min(self.depth, TREE_INDENT_MAX)
+
+    @property
+    def deep(self) -> bool:
+        """True when the indent alone cannot show the depth (the row shows it as a number)."""
+        return self.depth >= TREE_INDENT_MAX
+
+    @property
+    def problem_key(self) -> tuple:
+        """What the row's hint depends on, for render caches."""
+        return (self.problem, self.parent, self.cycle)
+
+
+def effective_parent(queue: Mapping, names: Container[str]) -> str:
+    """spec.parent; an empty parent means "root" when a root Queue exists (REFERENCE.md §3)."""
+    parent = queue_parent(queue)
+    if not parent and name_of(queue) != "root" and "root" in names:
+        return "root"
+    return parent
 
 
 def queue_tree(queues: list[dict]) -> list[TreeRow]:
-    """Queues in depth-first order by spec.parent (REFERENCE.md §3). Queues whose parent is missing
-    (or that form a cycle) are shown at the top level rather than dropped."""
+    """Queues in depth-first order by spec.parent (REFERENCE.md §3), siblings by name.
+
+    The real tree (queues with no parent, normally just ``root``) comes first; then, each as a
+    top-level row of its own and in name order, the queues that cannot hang in it: a missing parent,
+    their own parent, or the first (by name) member of a parent cycle, each with its descendants.
+    Every queue appears exactly once."""
     by_name = {name_of(q): q for q in queues}
+    parent_of = {n: effective_parent(q, by_name) for n, q in by_name.items()}
     children: dict[str, list[dict]] = {}
-    roots = []
-    for q in queues:
-        parent = queue_parent(q)
-        if parent and parent in by_name and parent != name_of(q):
-            children.setdefault(parent, []).append(q)
-        else:
+    roots: list[dict] = []
+    problems: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for n, q in by_name.items():
+        parent = parent_of[n]
+        if not parent:
             roots.append(q)
+        elif parent == n:
+            problems[n] = ("self_parent", ())
+        elif parent not in by_name:
+            problems[n] = ("missing_parent", ())
+        else:
+            children.setdefault(parent, []).append(q)
+
+    # Parent cycles: follow each queue's parent chain until it ends (no parent, missing, itself) or
+    # reaches a queue already resolved; reaching a queue on the current chain closes a cycle.
+    resolved: set[str] = set()
+    for start in sorted(by_name):
+        chain: list[str] = []
+        on_chain: dict[str, int] = {}
+        n = start
+        while n in by_name and n not in resolved and n not in on_chain and n not in problems:
+            on_chain[n] = len(chain)
+            chain.append(n)
+            parent = parent_of[n]
+            if not parent or parent == n:
+                break
+            n = parent
+        if n in on_chain and parent_of[n] != n and parent_of[n]:
+            members = chain[on_chain[n] :]
+            for i, m in enumerate(members):
+                loop = members[i:] + members[:i]
+                problems[m] = ("cycle", (*loop, m))
+        resolved.update(chain)
+
+    detached = [by_name[n] for n, (kind, _c) in problems.items() if kind != "cycle"]
+    cycles: dict[tuple[str, ...], str] = {}
+    for n, (kind, loop) in problems.items():
+        if kind == "cycle":
+            key = tuple(sorted(loop[:-1]))
+            cycles[key] = min(cycles.get(key, n), n)
+    detached += [by_name[n] for n in cycles.values()]
+
     rows: list[TreeRow] = []
     seen: set[str] = set()
 
@@ -948,13 +1026,16 @@ def queue_tree(queues: list[dict]) -> list[TreeRow]:
             if n in seen:
                 continue
             seen.add(n)
-            kids = sorted(children.get(n, []), key=name_of)
-            rows.append(TreeRow(q, depth, bool(kids)))
+            kids = sorted((k for k in children.get(n, []) if name_of(k) not in seen), key=name_of)
+            kind, loop = problems.get(n, ("", ()))
+            rows.append(TreeRow(q, depth, bool(kids), parent_of[n], kind, loop))
             stack.extend((kid, depth + 1) for kid in reversed(kids))
 
     for q in sorted(roots, key=name_of):
         walk(q)
-    for q in sorted(queues, key=name_of):  # members of a parent cycle
+    for q in sorted(detached, key=name_of):
+        walk(q)
+    for q in sorted(queues, key=name_of):  # defensive: nothing should be left
         if name_of(q) not in seen:
             walk(q)
     return rows

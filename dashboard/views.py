@@ -550,9 +550,17 @@ def _queue_tree(queues: list[dict]) -> list:
 
 
 def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
+    """Summary rows of ``queues`` in tree order. The tree (depth, and the hints for a missing
+    parent or a parent cycle) is always that of every Queue in ``snap``: a subset (a queue's
+    children, the kiosk's focus) must not read as orphans of parents left out of the list."""
     per_queue = _queue_pg_counts(snap)
+    everything = snap.queues.all()
+    tree = _queue_tree(everything)
+    if len(queues) != len(everything):
+        wanted = {p.name_of(q) for q in queues}
+        tree = [r for r in tree if p.name_of(r.queue) in wanted]
     rows = []
-    for row in _queue_tree(queues):
+    for row in tree:
         q = row.queue
         name = p.as_str(_meta(q).get("name"))
         counts = per_queue.get(name) or Counter()
@@ -561,6 +569,12 @@ def _queue_summaries(snap, queues: list[dict]) -> list[dict]:
                 "queue": q,
                 "name": name,
                 "depth": row.depth,
+                "indent": row.indent,
+                "deep": row.deep,
+                "tree_parent": row.parent,
+                "problem": row.problem,
+                "cycle": row.cycle,
+                "tree_key": row.problem_key,
                 "has_children": row.has_children,
                 **_queue_fields(q, name),
                 "counts": counts,
@@ -591,7 +605,8 @@ def _rows_html(rows: list[dict], template_name: str) -> SafeString:
     tmpl = None
     for q in rows:
         key = (template_name, lang, q["name"])
-        valid = (q["depth"], q["has_children"], tuple(q["count_list"]))
+        # tree_key: the row's missing-parent / parent-cycle hint depends on other Queues.
+        valid = (q["depth"], q["has_children"], q["tree_key"], tuple(q["count_list"]))
         hit = _ROW_HTML.get(key)
         if hit is not None and hit[0] is q["queue"] and hit[1] == valid:
             parts.append(hit[2])
@@ -1363,13 +1378,18 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     now = p.reference_now(snap)
     q_jobs = list(snap.jobs_in_queue(name))
     q_pgs = list(snap.podgroups_in_queue(name))
-    children = list(snap.child_queues(name))
+    # A queue that is its own parent is not its own child (presenters.queue_tree).
+    children = [c for c in snap.child_queues(name) if p.name_of(c) != name]
+    # Its place in the tree: the missing-parent / parent-cycle hint depends on other Queues.
+    tree = _queue_summaries(snap, [queue])[0]
     events = _events(snap, queue)
     kinds = ("queues", "jobs", "podgroups", "events")
     states = _kind_states(snap, *kinds)
     b = _bucket(now)
     versions = {
-        "status": p.version_key(p.resource_versions([queue, *children]), p.resource_versions(q_pgs), states),
+        "status": p.version_key(
+            p.resource_versions([queue, *children]), p.resource_versions(q_pgs), tree["tree_key"], states
+        ),
         "jobs": p.version_key(p.resource_versions(q_jobs), p.resource_versions(q_pgs), states, b),
         "events": p.version_key(p.resource_versions(events), states, b),
     }
@@ -1397,6 +1417,8 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
             "bars": p.queue_resource_bars(queue),
             "weight": p.to_int(spec.get("weight")) or 1,
             "parent": p.queue_parent(queue),
+            "tree": tree,
+            "parent_missing": tree["problem"] == "missing_parent",
             "reclaimable": spec.get("reclaimable"),
             "priority": spec.get("priority"),
             "dequeue": p.as_str(spec.get("dequeueStrategy")),
@@ -1685,6 +1707,37 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
 # --- kiosk --------------------------------------------------------------------------------------
 
 
+# ?rotate=N: whole seconds per queue. The kiosk polls at most every N seconds, so the floor keeps a
+# wall display from polling faster than once a second; an hour is the longest useful rotation.
+KIOSK_ROTATE_MIN = 1
+KIOSK_ROTATE_MAX = 3600
+
+
+def _kiosk_rotate(raw: str | None) -> tuple[int, str]:
+    """``?rotate=`` as (seconds, note): 0 = rotation off. The note (shown on the kiosk; "" when the
+    value was used as given) says when the value was ignored (not a whole number, negative) or
+    clamped to KIOSK_ROTATE_MIN..KIOSK_ROTATE_MAX, or that 0 turned rotation off."""
+    if raw is None or raw.strip() == "":
+        return 0, ""
+    limits = {"min": KIOSK_ROTATE_MIN, "max": KIOSK_ROTATE_MAX}
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = -1
+    shown = raw if len(raw) <= 40 else raw[:40] + "…"
+    if value < 0:
+        return 0, _(
+            "?rotate=%(value)s ignored (give whole seconds from %(min)d to %(max)d, or 0): rotation off."
+        ) % {"value": shown, **limits}
+    if value == 0:
+        return 0, _("?rotate=0: rotation off.")
+    if value > KIOSK_ROTATE_MAX:
+        return KIOSK_ROTATE_MAX, _(
+            "?rotate=%(value)s is more than %(max)d: one queue every %(max)d seconds."
+        ) % {"value": shown, **limits}
+    return max(value, KIOSK_ROTATE_MIN), ""
+
+
 @require_safe
 def kiosk(request: HttpRequest) -> HttpResponse:
     """Full-screen overview for an ops-room display. ``?rotate=N`` shows one queue at a time in
@@ -1692,10 +1745,7 @@ def kiosk(request: HttpRequest) -> HttpResponse:
     restarted dashboard) continues the rotation without client state."""
     snap = _snapshot(request)
     now = p.reference_now(snap)
-    try:
-        rotate = max(0, min(3600, int(request.GET.get("rotate", "0"))))
-    except ValueError:
-        rotate = 0
+    rotate, rotate_note = _kiosk_rotate(request.GET.get("rotate"))
     kinds = ("jobs", "podgroups", "queues", "pods", "events")
     states = _kind_states(snap, *kinds)
     queue_list = sorted(snap.queues.all(), key=p.name_of)
@@ -1730,6 +1780,9 @@ def kiosk(request: HttpRequest) -> HttpResponse:
     ctx.update(
         {
             "rotate": rotate,
+            "rotate_note": rotate_note,
+            # Queues outside the real tree (missing parent, parent cycle) past the 12 rows shown.
+            "queue_problems_hidden": [q for q in (ctx.get("queue_rows") or [])[12:] if q["problem"]],
             "focus": focus,
             "force_theme": "dark",
             "kiosk_poll": kiosk_poll,
