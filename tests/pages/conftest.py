@@ -7,23 +7,28 @@ the cluster use their own ``sim_cluster``.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from django.test import Client
 
 from dashboard import presenters
 
 
-@pytest.fixture(scope="module")
-def demo_cache(demo_cluster, tmp_path_factory):
+@contextlib.contextmanager
+def installed_cache(cluster, directory):
+    """A live cluster cache on ``cluster`` (admin kubeconfig written in ``directory``), synced and
+    installed as the process-wide cache, with the pages' clock following the simulated clock.
+    Yields the cache; stops it (not the cluster) on exit."""
     from dashboard.kube import build_cluster_cache, override_cluster_cache
     from tests.conftest import fast_cache_options
 
-    kubeconfig = demo_cluster.write_kubeconfig(tmp_path_factory.mktemp("pages") / "kubeconfig", user="admin")
+    kubeconfig = cluster.write_kubeconfig(directory / "kubeconfig", user="admin")
     cache = build_cluster_cache(
         kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
     )
     cache.start()
-    previous = presenters.set_time_source(demo_cluster.clock.now)
+    previous = presenters.set_time_source(cluster.clock.now)
     try:
         cache.wait_synced(timeout=20)
         with override_cluster_cache(cache):
@@ -31,6 +36,26 @@ def demo_cache(demo_cluster, tmp_path_factory):
     finally:
         presenters.set_time_source(previous)
         cache.stop()
+
+
+@contextlib.contextmanager
+def own_cluster(tmp_path_factory, seed: int, name: str):
+    """A module's own simulated cluster (controllers off, so tests control every object) behind an
+    installed cache: yields (cluster, cache)."""
+    from tests.conftest import _new_cluster
+
+    cluster = _new_cluster(seed=seed, controllers=False)
+    try:
+        with installed_cache(cluster, tmp_path_factory.mktemp(name)) as cache:
+            yield cluster, cache
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def demo_cache(demo_cluster, tmp_path_factory):
+    with installed_cache(demo_cluster, tmp_path_factory.mktemp("pages")) as cache:
+        yield cache
 
 
 @pytest.fixture

@@ -19,24 +19,10 @@ _seq = itertools.count()
 
 @pytest.fixture(scope="module")
 def odd_cluster(tmp_path_factory):
-    from dashboard.kube import build_cluster_cache, override_cluster_cache
-    from tests.conftest import _new_cluster, fast_cache_options
+    from tests.pages.conftest import own_cluster
 
-    cluster = _new_cluster(seed=3, controllers=False)
-    kubeconfig = cluster.write_kubeconfig(tmp_path_factory.mktemp("odd") / "kubeconfig", user="admin")
-    cache = build_cluster_cache(
-        kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
-    )
-    cache.start()
-    previous = presenters.set_time_source(cluster.clock.now)
-    try:
-        cache.wait_synced(timeout=20)
-        with override_cluster_cache(cache):
-            yield cluster, cache
-    finally:
-        presenters.set_time_source(previous)
-        cache.stop()
-        cluster.stop()
+    with own_cluster(tmp_path_factory, seed=3, name="odd") as pair:
+        yield pair
 
 
 QUEUES = ("scheduling.volcano.sh", "queues")

@@ -9,7 +9,6 @@ import re
 
 import pytest
 
-from dashboard import presenters
 from tests.pages.helpers import podgroups, pods, text
 
 GROUP = "scheduling.k8s.io/group-name"
@@ -17,25 +16,16 @@ GROUP = "scheduling.k8s.io/group-name"
 
 @pytest.fixture(scope="module")
 def workload_cluster(tmp_path_factory):
-    from dashboard.kube import build_cluster_cache, override_cluster_cache
     from dashboard.sim.scenarios import load_scenario
-    from tests.conftest import _new_cluster, fast_cache_options
+    from tests.conftest import _new_cluster
+    from tests.pages.conftest import installed_cache
 
     cluster = _new_cluster(seed=11, controllers=False)
-    load_scenario(cluster, "large", jobs=80, pods=400, queues=12, events=800)
-    kubeconfig = cluster.write_kubeconfig(tmp_path_factory.mktemp("wl") / "kubeconfig", user="admin")
-    cache = build_cluster_cache(
-        kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
-    )
-    cache.start()
-    previous = presenters.set_time_source(cluster.clock.now)
     try:
-        cache.wait_synced(timeout=20)
-        with override_cluster_cache(cache):
+        load_scenario(cluster, "large", jobs=80, pods=400, queues=12, events=800)
+        with installed_cache(cluster, tmp_path_factory.mktemp("wl")):
             yield cluster
     finally:
-        presenters.set_time_source(previous)
-        cache.stop()
         cluster.stop()
 
 

@@ -35,24 +35,10 @@ def _queue(name: str, parent: str | None = None) -> dict:
 
 @pytest.fixture(scope="module")
 def tree_cluster(tmp_path_factory):
-    from dashboard.kube import build_cluster_cache, override_cluster_cache
-    from tests.conftest import _new_cluster, fast_cache_options
+    from tests.pages.conftest import own_cluster
 
-    cluster = _new_cluster(seed=5, controllers=False)
-    kubeconfig = cluster.write_kubeconfig(tmp_path_factory.mktemp("tree") / "kubeconfig", user="admin")
-    cache = build_cluster_cache(
-        kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
-    )
-    cache.start()
-    previous = presenters.set_time_source(cluster.clock.now)
-    try:
-        cache.wait_synced(timeout=20)
-        with override_cluster_cache(cache):
-            yield cluster, cache
-    finally:
-        presenters.set_time_source(previous)
-        cache.stop()
-        cluster.stop()
+    with own_cluster(tmp_path_factory, seed=5, name="tree") as pair:
+        yield pair
 
 
 @pytest.fixture(autouse=True)
