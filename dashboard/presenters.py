@@ -23,6 +23,7 @@ from django.utils.translation import ngettext
 
 from dashboard.kube import derive
 from dashboard.kube.kinds import pod_is_crashlooping as _kube_crashlooping
+from dashboard.kube.kinds import to_int
 
 # --- safe access ------------------------------------------------------------------------------
 
@@ -40,18 +41,6 @@ def as_str(value: Any) -> str:
     if value is None:
         return ""
     return value if isinstance(value, str) else str(value)
-
-
-def to_int(value: Any) -> int:
-    """Status counters use Go ``omitempty``: a missing key means 0 (REFERENCE.md, preamble)."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return 0
 
 
 def meta(obj: Mapping) -> dict:

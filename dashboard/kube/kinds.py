@@ -161,8 +161,9 @@ def podgroup_phase_raw(pg: dict) -> str:
     return _phase_str(status.get("phase")) if isinstance(status, dict) else ""
 
 
-def _count(value: Any) -> int:
-    # presenters.to_int: Go omitempty counters, a missing key is 0.
+def to_int(value: Any) -> int:
+    """A status counter as an int: Volcano's counters use Go ``omitempty``, so a missing key means 0
+    (REFERENCE.md, preamble); anything not an integer reads as 0 (presenters re-exports this)."""
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int):
@@ -180,9 +181,9 @@ def podgroup_below_gang(pg: dict) -> bool:
     if podgroup_phase_raw(pg) not in ("Running", "Unknown"):
         return False
     status = pg.get("status") if isinstance(pg.get("status"), dict) else {}
-    running, succeeded = _count(status.get("running")), _count(status.get("succeeded"))
+    running, succeeded = to_int(status.get("running")), to_int(status.get("succeeded"))
     ready = running + succeeded if min(running, succeeded) >= 0 else -1
-    return max(0, ready) < max(0, _count(_spec(pg).get("minMember")))
+    return max(0, ready) < max(0, to_int(_spec(pg).get("minMember")))
 
 
 def _index_job_phase(job: dict) -> Iterable[Any]:

@@ -35,6 +35,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from .controllers import owner_reference
 from .kinds import kind_by_name
 from .store import ApiError
 
@@ -833,17 +834,6 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
     def meta(obj_name: str, **extra) -> dict:
         return {"name": obj_name, "namespace": ns, "uid": _uid(rng), "creationTimestamp": stamp, **extra}
 
-    def ref(obj: dict) -> dict:
-        md = obj["metadata"]
-        return {
-            "apiVersion": obj["apiVersion"],
-            "kind": obj["kind"],
-            "name": md["name"],
-            "uid": md["uid"],
-            "controller": True,
-            "blockOwnerDeletion": True,
-        }
-
     def suffix() -> str:
         return "".join(_ALNUM[rng.randrange(len(_ALNUM))] for _ in range(5))
 
@@ -894,7 +884,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
         rs = {
             "apiVersion": "apps/v1",
             "kind": "ReplicaSet",
-            "metadata": meta(rs_name, generation=1, labels=dict(pod_labels), ownerReferences=[ref(dep)]),
+            "metadata": meta(rs_name, generation=1, labels=dict(pod_labels), ownerReferences=[owner_reference(dep)]),
             "spec": {
                 "replicas": replicas,
                 "selector": {"matchLabels": dict(pod_labels)},
@@ -983,7 +973,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
     for k, pod_name in enumerate(pod_names):
         md = meta(pod_name, labels=dict(pod_labels), annotations=dict(pod_ann))
         if controller is not None:
-            md["ownerReferences"] = [ref(controller)]
+            md["ownerReferences"] = [owner_reference(controller)]
         if kind == "StatefulSet":
             md["labels"]["statefulset.kubernetes.io/pod-name"] = pod_name
             md["labels"]["apps.kubernetes.io/pod-index"] = str(k)
@@ -1045,7 +1035,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
     for pod in pods:
         pod["metadata"]["annotations"][GROUP_NAME] = pg_name
     pg_refs = (
-        [ref(controller)] if controller is not None else [{**ref(pods[0]), "apiVersion": "v1", "kind": "Pod"}]
+        [owner_reference(controller)] if controller is not None else [{**owner_reference(pods[0]), "apiVersion": "v1", "kind": "Pod"}]
     )
     min_res = {
         "count/pods": str(min_member),
