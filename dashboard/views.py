@@ -78,12 +78,18 @@ class SizedMemo:
     a filtered list of 10,000 Jobs and one of 3 differ a thousandfold, so a count bound either
     wastes memory or evicts the small entries for nothing. ``put(key, value, size)`` evicts the
     least recently used entries until the total is within ``budget``; an entry larger than the
-    whole budget is not kept. ``size`` is the caller's estimate (see each caller)."""
+    whole budget is not kept. ``size`` is the caller's estimate (see each caller).
+
+    ``put(..., slot=...)``: an entry replaces the slot's previous entry. Callers whose keys hold a
+    collection's change counter pass the key without it as the slot: an entry for an older counter
+    is never asked for again, yet it would keep the objects it references alive (objects the cache
+    has since replaced) until the budget pushes it out."""
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self.total = 0
         self._entries: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
+        self._slots: dict[tuple, tuple] = {}  # slot -> its entry's key
         self._lock = threading.Lock()
 
     def get(self, key: tuple) -> Any:
@@ -94,22 +100,34 @@ class SizedMemo:
             self._entries.move_to_end(key)
             return hit[0]
 
-    def put(self, key: tuple, value: Any, size: int) -> None:
+    def put(self, key: tuple, value: Any, size: int, slot: tuple | None = None) -> None:
         with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self.total -= old[1]
+            self._drop(key)
+            if slot is not None:
+                previous = self._slots.pop(slot, None)
+                if previous is not None:
+                    self._drop(previous)
             if size > self.budget:
                 return
             self._entries[key] = (value, size)
             self.total += size
+            if slot is not None:
+                self._slots[slot] = key
             while self.total > self.budget:
-                _key, (_value, dropped) = self._entries.popitem(last=False)
-                self.total -= dropped
+                self._drop(next(iter(self._entries)))
+
+    def _drop(self, key: tuple) -> None:
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.total -= old[1]
+            if len(self._slots) > 2 * len(self._entries) + 64:
+                # Slots whose entry the budget evicted: forget them (their keys are gone).
+                self._slots = {s: k for s, k in self._slots.items() if k in self._entries}
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._slots.clear()
             self.total = 0
 
     def __len__(self) -> int:
@@ -659,6 +677,8 @@ _MEMO_MAX = 32
 _SECTION_MEMO: OrderedDict[tuple, Any] = OrderedDict()
 # Per section (key without its change counters): (computed at, monotonic s; compute time, s; value).
 _SECTION_LATEST: dict[tuple, tuple[float, float, Any]] = {}
+# Per section (stale key): the key of its entry in _SECTION_MEMO.
+_SECTION_KEYS: dict[tuple, tuple] = {}
 _MEMO_LOCK = threading.Lock()
 _clock = time.monotonic  # a name of its own so tests can drive the memo's staleness window
 _FLIGHTS: dict[tuple, threading.Lock] = {}
@@ -680,7 +700,8 @@ def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = N
     Single-flight: concurrent requests for the same section wait for one computation (a lock per
     section) instead of each computing it, and with a ``stale_key`` a request that waited takes
     the result computed meanwhile even when the counters moved (it is newer than the request);
-    the memo keeps at most ``_MEMO_MAX`` entries (LRU).
+    the memo keeps at most ``_MEMO_MAX`` entries (LRU), and of a section with a ``stale_key`` only
+    its newest.
 
     ``stale_key`` (the key without its change counters) opts an aggregate section in to bounded
     staleness: under churn the counters move on nearly every request, so an exact key would almost
@@ -717,6 +738,15 @@ def _memo(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = N
         value = compute()
         finished = _clock()
         with _MEMO_LOCK:
+            if stale_key is not None:
+                # One exact entry per section: an older counter's entry is never asked for again
+                # but would keep the objects the cache has since replaced alive.
+                previous = _SECTION_KEYS.get(stale_key)
+                if previous is not None and previous != key:
+                    _SECTION_MEMO.pop(previous, None)
+                _SECTION_KEYS[stale_key] = key
+                if len(_SECTION_KEYS) > 4 * _MEMO_MAX:
+                    _SECTION_KEYS.clear()
             _SECTION_MEMO[key] = value
             _SECTION_MEMO.move_to_end(key)
             while len(_SECTION_MEMO) > _MEMO_MAX:
@@ -1006,13 +1036,17 @@ _FIELDS: dict[tuple, dict[int, tuple]] = {}
 _FIELD_SORTS = {"namespace": 1, "name": 2, "queue": 3, "phase": 4, "age": 5}
 
 
-def _filtered(source: Callable[[], list[dict]], memo_key: tuple, lq: ListQuery, queue_fn, phase_fn, sort_fn):
+def _filtered(
+    source: Callable[[], list[dict]], slot: tuple, version: Any, lq: ListQuery, queue_fn, phase_fn, sort_fn
+):
     """(the matching objects in display order, counts per phase ignoring the phase filter).
 
     One pass over ``source()`` (already narrowed by the cache's namespace/queue index when a filter
-    allows it) and one sort; the result is memoised on the collection's change counter, so the
-    polls of an unchanged list cost only the page's rows.
+    allows it) and one sort; the result is memoised on the collection's change counter
+    (``version``), so the polls of an unchanged list cost only the page's rows. ``slot`` (kind,
+    cache, namespaces, query) keeps one entry: the newest computed.
     """
+    memo_key = (slot, version)
     hit = _LIST_MEMO.get(memo_key)
     if hit is not None:
         return hit
@@ -1025,7 +1059,7 @@ def _filtered(source: Callable[[], list[dict]], memo_key: tuple, lq: ListQuery, 
     append = rows.append
     # Per-object fields survive from the previous pass while the object is the very same dict (the
     # cache publishes unchanged objects by reference), so a change to one Job re-reads one Job.
-    fields_key = (memo_key[0], id(queue_fn), id(phase_fn))
+    fields_key = (slot[0], id(queue_fn), id(phase_fn))
     previous = _FIELDS.get(fields_key, {})
     current: dict[int, tuple] = {}
     by_field = _FIELD_SORTS.get(lq.sort_key)
@@ -1059,7 +1093,7 @@ def _filtered(source: Callable[[], list[dict]], memo_key: tuple, lq: ListQuery, 
     rows.sort(reverse=lq.descending != (lq.sort_key in INVERTED_SORTS))
     objs = [row[3] for row in rows]
     result = (objs, counts)
-    _LIST_MEMO.put(memo_key, result, _list_entry_size(objs, counts))
+    _LIST_MEMO.put(memo_key, result, _list_entry_size(objs, counts), slot=slot)
     return result
 
 
@@ -1140,10 +1174,11 @@ def jobs(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "jobs")
-    memo_key = ("jobs", _cache_token(get_cluster_cache()), visible_namespaces(request), snap.jobs.version, lq.key())
+    slot = ("jobs", _cache_token(get_cluster_cache()), visible_namespaces(request), lq.key())
     keys, counts = _filtered(
         _narrowed(snap, snap.jobs, lq, "jobs_in_queue"),
-        memo_key,
+        slot,
+        snap.jobs.version,
         lq,
         _job_queue,
         p.job_phase_name,
@@ -1497,10 +1532,11 @@ def podgroups(request: HttpRequest) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, kinds, "podgroups")
-    memo_key = ("pgs", _cache_token(get_cluster_cache()), visible_namespaces(request), snap.podgroups.version, lq.key())
+    slot = ("pgs", _cache_token(get_cluster_cache()), visible_namespaces(request), lq.key())
     keys, counts = _filtered(
         _narrowed(snap, snap.podgroups, lq, "podgroups_in_queue"),
-        memo_key,
+        slot,
+        snap.podgroups.version,
         lq,
         _pg_queue,
         p.podgroup_phase_name,

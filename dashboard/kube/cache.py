@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from dashboard.kube import memory
+from dashboard.kube import memory, trim
 from dashboard.kube.client import KubeClient
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.informer import Informer, InformerOptions
@@ -92,7 +92,9 @@ class ClusterCache:
                 store = KindStore(spec, on_change=self._notify, publish_interval=interval)
             self._stores[spec.name] = store
         self.informers: list[Informer] = []
-        self.memory_releaser = memory.MemoryReleaser(self.options.memory_release_interval)
+        self.memory_releaser = memory.MemoryReleaser(
+            self.options.memory_release_interval, before=(trim.share.purge,), before_every=6
+        )
         self._started = False
         self._lock = threading.Lock()
         self.discovery = Discovery(client) if client is not None else None

@@ -141,6 +141,46 @@ def test_share_caps_free_text_and_bounds_its_table():
     assert again == first
 
 
+def test_share_purge_drops_the_trees_nothing_else_holds_and_keeps_the_rest():
+    shared = trim.SharedTrees(limit=4)  # small: the entries span both generations
+    gone = shared({"spec": {"x": [1, 2], "y": {"z": "w"}}, "owners": [{"kind": "Job"}]})
+    kept = shared({"keep": {"x": [1, 2]}})
+    assert len(shared) > 3
+    del gone
+    dropped = shared.purge()
+    # What only the first object used goes in one pass (parents before their children); the
+    # sub-trees the second object holds stay and are still shared.
+    assert dropped >= 2
+    assert sorted(map(repr, {**shared._old, **shared._new}.values())) == sorted(
+        map(repr, [[1, 2], {"x": [1, 2]}, {"keep": {"x": [1, 2]}}])
+    )
+    assert shared({"other": {"x": [1, 2]}})["other"] is kept["keep"]
+    assert shared.purge() == 1  # the {"other": ...} tree just built and dropped
+    del kept
+    # A child re-added to the newer generation after its parent (in the older one) goes with the
+    # next purge: the cache purges every few seconds.
+    passes = 0
+    while shared.purge():
+        passes += 1
+    assert len(shared) == 0 and passes <= 2
+
+
+def test_share_purge_runs_with_the_memory_releases_and_survives_a_failing_task():
+    import threading
+
+    ran = threading.Event()
+
+    def failing():
+        raise RuntimeError("boom")
+
+    releaser = memory.MemoryReleaser(0.01, before=(failing, ran.set))
+    releaser.start()
+    try:
+        assert ran.wait(5)  # after the failing task, the next one and the release still run
+    finally:
+        releaser.stop()
+
+
 def _event(name: str, second: int, obj: str) -> dict:
     stamp = f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}Z"
     return {

@@ -213,6 +213,53 @@ def test_sized_memo_evicts_least_recently_used_by_size():
     assert memo.total == 50 and memo.get(("a",)) == "A2"
 
 
+def test_sized_memo_keeps_one_entry_per_slot():
+    memo = views.SizedMemo(budget=1000)
+    memo.put(("q", 1), "old", 10, slot=("q",))
+    memo.put(("r", 1), "other", 10, slot=("r",))
+    memo.put(("q", 2), "new", 10, slot=("q",))  # a newer counter of the same query
+    assert memo.get(("q", 1)) is None and memo.get(("q", 2)) == "new" and memo.get(("r", 1)) == "other"
+    assert memo.total == 20 and len(memo) == 2
+    memo.put(("q", 2), "again", 10, slot=("q",))  # the same key again: replaced, not dropped
+    assert memo.get(("q", 2)) == "again" and memo.total == 20
+
+
+def test_list_memo_lets_go_of_objects_the_cache_replaced(rc_cluster, client):
+    """A list computed for an older change counter is never asked for again; kept, it would hold
+    the replaced objects alive (the soak's RSS growth, bench/memory_growth.py)."""
+    cluster, cache = rc_cluster
+    n = next(_seq)
+    q = f"rc-rep{n}"
+    _queue(cluster, cache, q)
+    _podgroup(cluster, cache, f"rc-r{n}", "pg0", q, "Pending")
+    assert client.get(f"/podgroups/?queue={q}").status_code == 200
+    before = cache.snapshot().podgroups.get(f"rc-r{n}", "pg0")
+    _set_pg_phase(cluster, cache, f"rc-r{n}", "pg0", "Running")
+    page = client.get(f"/podgroups/?queue={q}").content.decode()
+    assert "Running" in text(page)
+    with views._LIST_MEMO._lock:
+        entries = [v for k, (v, _size) in views._LIST_MEMO._entries.items() if q in repr(k)]
+    assert len(entries) == 1
+    assert not any(obj is before for obj in entries[0][0])
+
+
+def test_section_memo_keeps_the_newest_entry_of_each_section(monkeypatch):
+    monkeypatch.setattr(views, "_SECTION_MEMO", views.OrderedDict())
+    monkeypatch.setattr(views, "_SECTION_LATEST", {})
+    monkeypatch.setattr(views, "_SECTION_GEN", {})
+    monkeypatch.setattr(views, "_SECTION_KEYS", {})
+    monkeypatch.setattr(views, "_clock", lambda: 100.0)  # computations take 0 s: stay exact
+    assert views._memo(("s", 1), lambda: "one", stale_key=("s",)) == "one"
+    assert views._memo(("t", 1), lambda: "other", stale_key=("t",)) == "other"
+    assert views._memo(("s", 2), lambda: "two", stale_key=("s",)) == "two"
+    assert list(views._SECTION_MEMO) == [("t", 1), ("s", 2)]
+    assert views._memo(("s", 2), lambda: "recomputed", stale_key=("s",)) == "two"
+    # Without a stale key (detail fragments) entries stay LRU-bounded only.
+    views._memo(("d", 1), lambda: 1)
+    views._memo(("d", 2), lambda: 2)
+    assert ("d", 1) in views._SECTION_MEMO and ("d", 2) in views._SECTION_MEMO
+
+
 def test_list_memo_stays_within_its_byte_budget_and_pages_stay_right(rc_cluster, client, monkeypatch):
     cluster, cache = rc_cluster
     n = next(_seq)
