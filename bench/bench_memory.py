@@ -127,11 +127,9 @@ def render_pages(cache, seconds: float, threads: int) -> int:
     return count[0]
 
 
-def pymalloc_summary() -> None:
-    """The totals of ``sys._debugmallocstats()`` (written by CPython to stderr): how much of
-    Python's own arenas is in use, free in used pools (fragmentation), or in empty pools."""
+def debugmallocstats_text() -> str:
+    """What ``sys._debugmallocstats()`` writes (CPython writes it to stderr, fd 2), as text."""
     import io
-    import re
 
     r, w = os.pipe()
     saved = os.dup(2)
@@ -143,7 +141,15 @@ def pymalloc_summary() -> None:
         os.close(w)
         os.close(saved)
     with io.open(r, encoding="utf-8", errors="replace") as fh:
-        text = fh.read()
+        return fh.read()
+
+
+def pymalloc_summary() -> None:
+    """The totals of ``sys._debugmallocstats()``: how much of Python's own arenas is in use, free
+    in used pools (fragmentation), or in empty pools."""
+    import re
+
+    text = debugmallocstats_text()
     wanted = (
         "arenas allocated current",
         "bytes in allocated blocks",

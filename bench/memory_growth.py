@@ -36,12 +36,7 @@ if str(REPO) not in sys.path:
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
 
 
-def rss_mb() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return float("nan")
+from bench.bench_memory import debugmallocstats_text, deep_sizes, rss_mb  # noqa: E402
 
 
 def pymalloc() -> dict[str, float]:
@@ -49,17 +44,7 @@ def pymalloc() -> dict[str, float]:
     parsed from ``sys._debugmallocstats()`` (CPython writes it to stderr)."""
     import re
 
-    r, w = os.pipe()
-    saved = os.dup(2)
-    os.dup2(w, 2)
-    try:
-        sys._debugmallocstats()
-    finally:
-        os.dup2(saved, 2)
-        os.close(w)
-        os.close(saved)
-    with open(r, encoding="utf-8", errors="replace") as fh:
-        text = fh.read()
+    text = debugmallocstats_text()
 
     def num(label: str) -> float:
         m = re.search(re.escape(label) + r"\s*=\s*([\d,]+)", text)
@@ -224,8 +209,6 @@ def main(argv: list[str] | None = None) -> int:
                         flush=True,
                     )
                     if args.deep_every and (round(elapsed / args.sample_seconds) % args.deep_every == 0):
-                        from bench.bench_memory import deep_sizes
-
                         t_deep = time.perf_counter()
                         sizes = deep_sizes(snap.views())
                         print(
