@@ -198,6 +198,7 @@ class ClusterCache:
             # Before the informer threads exist: each thread that allocates concurrently would
             # otherwise get its own glibc heap holding freed list pages (memory.py).
             memory.limit_arenas()
+            memory.tune_gc()
             for spec, kwargs in self._informer_specs():
                 informer = Informer(
                     spec,

@@ -280,3 +280,35 @@ def test_limit_arenas_sets_only_the_arena_cap_and_yields_to_the_operator(monkeyp
     calls.clear()
     monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
     assert memory.limit_arenas() is False and calls == []
+
+
+@pytest.fixture
+def gc_thresholds():
+    """Restores the process's GC thresholds after a test that changes them."""
+    import gc
+
+    saved = gc.get_threshold()
+    yield saved
+    gc.set_threshold(*saved)
+
+
+def test_tune_gc_raises_only_the_young_threshold(gc_thresholds):
+    import gc
+
+    gc.set_threshold(700, 10, 10)  # CPython's defaults
+    assert memory.tune_gc() is True
+    assert gc.get_threshold() == (memory.GC_THRESHOLD0, 10, 10)
+    assert memory.tune_gc() is False  # idempotent
+    # A higher value chosen by the embedding application stays; so does a disabled collector.
+    gc.set_threshold(50_000, 5, 7)
+    assert memory.tune_gc() is False and gc.get_threshold() == (50_000, 5, 7)
+    gc.set_threshold(0, 10, 10)
+    assert memory.tune_gc() is False and gc.get_threshold() == (0, 10, 10)
+
+
+def test_starting_the_cache_tunes_the_gc(sim_cluster, make_live_cache, gc_thresholds):
+    import gc
+
+    gc.set_threshold(700, 10, 10)
+    make_live_cache(sim_cluster)
+    assert gc.get_threshold()[0] == memory.GC_THRESHOLD0
