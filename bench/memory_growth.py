@@ -5,8 +5,8 @@ numbers, not a test.
     .venv/bin/python -m bench.memory_growth --minutes 10 --warmup-minutes 1 --no-trace    # cheap: sizes only
 
 Starts the large simulated cluster with its controllers churning (as ``make soak`` does), syncs a
-cluster cache in this process, and renders the soak's mix of requests in-process (Django test
-client, ``--threads`` threads): mostly Job status fragments, every fifth a full page (overview,
+cluster cache in this process, and renders the soak's mix of requests in-process (Django's WSGI
+handler, ``--threads`` threads): mostly Job status fragments, every fifth a full page (overview,
 jobs list page 1 and a deep page, queue list, a Job's detail). Once a minute it prints RSS, the
 bytes Python has allocated (tracemalloc, started after the sync), the cluster's object counts and
 the size of every bounded table the code keeps (sharing table, section memo, row HTML, list memo),
@@ -21,6 +21,7 @@ long enough for the watches to expire (410) and re-list, which muddies what it m
 from __future__ import annotations
 
 import argparse
+import collections
 import gc
 import os
 import sys
@@ -77,6 +78,19 @@ def glibc() -> dict[str, float]:
             "mmapped_MB": round(mi.hblkhd / mb, 1)}
 
 
+def census() -> collections.Counter:
+    """GC-tracked objects by type name (dicts, lists, tuples, instances; not strings or ints),
+    after a full collection."""
+    gc.collect()
+    return collections.Counter(type(o).__name__ for o in gc.get_objects())
+
+
+def gc_stats() -> dict[str, list[int]]:
+    """The cyclic GC's collections and collected objects per generation so far (gc.get_stats())."""
+    stats = gc.get_stats()
+    return {"gc_collections": [g["collections"] for g in stats], "gc_collected": [g["collected"] for g in stats]}
+
+
 def pinned(cache) -> int:
     """Job/PodGroup objects that the list memo keeps alive although the cache has replaced them."""
     from dashboard import views
@@ -118,6 +132,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deep-every", type=int, default=3, help="deep size of the cached objects every N samples (0: never)")
     parser.add_argument("--trace-from-start", action="store_true", help="trace allocations from before the sync (complete diffs, slower)")
     parser.add_argument("--no-trace", action="store_true", help="RSS and tables only (tracemalloc off)")
+    parser.add_argument(
+        "--census",
+        action="store_true",
+        help="count the GC-tracked objects by type at the end of the warm-up and at the end; print the growth",
+    )
+    parser.add_argument(
+        "--gc-threshold0",
+        type=int,
+        help="set the GC's young threshold after the cache started (default: what the cache sets, "
+        "dashboard.kube.memory.GC_THRESHOLD0; 700 is CPython's own)",
+    )
     args = parser.parse_args(argv)
 
     import django
@@ -127,9 +152,9 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.getLogger("volcano_ui.request").setLevel(logging.WARNING)
     from django.conf import settings
-    from django.test import Client
+    from django.core.handlers.wsgi import WSGIHandler
 
-    from bench.common import start_sim
+    from bench.common import start_sim, wsgi_get
     from bench.endpoints import version_in
     from dashboard.kube import build_cluster_cache, override_cluster_cache
     from dashboard.kube.cache import CacheOptions
@@ -147,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     cache.start()
     cache.wait_synced(timeout=1800)
+    if args.gc_threshold0 is not None:
+        gc.set_threshold(args.gc_threshold0, *gc.get_threshold()[1:])
+    print(f"gc thresholds {gc.get_threshold()}", flush=True)
     print(f"synced in {time.perf_counter() - t0:.1f} s; RSS {rss_mb():.0f} MB", flush=True)
     if not args.no_trace and not tracemalloc.is_tracing():
         tracemalloc.start(args.frames)
@@ -170,25 +198,26 @@ def main(argv: list[str] | None = None) -> int:
     current = [paths()]
 
     def worker(index: int) -> None:
-        client = Client(HTTP_HOST="localhost")
+        app = WSGIHandler()  # not the test client: it adds per-request garbage (bench/common.py wsgi_get)
         seen: dict[str, str] = {}  # fragment -> the version it last answered (polls send it back)
         n = 0
         while not stop.is_set():
             pages, frags = current[0]
             if (n + index) % 5 == 0:
-                path, headers = pages[(n // 5 + index) % len(pages)], {}
+                path, htmx = pages[(n // 5 + index) % len(pages)], False
             else:
                 mine = frags[index :: args.threads] or frags  # each thread polls its own Jobs
                 frag = mine[n % len(mine)]
-                path, headers = f"{frag}&v={seen.get(frag, '0')}", {"HTTP_HX_REQUEST": "true"}
-            resp = client.get(path, **headers)
-            if headers and resp.status_code == 200 and (v := version_in(resp.content)):
+                path, htmx = f"{frag}&v={seen.get(frag, '0')}", True
+            status, body = wsgi_get(app, path, htmx)
+            if htmx and status == 200 and (v := version_in(body)):
                 seen[frag] = v
-            statuses[resp.status_code] = statuses.get(resp.status_code, 0) + 1
+            statuses[status] = statuses.get(status, 0) + 1
             count[0] += 1
             n += 1
 
     base_snapshot = None
+    base_census = None
     started = time.monotonic()
     with override_cluster_cache(cache):
         pool = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(args.threads)]
@@ -205,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"t={elapsed / 60:5.1f} min RSS {rss_mb():6.1f} MB traced {traced:6.1f} MB "
                         f"requests {count[0]:7} {dict(sorted(statuses.items()))} "
                         f"objects { {k: len(v) for k, v in snap.views().items()} } {tables()} "
-                        f"pinned_by_list_memo {pinned(cache)} {pymalloc()} {glibc()}",
+                        f"pinned_by_list_memo {pinned(cache)} {pymalloc()} {glibc()} {gc_stats()}",
                         flush=True,
                     )
                     if args.deep_every and (round(elapsed / args.sample_seconds) % args.deep_every == 0):
@@ -222,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
                         t_purge = time.perf_counter()
                         dropped = trim.share.purge()
                         print(f"   share.purge(): {dropped} dropped in {(time.perf_counter() - t_purge) * 1000:.0f} ms", flush=True)
+                    if args.census and base_census is None and elapsed >= args.warmup_minutes * 60:
+                        base_census = census()
+                        print(f"   (census at the end of the warm-up: {sum(base_census.values()):,} tracked objects)", flush=True)
                     if base_snapshot is None and elapsed >= args.warmup_minutes * 60 and tracemalloc.is_tracing():
                         gc.collect()
                         base_snapshot = tracemalloc.take_snapshot()
@@ -233,6 +265,13 @@ def main(argv: list[str] | None = None) -> int:
             stop.set()
             for t in pool:
                 t.join(timeout=30)
+    if base_census is not None:
+        stop.set()
+        end_census = census()
+        grown = sorted(((n - base_census.get(t, 0), t) for t, n in end_census.items()), reverse=True)
+        print(f"\nGC-tracked objects: {sum(base_census.values()):,} -> {sum(end_census.values()):,}; largest growth by type:")
+        for diff, name in grown[: args.top]:
+            print(f"  {diff:+9,} {name} (now {end_census[name]:,})")
     if base_snapshot is not None:
         gc.collect()
         end = tracemalloc.take_snapshot()

@@ -38,3 +38,30 @@ def test_errors_or_more_threads_fail():
     for s in grown[-3:]:
         s["threads"] = 17
     assert judge(grown, OK, OK)[0] == "FAIL"
+
+
+def test_the_report_table_shows_one_sample_a_minute_and_the_last():
+    from bench.soak import _every_minute
+
+    samples = [{"t_s": t, "rss_mb": 400} for t in range(0, 185, 10)]  # 10 s samples, 0..180 s
+    assert [s["t_s"] for s in _every_minute(samples)] == [0, 60, 120, 180]
+    odd = [{"t_s": t, "rss_mb": 400} for t in (0, 31, 62, 93, 124, 155)]  # drifting sample times
+    assert [s["t_s"] for s in _every_minute(odd)] == [0, 62, 124, 155]
+
+
+def test_windows_re_judges_later_windows_of_a_saved_run(tmp_path, capsys):
+    import json
+
+    from bench.soak import windows
+
+    # 60 minutes of 10 s samples: climbing 60 MB over the first 30 minutes, level after.
+    samples = [
+        {"t_s": t, "rss_mb": 400 + min(t, 1800) / 30, "threads": 16, "watches": 5} for t in range(0, 3601, 10)
+    ]
+    path = tmp_path / "soak.json"
+    path.write_text(json.dumps({"samples": samples}))
+    assert windows([str(path), "--window-minutes", "30", "--step-minutes", "30"]) == 0
+    out = capsys.readouterr().out
+    first, second = [line for line in out.splitlines() if line.startswith("| 0-30") or line.startswith("| 30-60")]
+    assert "FAIL" in first and "+12." in first  # 405 -> 455 MB: the climb
+    assert "pass" in second and "+0.0%" in second
