@@ -5,9 +5,13 @@ the TLS redirect and access control, because kubelet probes and Prometheus addre
 plain HTTP and carry no user identity. None of them shows a Kubernetes object:
 
 - ``/healthz``: 200 "ok" while the process can serve requests; touches no cluster state.
-- ``/readyz``: 200 when every kind the cache watches is synced, or known to be absent
-  (CRD not installed) or forbidden by RBAC; otherwise 503. The JSON body names each kind's state,
-  ``{"ready": false, "kinds": {"jobs": "syncing", ...}, "waiting": ["jobs"]}``.
+- ``/readyz``: 200 when every kind the cache watches is synced, known to be absent (CRD not
+  installed) or forbidden by RBAC, or was synced once and is now stale or unreachable (its pages
+  serve the last known objects under a "data as of" notice: an ops room's only replica must not
+  drop out of its Service, and the kiosk go blank, while the API server is away); 503 while a kind
+  has never completed a list. The JSON body names each kind's state, the kinds still waiting and
+  the ones served stale: ``{"ready": false, "kinds": {"jobs": "syncing", "pods": "stale", ...},
+  "waiting": ["jobs"], "stale": ["pods"]}``.
 - ``/metrics``: Prometheus text format (prometheus-client). Values are per process: under gunicorn
   each worker has its own cache and its own counters (README "Metrics").
 """
@@ -78,9 +82,16 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 
 def readyz(request: HttpRequest) -> HttpResponse:
-    states = kind_states()
-    waiting = sorted(kind for kind, state in states.items() if state not in READY_STATES)
-    body = {"ready": not waiting, "kinds": states, "waiting": waiting}
+    cache = _cache()
+    if cache is None:
+        states, stale = dict.fromkeys(KINDS, "unavailable"), []
+    else:
+        snap = cache.snapshot()
+        kinds = {kind: getattr(snap, kind).state for kind in KINDS}
+        states = {kind: state.name for kind, state in kinds.items()}
+        stale = sorted(k for k, s in kinds.items() if s.name not in READY_STATES and s.synced_at is not None)
+    waiting = sorted(k for k, state in states.items() if state not in READY_STATES and k not in stale)
+    body = {"ready": not waiting, "kinds": states, "waiting": waiting, "stale": stale}
     return HttpResponse(json.dumps(body), status=200 if not waiting else 503, content_type="application/json")
 
 

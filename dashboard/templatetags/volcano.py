@@ -5,13 +5,15 @@ Every tag escapes what it outputs (format_html); none trusts a value coming from
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from datetime import datetime
 from urllib.parse import quote, urlencode
 
 from django import template
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
@@ -260,6 +262,34 @@ def pct_class(value: int | None, prefix: str = "w") -> str:
     except (TypeError, ValueError):
         v = 0
     return f"{prefix}-{v}"
+
+
+# Characters that change how text reads without being seen themselves: C0 and C1 controls other
+# than tab and newline (a NUL vanishes in an HTML page), and Unicode's bidirectional formatting
+# characters (marks, embeddings, overrides, isolates: the "Trojan Source" spoofing, CVE-2021-42574;
+# Unicode TR #9 §2).
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _marker(match: re.Match) -> str:
+    char = match.group()
+    name = unicodedata.name(char, "control character")
+    return f'<span class="ctl" title="{escape(name)}">U+{ord(char):04X}</span>'
+
+
+@register.filter
+def reveal(value: object) -> SafeString:
+    """``value`` as escaped text (str() of it, unless already safe markup; None gives ""), with every hidden control character
+    shown as a visible ``U+XXXX`` marker (``<span class="ctl">``, its Unicode name as title) instead of
+    acting on the text: free text from the cluster (event and condition messages, reasons, label and
+    annotation values) can carry a right-to-left override that makes a message read differently, or
+    a NUL the browser silently drops. kubectl prints such characters raw; here they show."""
+    if value is None:
+        return mark_safe("")
+    text = conditional_escape(value)  # a SafeString (our own markup) is kept as it is
+    if _HIDDEN.search(text):
+        text = _HIDDEN.sub(_marker, text)
+    return mark_safe(text)  # noqa: S308 - escaped above; the markers are our own markup
 
 
 @register.filter

@@ -349,3 +349,76 @@ def test_hostile_addresses_are_escaped_404s(hostile_cluster, client, path):
     resp = client.get(path)
     assert resp.status_code == 404
     _assert_safe(resp)
+
+
+def test_reveal_marks_hidden_controls_and_escapes():
+    from dashboard.templatetags.volcano import reveal
+
+    assert reveal(None) == ""
+    assert reveal("plain <b>") == "plain &lt;b&gt;"
+    out = reveal("ok \u202eevil\u202c\x00<i>")
+    for hidden in ("\u202e", "\u202c", "\x00"):
+        assert hidden not in out
+    assert 'title="RIGHT-TO-LEFT OVERRIDE">U+202E</span>' in out
+    assert ">U+0000</span>" in out  # NUL has no Unicode name: the title says what it is
+    assert "&lt;i&gt;" in out
+    # Right-to-left text itself is not a control: it stays as written.
+    assert reveal("שלום") == "שלום"
+
+
+def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, client):
+    cluster, cache = hostile_cluster
+    ns, name = "reveal-ns", "reveal-job"
+    job = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": ns, "uid": "uid-reveal", "labels": {"team": "a\u2066b"}},
+        "spec": {"queue": "default", "minAvailable": 1, "tasks": [{"name": "t", "replicas": 1}]},
+        "status": {"state": {"phase": "Pending", "reason": "Held\u202e", "message": "quota \u202eroxe\u202c ok"}},
+    }
+    pg = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": f"{name}-pg", "namespace": ns},
+        "spec": {"minMember": 1, "queue": "default"},
+        "status": {
+            "phase": "Pending",
+            "conditions": [
+                {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": "0/3\u2067 nodes"}
+            ],
+        },
+    }
+    queue = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "default"}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{name}-t-0",
+            "namespace": ns,
+            "labels": {"volcano.sh/job-name": name},
+            "annotations": {"scheduling.k8s.io/group-name": f"{name}-pg"},
+        },
+        "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "i"}]},
+        "status": {"phase": "Pending"},
+    }
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "ev-reveal", "namespace": ns},
+        "involvedObject": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": name, "namespace": ns},
+        "type": "Warning",
+        "reason": "Odd",
+        "message": "before\x00after",
+        "firstTimestamp": "2026-11-29T09:59:00Z",
+        "lastTimestamp": "2026-11-29T10:00:00Z",
+        "count": 1,
+    }
+    _load(cluster, cache, ns, job, pg, queue, pod, event)
+    body = client.get(f"/jobs/{ns}/{name}/").content.decode()
+    for hidden in ("\u202e", "\u202c", "\u2066", "\x00"):
+        assert hidden not in body, repr(hidden)
+    for marker in ("U+202E", "U+202C", "U+2066", "U+0000"):
+        assert f">{marker}</span>" in body, marker
+    assert "roxe" in body and "before" in body and "after" in body  # the text around them is kept
+    pg_body = client.get(f"/podgroups/{ns}/{name}-pg/").content.decode()
+    assert "\u2067" not in pg_body and ">U+2067</span>" in pg_body

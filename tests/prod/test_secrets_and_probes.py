@@ -77,16 +77,32 @@ def _readyz(client) -> tuple[int, dict]:
         ({"events": "forbidden"}, True),
     ],
 )
-def test_readyz_is_200_only_when_every_kind_is_synced_absent_or_forbidden(
-    client, memory_cache, states, ready
-):
+def test_readyz_is_503_only_while_a_kind_has_never_been_listed(client, memory_cache, states, ready):
     for kind in ("jobs", "podgroups", "queues", "pods", "events"):
         memory_cache.store(kind).set_state(states.get(kind, "synced"))
     status, body = _readyz(client)
     assert status == (200 if ready else 503)
     assert body["ready"] is ready
     assert body["waiting"] == sorted(k for k, s in states.items() if s in ("syncing", "stale", "unreachable"))
+    assert body["stale"] == []
     assert body["kinds"]["queues"] == "synced"
+
+
+@pytest.mark.parametrize("lost", ["stale", "unreachable"])
+def test_readyz_stays_200_when_a_synced_kind_goes_stale(client, memory_cache, lost):
+    """The pages serve the last known objects with their age: the only replica stays in its Service."""
+    for kind in ("jobs", "podgroups", "queues", "pods", "events"):
+        memory_cache.store(kind).set_state("synced")
+    memory_cache.store("pods").set_state(lost, error="connection refused")
+    memory_cache.store("jobs").set_state("syncing")  # a re-list in progress after a synced past
+    status, body = _readyz(client)
+    assert status == 200, body
+    assert body == {
+        "ready": True,
+        "kinds": {"jobs": "syncing", "podgroups": "synced", "queues": "synced", "pods": lost, "events": "synced"},
+        "waiting": [],
+        "stale": ["jobs", "pods"],
+    }
 
 
 def test_metrics_expose_cache_sizes_states_and_watch_counters(installed_cache, client):
