@@ -299,14 +299,25 @@ def windows(argv: list[str] | None = None) -> int:
     """``python -m bench.soak windows``: re-judging of a saved run: the RSS check of every
     ``--window-minutes`` window of a soak's JSON that starts ``--skip-minutes`` or later into the
     measured part (in steps of ``--step-minutes``), as if the warm-up had been that much longer.
-    Same rule as the run's own verdict (medians of the first and last sixth of the window)."""
+    Same rule as the run's own verdict (medians of the first and last sixth of the window).
+    ``--include-warmup`` also uses the warm-up's samples (runs from this version on): minutes then
+    count from the start of the warm-up, so a run shows how long RSS took to level off."""
     parser = argparse.ArgumentParser(prog="python -m bench.soak windows", description=windows.__doc__)
     parser.add_argument("json", type=Path, help="a soak-*.json written by python -m bench.soak")
     parser.add_argument("--window-minutes", type=float, default=30.0)
     parser.add_argument("--skip-minutes", type=float, default=0.0)
     parser.add_argument("--step-minutes", type=float, default=5.0)
+    parser.add_argument("--include-warmup", action="store_true", help="count from the warm-up's start")
     args = parser.parse_args(argv)
-    samples = json.loads(args.json.read_text())["samples"]
+    data = json.loads(args.json.read_text())
+    samples = data["samples"]
+    origin = 0
+    if args.include_warmup:
+        warm = data.get("warmup_samples") or []
+        if not warm:
+            parser.error(f"{args.json} has no warm-up samples (written before bench.soak kept them)")
+        origin = warm[0]["t_s"]
+        samples = [{**s, "t_s": s["t_s"] - origin} for s in warm + samples]
     end_t = samples[-1]["t_s"]
     rows = []
     start = args.skip_minutes * 60
@@ -326,7 +337,7 @@ def windows(argv: list[str] | None = None) -> int:
         start += args.step_minutes * 60
     print(
         markdown_table(
-            ["minutes after warm-up", "samples", "RSS MB (medians of first/last sixth)", "growth",
+            ["minutes after warm-up start" if args.include_warmup else "minutes after warm-up", "samples", "RSS MB (medians of first/last sixth)", "growth",
              "trend MB/10 min", "< 5 %"],
             rows,
         )

@@ -65,3 +65,28 @@ def test_windows_re_judges_later_windows_of_a_saved_run(tmp_path, capsys):
     first, second = [line for line in out.splitlines() if line.startswith("| 0-30") or line.startswith("| 30-60")]
     assert "FAIL" in first and "+12." in first  # 405 -> 455 MB: the climb
     assert "pass" in second and "+0.0%" in second
+
+
+def test_windows_can_start_in_the_warm_up(tmp_path, capsys):
+    import json
+
+    import pytest
+
+    from bench.soak import windows
+
+    # A 20-minute warm-up climbing 40 MB, then 30 level minutes: counted from the warm-up's start.
+    warm = [{"t_s": t - 1200, "rss_mb": 400 + t / 30, "threads": 16, "watches": 5} for t in range(0, 1200, 10)]
+    level = [{"t_s": t, "rss_mb": 440.0, "threads": 16, "watches": 5} for t in range(0, 1801, 10)]
+    path = tmp_path / "soak.json"
+    path.write_text(json.dumps({"samples": level, "warmup_samples": warm}))
+    assert windows([str(path), "--include-warmup", "--window-minutes", "20", "--step-minutes", "20"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert "minutes after warm-up start" in rows[0]
+    first, second = rows[1], rows[2]
+    assert first.startswith("| 0-20") and "FAIL" in first
+    assert second.startswith("| 20-40") and "pass" in second and "+0.0%" in second
+    # A run saved before the warm-up was sampled says so instead of judging the wrong span.
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"samples": level}))
+    with pytest.raises(SystemExit):
+        windows([str(old), "--include-warmup"])
