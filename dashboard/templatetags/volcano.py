@@ -5,18 +5,17 @@ Every tag escapes what it outputs (format_html); none trusts a value coming from
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from datetime import datetime
 from urllib.parse import quote, urlencode
 
 from django import template
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.html import conditional_escape, escape, format_html
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
+from dashboard.hidden import reveal_html
 from dashboard.presenters import Phase
 
 register = template.Library()
@@ -103,7 +102,7 @@ def badge(phase: Phase | None, extra: str = "", ref: bool = False) -> SafeString
         " " + extra if extra else "",
         format_html(' title="{}"', title) if title else "",
         icon_ref(phase.icon) if ref else icon(phase.icon),
-        phase.label,
+        reveal_html(phase.label),
     )
     if getattr(phase, "deleting", False):
         pill += format_html(
@@ -264,32 +263,12 @@ def pct_class(value: int | None, prefix: str = "w") -> str:
     return f"{prefix}-{v}"
 
 
-# Characters that change how text reads without being seen themselves: C0 and C1 controls other
-# than tab and newline (a NUL vanishes in an HTML page), and Unicode's bidirectional formatting
-# characters (marks, embeddings, overrides, isolates: the "Trojan Source" spoofing, CVE-2021-42574;
-# Unicode TR #9 §2).
-_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _marker(match: re.Match) -> str:
-    char = match.group()
-    name = unicodedata.name(char, "control character")
-    return f'<span class="ctl" title="{escape(name)}">U+{ord(char):04X}</span>'
-
-
 @register.filter
 def reveal(value: object) -> SafeString:
-    """``value`` as escaped text (str() of it, unless already safe markup; None gives ""), with every hidden control character
-    shown as a visible ``U+XXXX`` marker (``<span class="ctl">``, its Unicode name as title) instead of
-    acting on the text: free text from the cluster (event and condition messages, reasons, label and
-    annotation values) can carry a right-to-left override that makes a message read differently, or
-    a NUL the browser silently drops. kubectl prints such characters raw; here they show."""
-    if value is None:
-        return mark_safe("")
-    text = conditional_escape(value)  # a SafeString (our own markup) is kept as it is
-    if _HIDDEN.search(text):
-        text = _HIDDEN.sub(_marker, text)
-    return mark_safe(text)  # noqa: S308 - escaped above; the markers are our own markup
+    """``value`` as escaped text with every hidden control character (C0/C1 controls, bidi marks,
+    embeddings, overrides and isolates) shown as a visible ``U+XXXX`` marker, its Unicode name as
+    title, instead of acting on the text: dashboard/hidden.py says which and why. None gives ""."""
+    return reveal_html(value)
 
 
 @register.filter

@@ -278,10 +278,15 @@ def _load(cluster, cache, ns, job, pg, queue, pod, event) -> None:
 
 
 def _assert_safe(resp) -> None:
+    from dashboard.hidden import HIDDEN
+
     assert resp.status_code in (200, 204, 404), resp.status_code
     body = resp.content.decode()
     for bad in FORBIDDEN:
         assert bad not in body, bad
+    # No bidi override, NUL or other hidden control character reaches the browser (dashboard/hidden.py).
+    hidden = HIDDEN.search(body)
+    assert hidden is None, f"U+{ord(hidden.group()):04X} at {body[max(0, hidden.start() - 80) : hidden.end() + 20]!r}"
 
 
 def _urls(ns, job, pg, queue, pod):
@@ -352,6 +357,7 @@ def test_hostile_addresses_are_escaped_404s(hostile_cluster, client, path):
 
 
 def test_reveal_marks_hidden_controls_and_escapes():
+    from dashboard.hidden import reveal_in_body
     from dashboard.templatetags.volcano import reveal
 
     assert reveal(None) == ""
@@ -364,6 +370,11 @@ def test_reveal_marks_hidden_controls_and_escapes():
     assert "&lt;i&gt;" in out
     # Right-to-left text itself is not a control: it stays as written.
     assert reveal("שלום") == "שלום"
+    # The response-wide net: plain-text markers (safe inside attribute values), UTF-8 in and out.
+    body = '<p title="a\u202eb">x\x00y \u2066z\u0085 שלום\tok\r\n</p>'.encode()
+    assert reveal_in_body(body).decode() == '<p title="a[U+202E]b">x[U+0000]y [U+2066]z[U+0085] שלום\tok\r\n</p>'
+    clean = "<p>nothing hidden: 名字🔥</p>".encode()
+    assert reveal_in_body(clean) is clean
 
 
 def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, client):
@@ -374,7 +385,7 @@ def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, cli
         "kind": "Job",
         "metadata": {"name": name, "namespace": ns, "uid": "uid-reveal", "labels": {"team": "a\u2066b"}},
         "spec": {"queue": "default", "minAvailable": 1, "tasks": [{"name": "t", "replicas": 1}]},
-        "status": {"state": {"phase": "Pending", "reason": "Held\u202e", "message": "quota \u202eroxe\u202c ok"}},
+        "status": {"state": {"phase": "\u202egninnuR", "reason": "Held\u202e", "message": "quota \u202eroxe\u202c ok"}},
     }
     pg = {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
@@ -420,5 +431,7 @@ def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, cli
     for marker in ("U+202E", "U+202C", "U+2066", "U+0000"):
         assert f">{marker}</span>" in body, marker
     assert "roxe" in body and "before" in body and "after" in body  # the text around them is kept
+    # A phase spelled backwards behind an override cannot pass for "Running" in its badge.
+    assert 'title="RIGHT-TO-LEFT OVERRIDE">U+202E</span>gninnuR' in body
     pg_body = client.get(f"/podgroups/{ns}/{name}-pg/").content.decode()
     assert "\u2067" not in pg_body and ">U+2067</span>" in pg_body
