@@ -30,6 +30,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import get_text_list
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -203,67 +204,78 @@ KIND_LABELS = {
 }
 
 
+def _notice_text(name: str, category: str, label: str) -> tuple[str, str]:
+    """(text, level) of the notice for kinds in state ``name``; ``label`` names them ("Pods",
+    or "Volcano Jobs, PodGroups and Pods" for a merged notice)."""
+    if category == "rejected" and name in ("stale", "unreachable", "forbidden"):
+        # 401 or a TLS certificate the kubeconfig's CA does not verify: not an outage, and
+        # waiting will not help until the credentials/CA in the kubeconfig are fixed.
+        return _(
+            "Credentials or trust rejected: the API server refused the dashboard's credentials, "
+            "or its TLS certificate did not verify against the kubeconfig's certificate "
+            "authority. %(kind)s shown are from the last successful sync, if any."
+        ) % {"kind": label}, "bad"
+    if name == "syncing":
+        return _("Loading %(kind)s from the cluster…") % {"kind": label}, "info"
+    if name == "stale":
+        return _("%(kind)s may be out of date: the watch is reconnecting.") % {"kind": label}, "warn"
+    if name == "forbidden":
+        # The cache reads the cluster with the dashboard's own identity in every access mode
+        # (access mode "none" has no viewer identity at all), so the refusal is the
+        # dashboard's, not the viewer's: the error quoted below names that identity.
+        return _(
+            "The dashboard's own identity is not allowed to list %(kind)s in this cluster; "
+            "an administrator must grant it that permission."
+        ) % {"kind": label}, "bad"
+    if name == "not_installed":
+        return _("%(kind)s are not installed in this cluster (the CRD is missing).") % {"kind": label}, "bad"
+    if name == "unreachable":
+        return _("The cluster is unreachable; %(kind)s shown are from the last successful sync.") % {
+            "kind": label
+        }, "bad"
+    return _("%(kind)s: state %(state)s.") % {"kind": label, "state": name}, "warn"
+
+
 def _notices(snap, *kinds: str) -> list[dict]:
-    """One notice per kind whose data is not live: syncing, stale, forbidden, not installed or
-    unreachable (KindState of the cache contract). ``blocking`` means the kind has no data at all."""
-    out = []
+    """The notices for the kinds whose data is not live: syncing, stale, forbidden, not installed
+    or unreachable (KindState of the cache contract). Kinds in the same state with the same error
+    share one notice (an API server outage is one notice naming every kind, not five):
+    ``kinds`` names them (``kind``: the same, space-separated), ``blocking_kinds`` those with no
+    data at all (see _blocked), ``synced_at`` the oldest moment their data was last current."""
+    groups: dict[tuple[str, str, str], list[tuple[str, Any]]] = {}
     for kind in kinds:
         state = getattr(snap, kind).state
         name = getattr(state, "name", "synced")
-        label = _(KIND_LABELS.get(kind, kind))
         if name == "synced":
             continue
-        err = getattr(state, "last_error", "") or ""
-        if name == "syncing":
-            text = _("Loading %(kind)s from the cluster…") % {"kind": label}
-            level = "info"
-        elif name == "stale":
-            text = _("%(kind)s may be out of date: the watch is reconnecting.") % {"kind": label}
-            level = "warn"
-        elif name == "forbidden":
-            # The cache reads the cluster with the dashboard's own identity in every access mode
-            # (access mode "none" has no viewer identity at all), so the refusal is the
-            # dashboard's, not the viewer's: the error quoted below names that identity.
-            text = _(
-                "The dashboard's own identity is not allowed to list %(kind)s in this cluster; "
-                "an administrator must grant it that permission."
-            ) % {"kind": label}
-            level = "bad"
-        elif name == "not_installed":
-            text = _("%(kind)s are not installed in this cluster (the CRD is missing).") % {"kind": label}
-            level = "bad"
-        elif name == "unreachable":
-            text = _("The cluster is unreachable; %(kind)s shown are from the last successful sync.") % {
-                "kind": label
-            }
-            level = "bad"
-        else:
-            text = _("%(kind)s: state %(state)s.") % {"kind": label, "state": name}
-            level = "warn"
-        category = getattr(state, "error_category", "") or ""
-        if category == "rejected" and name in ("stale", "unreachable", "forbidden"):
-            # 401 or a TLS certificate the kubeconfig's CA does not verify: not an outage, and
-            # waiting will not help until the credentials/CA in the kubeconfig are fixed.
-            text = _(
-                "Credentials or trust rejected: the API server refused the dashboard's credentials, "
-                "or its TLS certificate did not verify against the kubeconfig's certificate "
-                "authority. %(kind)s shown are from the last successful sync, if any."
-            ) % {"kind": label}
-            level = "bad"
+        key = (name, getattr(state, "error_category", "") or "", getattr(state, "last_error", "") or "")
+        groups.setdefault(key, []).append((kind, state))
+    out = []
+    for (name, category, err), members in groups.items():
+        names = tuple(kind for kind, _state in members)
+        label = get_text_list([_(KIND_LABELS.get(kind, kind)) for kind in names], _("and"))
+        text, level = _notice_text(name, category, label)
+        # "Last synced": when the data was last known current (the watch kept it current until
+        # the kind left "synced"), the same moment "Data as of" uses.
+        current = [t for _k, st in members if (t := getattr(st, "live_until", None) or getattr(st, "synced_at", None))]
+        since = [t for _k, st in members if (t := getattr(st, "since", None))]
         out.append(
             {
-                "kind": kind,
+                "kind": " ".join(names),
+                "kinds": names,
                 "state": name,
                 "level": level,
                 "text": text,
                 "error": err,
                 "category": category,
-                "since": getattr(state, "since", None),
-                # "Last synced": when the data was last known current (the watch kept it current
-                # until the kind left "synced"), the same moment "Data as of" uses.
-                "synced_at": getattr(state, "live_until", None) or getattr(state, "synced_at", None),
-                "blocking": name in ("forbidden", "not_installed")
-                or (name in ("syncing", "unreachable") and getattr(state, "synced_at", None) is None),
+                "since": min(since) if since else None,
+                "synced_at": min(current) if current else None,
+                "blocking_kinds": frozenset(
+                    kind
+                    for kind, st in members
+                    if name in ("forbidden", "not_installed")
+                    or (name in ("syncing", "unreachable") and getattr(st, "synced_at", None) is None)
+                ),
             }
         )
     return out
@@ -286,7 +298,7 @@ def _one_notice(notices: list[dict]) -> list[dict]:
         return notices
     by_state: dict[str, list[str]] = {}
     for n in notices:
-        by_state.setdefault(n["state"], []).append(_(KIND_LABELS.get(n["kind"], n["kind"])))
+        by_state.setdefault(n["state"], []).extend(_(KIND_LABELS.get(k, k)) for k in n["kinds"])
     text = "; ".join(
         f"{', '.join(labels)}: {_(_NOTICE_WORDS.get(state, state))}" for state, labels in by_state.items()
     )
@@ -301,13 +313,14 @@ def _one_notice(notices: list[dict]) -> list[dict]:
             "error": "",
             "since": None,
             "synced_at": min(synced) if synced else None,
-            "blocking": any(n["blocking"] for n in notices),
+            "kinds": tuple(k for n in notices for k in n["kinds"]),
+            "blocking_kinds": frozenset().union(*(n["blocking_kinds"] for n in notices)),
         }
     ]
 
 
 def _blocked(notices: list[dict], kind: str) -> bool:
-    return any(n["kind"] == kind and n["blocking"] for n in notices)
+    return any(kind in n["blocking_kinds"] for n in notices)
 
 
 # Kinds the cache can never read: they hold no objects (the informer clears them), so they have

@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import ssl
 import threading
 from collections.abc import Iterator
@@ -81,8 +82,28 @@ class KubeError(Exception):
         if self.status == 0 and self.reason in ("WatchClosed", "BadWatchEvent", "BadResponse"):
             return self.message
         if self.status == 0:
-            return f"API server unreachable ({self.reason}): {self.message}"
+            plain = _plain_transport_cause(self.message)
+            return f"API server unreachable: {plain}" if plain else f"API server unreachable ({self.reason}): {self.message}"
         return f"HTTP {self.status} {self.reason}" + (f": {self.message}" if self.message else "")
+
+
+_HOST_PORT = re.compile(r"host='([^']*)', port=(\d+)")
+_ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
+
+
+def _plain_transport_cause(message: str) -> str:
+    """The gist of a urllib3 connection error's text for a page notice, e.g. "cannot connect to
+    127.0.0.1:6443: connection refused" from "HTTPSConnectionPool(host='127.0.0.1', port=6443): Max
+    retries exceeded ... [Errno 111] Connection refused')"; "" when the text has no such gist (the
+    full text then stays; logs always keep it)."""
+    where = _HOST_PORT.search(message)
+    at = f" to {where.group(1)}:{where.group(2)}" if where else ""
+    errno = _ERRNO.search(message)
+    if errno:
+        return f"cannot connect{at}: {errno.group(1).strip().rstrip('.').lower()}"
+    if "timed out" in message.lower():
+        return f"no answer{' from ' + at[4:] if at else ''} (timed out)"
+    return ""
 
 
 def _tls_verify_failure(exc: BaseException) -> bool:

@@ -94,6 +94,9 @@ def test_unreachable_is_categorised_as_unreachable(sim_cluster, make_live_cache)
     )
     assert state.name == "stale"
     assert state.last_error.startswith("API server unreachable")
+    # The page notice gets the gist, not urllib3's repr of a connection pool and a socket object.
+    assert "connection refused" in state.last_error.lower(), state.last_error
+    assert "object at 0x" not in state.last_error and "Max retries" not in state.last_error, state.last_error
 
 
 def test_a_rewritten_but_identical_kubeconfig_is_not_reloaded(sim_cluster, make_live_cache):

@@ -121,10 +121,31 @@ def test_404_status_bar_shows_the_real_data_as_of(client, cache):
 def test_kiosk_collapses_stale_notices_into_one_line(client, cache):
     for kind in ALL:
         cache.store(kind).set_state("stale", error="watch dropped")
-    cache.store("events").set_state("forbidden")
+    cache.store("events").set_state("forbidden", error="events is forbidden")
     kiosk = client.get("/kiosk/").content.decode()
     assert kiosk.count('class="notice notice-') == 1
     line = text(kiosk.split('class="notice notice-')[1].split("</div>")[0])
     assert "Volcano Jobs, PodGroups, Queues, Pods: may be out of date; Events: forbidden" in line
-    # Other pages keep one notice per kind.
-    assert client.get("/").content.decode().count('class="notice notice-') == 5
+    # Other pages keep one notice per state and error: the four kinds that lost their watch the
+    # same way share one, Events (forbidden) has its own.
+    overview = client.get("/").content.decode()
+    assert overview.count('class="notice notice-') == 2
+    assert "Volcano Jobs, PodGroups, Queues and Pods may be out of date" in text(overview)
+    assert overview.count("watch dropped") == 1
+    assert 'data-kind="jobs podgroups queues pods" data-state="stale"' in overview
+    assert 'data-kind="events" data-state="forbidden"' in overview
+
+
+def test_an_outage_is_one_notice_naming_every_kind_and_the_plain_cause(client, cache):
+    refused = (
+        "API server unreachable: cannot connect to 127.0.0.1:6443: connection refused"
+    )
+    for kind in ALL:
+        cache.store(kind).set_state("unreachable", error=refused, category="unreachable")
+    page = client.get("/jobs/").content.decode()
+    assert page.count('class="notice notice-') == 1
+    notice = text(page.split('class="notice notice-')[1].split("</div>")[0])
+    assert "The cluster is unreachable; Volcano Jobs" in notice and " and " in notice, notice
+    assert page.count("connection refused") == 1
+    # Jobs synced before the outage: the list still shows them (a kind never synced would block).
+    assert "Jobs cannot be shown" not in text(page)
