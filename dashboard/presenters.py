@@ -1551,7 +1551,11 @@ def why_pending(
                 items=blockers[:10],
             )
         )
-    return findings
+    # Most decisive first: after the "never" findings, what blocks outright (a closed or missing
+    # queue, no room under its capability) before the phase it leaves the PodGroup in ("Pending:
+    # not admitted yet" is the symptom; the closed queue is the cause). Stable otherwise.
+    rest = findings[len(never) :]
+    return findings[: len(never)] + [f for f in rest if f.level == "bad"] + [f for f in rest if f.level != "bad"]
 
 
 # --- filtering, sorting, paging of the Job list -----------------------------------------------

@@ -149,3 +149,30 @@ def test_an_outage_is_one_notice_naming_every_kind_and_the_plain_cause(client, c
     assert page.count("connection refused") == 1
     # Jobs synced before the outage: the list still shows them (a kind never synced would block).
     assert "Jobs cannot be shown" not in text(page)
+
+
+@pytest.mark.parametrize(
+    ("queue", "first"),
+    [
+        ({"metadata": {"name": "archive"}, "spec": {"weight": 1}, "status": {"state": "Closed"}}, "is Closed"),
+        (None, "does not exist"),
+    ],
+)
+def test_a_closed_or_missing_queue_leads_the_why_pending_findings(queue, first):
+    """The cause (the queue) before its symptom (the PodGroup left Pending, "not admitted yet"):
+    the overview and the kiosk show only the first finding."""
+    from dashboard.presenters import why_pending
+
+    job = {
+        "metadata": {"name": "archive-reindex", "namespace": "platform"},
+        "spec": {"queue": "archive", "minAvailable": 1, "tasks": [{"name": "t", "replicas": 1}]},
+        "status": {"state": {"phase": "Pending"}},
+    }
+    pg = {
+        "metadata": {"name": "archive-reindex-pg", "namespace": "platform"},
+        "spec": {"queue": "archive", "minMember": 1},
+        "status": {"phase": "Pending"},
+    }
+    findings = why_pending(job, pg, queue, "archive", [])
+    assert first in findings[0].text, [f.text for f in findings]
+    assert any("has not admitted it yet" in f.text for f in findings[1:])
