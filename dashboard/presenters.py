@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -1160,6 +1161,22 @@ def min_resource_needs(pg: Mapping | None) -> dict[str, Decimal]:
     return needs
 
 
+def exact_quantity(resource: str, value: Decimal) -> str:
+    """``value`` unrounded, for when format_quantity's rounding would hide a difference: cpu in
+    millicores ("499m", "1000.5m"), memory and storage in bytes ("536,869,912 bytes"), others as the
+    plain decimal number."""
+    if resource == "cpu" or resource.endswith(".cpu"):
+        return f"{_plain_decimal(value * 1000)}m"
+    if "memory" in resource or "storage" in resource:
+        return ngettext("%(n)s byte", "%(n)s bytes", int(value)) % {"n": intcomma(_plain_decimal(value))}
+    return _plain_decimal(value)
+
+
+def _plain_decimal(value: Decimal) -> str:
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
     """For each resource the PodGroup needs (spec.minResources): need, allocated, deserved,
     capability and what is left under capability, as display strings plus ``short`` (True when the
@@ -1187,10 +1204,14 @@ def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
             left_text = "?"
         else:
             left_text = format_quantity(res, max(left, Decimal(0))) if left is not None else ""
+        need_text = format_quantity(res, need)
+        if left is not None and need > left and left_text == need_text:
+            # Rounded alike although the gang needs more ("needs 512Mi, 512Mi left"): both exactly.
+            need_text, left_text = exact_quantity(res, need), exact_quantity(res, max(left, Decimal(0)))
         rows.append(
             {
                 "resource": res,
-                "need": format_quantity(res, need),
+                "need": need_text,
                 "allocated": a_text,
                 "capability": c_text,
                 "deserved": d_text,
