@@ -1474,21 +1474,28 @@ def why_pending(
                 )
             )
         elif phase == "Inqueue":
+            gang_size = max(0, to_int(spec_of(pg).get("minMember")))  # a negative minMember counts as 0
             findings.append(
                 Finding(
                     "warn",
                     (
-                        _(
+                        ngettext(
                             "The PodGroup was admitted (Inqueue), but the scheduler cannot "
-                            "place the whole gang of %(min)d pods."
+                            "place the whole gang of %(min)d pod.",
+                            "The PodGroup was admitted (Inqueue), but the scheduler cannot "
+                            "place the whole gang of %(min)d pods.",
+                            gang_size,
                         )
                         if never
-                        else _(
+                        else ngettext(
                             "The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
-                            "place the whole gang of %(min)d pods."
+                            "place the whole gang of %(min)d pod.",
+                            "The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
+                            "place the whole gang of %(min)d pods.",
+                            gang_size,
                         )
                     )
-                    % {"min": to_int(spec_of(pg).get("minMember"))},
+                    % {"min": gang_size},
                     verbatim,
                 )
             )

@@ -155,6 +155,10 @@ def ago(context: template.Context, dt: datetime | None, suffix: bool = False) ->
     text = short_duration(secs)
     if suffix:
         text = _("%(t)s ago") % {"t": text} if secs >= 0 else _("in %(t)s") % {"t": short_duration(-secs)}
+    elif secs < -1:
+        # A timestamp in the future (a wrong clock or a hand-written object): said so, as on the
+        # detail pages, rather than an age of 0s (kubectl prints "<invalid>").
+        text = _("in %(t)s") % {"t": short_duration(-secs)}
     return format_html('<time datetime="{}" title="{}">{}</time>', dt.isoformat(), _absolute(dt), text)
 
 
