@@ -123,8 +123,8 @@ class ClusterCacheCollector(Collector):
     """Reads the cache's per-kind state at scrape time (nothing is counted twice or kept here).
 
     Exposes, labelled by kind: objects held, state (one series per state, 1 for the current one),
-    watch restarts and 410 re-lists (counters kept by the informers in dashboard/kube), and the age
-    in seconds of the last watch event received.
+    watch restarts, re-lists after 410 and after 504 "Too large resource version" (counters kept by
+    the informers in dashboard/kube), and the age in seconds of the last watch event received.
     """
 
     def describe(self) -> Iterator:
@@ -135,6 +135,7 @@ class ClusterCacheCollector(Collector):
         yield GaugeMetricFamily("volcano_ui_cache_state", "", labels=["kind", "state"])
         yield CounterMetricFamily("volcano_ui_watch_restarts", "", labels=["kind"])
         yield CounterMetricFamily("volcano_ui_watch_relists_410", "", labels=["kind"])
+        yield CounterMetricFamily("volcano_ui_watch_relists_too_large", "", labels=["kind"])
         yield GaugeMetricFamily("volcano_ui_last_event_age_seconds", "", labels=["kind"])
 
     def collect(self) -> Iterator:
@@ -148,6 +149,12 @@ class ClusterCacheCollector(Collector):
         relists = CounterMetricFamily(
             "volcano_ui_watch_relists_410",
             "Full re-lists after 410 Gone (expired resourceVersion).",
+            labels=["kind"],
+        )
+        relists_too_large = CounterMetricFamily(
+            "volcano_ui_watch_relists_too_large",
+            'Full re-lists after 504 "Too large resource version" (a resourceVersion from another '
+            "history: the API server's storage was replaced).",
             labels=["kind"],
         )
         age = GaugeMetricFamily(
@@ -171,11 +178,12 @@ class ClusterCacheCollector(Collector):
                 counts = cache.kind_counters(kind)
                 restarts.add_metric([kind], counts.watch_restarts)
                 relists.add_metric([kind], counts.relists_410)
+                relists_too_large.add_metric([kind], counts.relists_too_large)
                 # Before the first watch event the list itself is the newest news of the kind.
                 latest = counts.last_event_at or view.state.synced_at
                 if latest is not None:
                     age.add_metric([kind], max(0.0, now - latest.timestamp()))
-        yield from (objects, state, restarts, relists, age)
+        yield from (objects, state, restarts, relists, relists_too_large, age)
 
 
 _collector = ClusterCacheCollector()

@@ -31,7 +31,7 @@ _VOLCANO_EVENT_KINDS = {
 }
 
 
-_COUNTER_KEYS = ("lists", "watches", "relists_410", "events", "bookmarks", "errors")
+_COUNTER_KEYS = ("lists", "watches", "relists_410", "relists_too_large", "events", "bookmarks", "errors")
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ class KindCounters:
     watches: int
     watch_restarts: int
     relists_410: int
+    relists_too_large: int  # after 504 "Too large resource version" (informer.py)
     events: int
     bookmarks: int
     errors: int
@@ -250,6 +251,7 @@ class ClusterCache:
             watches=total["watches"],
             watch_restarts=max(0, total["watches"] - total["lists"]),
             relists_410=total["relists_410"],
+            relists_too_large=total["relists_too_large"],
             events=total["events"],
             bookmarks=total["bookmarks"],
             errors=total["errors"],

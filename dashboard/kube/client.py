@@ -140,6 +140,42 @@ class Gone(KubeError):
     """410 Gone: the resourceVersion is older than the server's history; the informer re-lists."""
 
 
+class TooLargeResourceVersion(KubeError):
+    """504 "Too large resource version": the server has not reached the resourceVersion asked for
+    (kube-apiserver's watch cache after waiting ~3 s; apimachinery NewTooLargeResourceVersionError).
+    A resourceVersion from the future means it came from another server or an earlier run of it
+    (etcd restored or replaced, the simulator restarted): the informer re-lists from scratch, as
+    client-go's reflector does on apierrors.IsTooLargeResourceVersion."""
+
+
+# metav1.CauseTypeResourceVersionTooLarge
+_CAUSE_RV_TOO_LARGE = "ResourceVersionTooLarge"
+
+
+def error_from_status(
+    code: int, reason: str, status: object, retry_after: float | None = None
+) -> KubeError:
+    """The KubeError for an HTTP error ``code`` (or a watch ERROR event's Status ``code``) whose body
+    is the decoded Kubernetes Status ``status`` (anything else is tolerated): Gone for 410,
+    TooLargeResourceVersion for 504 with a ResourceVersionTooLarge cause (or, from older servers,
+    only the message), KubeError otherwise, with ``reason`` and the Status's message."""
+    message = ""
+    causes: list = []
+    if isinstance(status, dict):
+        message = str(status.get("message") or "")
+        details = status.get("details")
+        if isinstance(details, dict) and isinstance(details.get("causes"), list):
+            causes = details["causes"]
+    if code == 410:
+        return Gone(code, reason, message, retry_after)
+    if code == 504 and (
+        any(isinstance(c, dict) and c.get("reason") == _CAUSE_RV_TOO_LARGE for c in causes)
+        or "Too large resource version" in message
+    ):
+        return TooLargeResourceVersion(code, reason, message, retry_after)
+    return KubeError(code, reason, message, retry_after)
+
+
 def load_configuration(
     mode: str = "auto", kubeconfig: str = "", context: str = ""
 ) -> k8s_client.Configuration:
@@ -316,15 +352,11 @@ class KubeClient:
                 data = b""
             finally:
                 raw.release_conn()
-            message = ""
             try:
-                status = json.loads(data)
-                if isinstance(status, dict):
-                    message = str(status.get("message") or "")
+                status: object = json.loads(data)
             except ValueError:
-                message = data[:200].decode("utf-8", "replace")
-            cls = Gone if resp.status == 410 else KubeError
-            raise cls(resp.status, str(resp.reason or ""), message, _retry_after(raw.headers))
+                status = {"message": data[:200].decode("utf-8", "replace")}
+            raise error_from_status(resp.status, str(resp.reason or ""), status, _retry_after(raw.headers))
         return resp.response
 
     def get_json(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict:

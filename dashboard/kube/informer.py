@@ -18,6 +18,10 @@ The loop follows the Kubernetes "API concepts" semantics (list, watch, resourceV
    timeout on the stream is an inactivity timeout (no bytes for that long: reconnect).
    A normal end of the stream re-watches from the last resourceVersion (no re-list).
 4. 410 Gone (as an HTTP status or an ERROR event): re-list (never resume from the expired version).
+   So does 504 "Too large resource version" (``TooLargeResourceVersion``): the server has not
+   reached our resourceVersion, so it came from another history (the API server's storage was
+   replaced, the simulator restarted); retrying it would either fail forever or, once the new
+   history passes it, silently miss every change in between, as client-go's reflector knows.
 5. Any other failure: state ``stale`` (was synced), ``unreachable`` (never synced), ``forbidden``
    (401/403), ``not_installed`` (404), with the error's category (``rejected`` for 401 and a TLS
    certificate that fails verification: credentials or trust rejected, not an outage); sleep with exponential backoff and jitter, at least the
@@ -41,7 +45,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from dashboard.kube import memory
-from dashboard.kube.client import Gone, KubeClient, KubeError, abort_response
+from dashboard.kube.client import (
+    Gone,
+    KubeClient,
+    KubeError,
+    TooLargeResourceVersion,
+    abort_response,
+    error_from_status,
+)
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.kinds import KindSpec
 from dashboard.kube.store import KindStore
@@ -162,6 +173,7 @@ class Informer:
             "bookmarks": 0,
             "errors": 0,
             "relists_410": 0,
+            "relists_too_large": 0,  # re-lists after 504 "Too large resource version"
         }
         self.last_event_at: datetime | None = None
         self._stop = threading.Event()
@@ -249,11 +261,12 @@ class Informer:
                     # (dashboard/kube/memory.py: tens of MB at 50,000 pods).
                     memory.release_free_memory()
                 rv = self._watch(rv)
-            except Gone as exc:
-                # The history no longer holds our version: re-list, never resume from it. Two 410s
-                # in a row (a broken server) back off like any other failure.
+            except (Gone, TooLargeResourceVersion) as exc:
+                # The history no longer (410) or not yet (504 too large) holds our version: re-list,
+                # never resume from it. Two in a row (a broken server) back off like any other
+                # failure.
                 self.counters["errors"] += 1
-                self.counters["relists_410"] += 1
+                self.counters["relists_410" if isinstance(exc, Gone) else "relists_too_large"] += 1
                 log.info("%s: %s; re-listing", self.label, exc.describe())
                 rv = None
                 if self.backoff.failures:
@@ -355,7 +368,8 @@ class Informer:
         return rv
 
     def _watch(self, rv: str) -> str:
-        """One watch request; returns the resourceVersion to resume from. Raises Gone/KubeError."""
+        """One watch request; returns the resourceVersion to resume from. Raises Gone,
+        TooLargeResourceVersion or KubeError."""
         query: list[tuple[str, object]] = [
             ("watch", "true"),
             ("allowWatchBookmarks", "true"),
@@ -385,8 +399,7 @@ class Informer:
                 etype, raw = event.get("type"), event["object"]
                 if etype == "ERROR":
                     code = int(raw.get("code") or 0)
-                    cls = Gone if code == 410 else KubeError
-                    raise cls(code, str(raw.get("reason") or "Error"), str(raw.get("message") or ""))
+                    raise error_from_status(code, str(raw.get("reason") or "Error"), raw)
                 new_rv = (raw.get("metadata") or {}).get("resourceVersion")
                 delivered += 1
                 self.last_event_at = datetime.now(UTC)

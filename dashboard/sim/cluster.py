@@ -33,6 +33,10 @@ from .kinds import NAMESPACE, QUEUE
 from .server import SimServer
 from .store import Store
 
+# resourceVersions of run N (of one state file) lie in (N * EPOCH_SPAN, (N + 1) * EPOCH_SPAN]
+# unless a run commits more than EPOCH_SPAN changes (days of the `large` scenario's churn).
+EPOCH_SPAN = 10**9
+
 # Namespaces every real cluster has.
 BOOTSTRAP_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
@@ -53,7 +57,13 @@ class SimulatedCluster:
     admin token and the TLS CA/serving certificate are read from it when it holds a valid identity,
     else created and written there, mode 0600; so a cluster restarted with the same file keeps its
     token and certificates and clients' kubeconfigs stay valid; an explicit ``admin_token`` wins
-    over the file's and is saved).
+    over the file's and is saved; the file also keeps a run counter, ``epoch``, incremented by each
+    cluster made with it, and the store's resourceVersions then start above ``epoch * EPOCH_SPAN``,
+    so a client still holding a resourceVersion of an earlier run gets 410 Expired (older than the
+    new history) or 504 "Too large resource version" (newer than the store) and re-lists, as after
+    a real cluster's etcd was replaced; see store.Store). ``resource_version_base``: the store's
+    base explicitly (overrides the epoch's; default: 0 without a state file, i.e. resourceVersions
+    1, 2, 3, ... deterministically).
     """
 
     def __init__(
@@ -71,9 +81,11 @@ class SimulatedCluster:
         admin_token: str | None = None,
         webhooks: bool = False,
         state_file: str | Path | None = None,
+        resource_version_base: int | None = None,
     ) -> None:
         self.seed = seed
         self.state_file = Path(state_file) if state_file is not None else None
+        self.epoch = 0  # runs made with this state file, this one included (0: no state file)
         tls_material = None
         if self.state_file is not None:
             from .tls import load_identity, new_material, save_identity
@@ -87,9 +99,14 @@ class SimulatedCluster:
             admin_token = admin_token or f"sim-admin-{secrets.token_hex(16)}"
             if identity is None or identity[0] != admin_token:
                 save_identity(self.state_file, admin_token, tls_material)
+            from .tls import bump_epoch
+
+            self.epoch = bump_epoch(self.state_file)
+        if resource_version_base is None:
+            resource_version_base = self.epoch * EPOCH_SPAN
         self.speed = speed
         self.clock = SimClock(start_time)
-        self.store = Store(self.clock, history_size, seed=seed)
+        self.store = Store(self.clock, history_size, seed=seed, resource_version_base=resource_version_base)
         self.rng = random.Random(seed)
         self.auth = Authorizer(admin_token)
         self.server = SimServer(

@@ -2,7 +2,8 @@
 
 Serves discovery (/version, /api, /apis, group and group-version documents), list (with
 ``limit``/``continue``, label and field selectors), watch (chunked newline-delimited JSON events,
-bookmarks, ``timeoutSeconds``, 410 after compaction), get, create, update, /status, merge/JSON/
+bookmarks, ``timeoutSeconds``, 410 after compaction, 504 "Too large resource version" for a
+resourceVersion the store has not reached), get, create, update, /status, merge/JSON/
 strategic patch, delete (with propagationPolicy) and deletecollection for every kind in
 ``kinds.KINDS``; SubjectAccessReview/SelfSubjectAccessReview/TokenReview; bearer-token auth;
 meta.k8s.io/v1 Tables for kubectl; fault switches and the admin API under ``/_sim/``.
@@ -841,6 +842,11 @@ class _Handler(BaseHTTPRequestHandler):
             limit = int(query.get("limit") or 0)
         except ValueError:
             raise ApiError(400, "BadRequest", f"invalid limit {query.get('limit')!r}") from None
+        if not query.get("continue"):
+            # resourceVersion=N (N != 0) asks for data at least as new as N: a version this store
+            # has not reached gets 504 "Too large resource version", as from kube-apiserver. The
+            # list itself is always served at the current version (newer than N is allowed).
+            self.sim.store.check_resource_version(query.get("resourceVersion"))
         page = self.sim.store.list_page(
             kind,
             namespace,
@@ -894,6 +900,8 @@ class _Handler(BaseHTTPRequestHandler):
                 query.get("fieldSelector"),
             )
         except ApiError as err:
+            # 410 comes as an ERROR event in a 200 stream, like kube-apiserver's; anything else
+            # (400, and 504 "Too large resource version" from store.too_large_rv) as the HTTP status.
             if err.code != 410:
                 raise
             error = err

@@ -88,6 +88,29 @@ class ApiError(Exception):
         return body
 
 
+# metav1.CauseTypeResourceVersionTooLarge: the StatusCause client-go's
+# apierrors.IsTooLargeResourceVersion looks for.
+CAUSE_RV_TOO_LARGE = "ResourceVersionTooLarge"
+
+
+def too_large_rv(requested: int, current: int) -> ApiError:
+    """The kube-apiserver watch cache's answer to a watch or list asking for a resourceVersion it
+    has not reached (apimachinery errors.NewTooLargeResourceVersionError): 504, reason Timeout,
+    a ResourceVersionTooLarge cause, retryAfterSeconds 1. The real server first waits ~3 s for
+    its cache to catch up; the simulated store is authoritative, so it answers at once. A client
+    holding such a resourceVersion learnt it from another server (or an earlier run of this one):
+    client-go's reflector re-lists from scratch."""
+    return ApiError(
+        504,
+        "Timeout",
+        f"Timeout: Too large resource version: {requested}, current: {current}",
+        {
+            "causes": [{"reason": CAUSE_RV_TOO_LARGE, "message": "Too large resource version"}],
+            "retryAfterSeconds": 1,
+        },
+    )
+
+
 def _not_found(kind: Kind, name: str) -> ApiError:
     return ApiError(
         404,
@@ -356,22 +379,33 @@ _TERMINAL_META = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGrac
 
 class Store:
     """See the module docstring. ``history_size`` is the number of watch events retained per kind;
-    ``seed`` makes uids and generated names deterministic."""
+    ``seed`` makes uids and generated names deterministic. ``resource_version_base`` (>= 0): the
+    first committed change gets base + 1, and every resourceVersion up to the base counts as
+    compacted (a watch or continue token from below it gets 410 Expired). A simulator restarted
+    with a higher base than any resourceVersion of its previous run (SimulatedCluster's state-file
+    epoch) so never lets an old client's resourceVersion look valid: it is either compacted (410)
+    or newer than the store (504 too large, see ``too_large_rv``); both make informers re-list."""
 
-    def __init__(self, clock: SimClock, history_size: int = 10000, *, seed: int = 0) -> None:
+    def __init__(
+        self, clock: SimClock, history_size: int = 10000, *, seed: int = 0, resource_version_base: int = 0
+    ) -> None:
+        if resource_version_base < 0:
+            raise ValueError("resource_version_base must be >= 0")
         self.clock = clock
         self.history_size = history_size
         self._lock = threading.RLock()
-        self._rv = 0
+        self._rv = resource_version_base
         self._rng = random.Random(seed)
         self._kinds: dict[Kind, _KindState] = {k: _KindState(k, history_size) for k in KINDS if not k.review}
+        for st in self._kinds.values():
+            st.compacted_rv = resource_version_base
         self._uids: dict[str, tuple[Kind, Key]] = {}
         self._dependents: dict[str, set[tuple[Kind, Key]]] = {}
         self._listeners: list[Listener] = []
         self._admission: list[Admission] = []
         # Lists' continue tokens expire only on an explicit compact() (etcd compaction), not when
         # a kind's watch history rolls over.
-        self._list_compacted_rv = 0
+        self._list_compacted_rv = resource_version_base
 
     # ---------------------------------------------------------------- basics
     @property
@@ -1096,8 +1130,9 @@ class Store:
         """Start a watch. ``resource_version`` None, "" or "0": synthetic ADDED events for the
         current matching objects, then changes (as a real API server). Otherwise: every change
         after that resourceVersion; ApiError 410 Expired when it is older than the retained
-        history (see ``history_size``, ``compact``). An object that stops matching the selectors
-        yields DELETED; one that starts matching yields ADDED."""
+        history (see ``history_size``, ``compact``), ApiError 504 "Too large resource version"
+        when it is newer than the store's (``too_large_rv``). An object that stops matching the
+        selectors yields DELETED; one that starts matching yields ADDED."""
         k = resolve(kind)
         matcher = _compile(k, label_selector, field_selector)
         ns = namespace if k.namespaced else None
@@ -1116,6 +1151,8 @@ class Store:
                     ) from None
                 if rv < st.compacted_rv:
                     raise ApiError(410, "Expired", f"too old resource version: {rv} ({st.compacted_rv})")
+                if rv > self._rv:
+                    raise too_large_rv(rv, self._rv)
                 hist = st.history
                 # History is in rv order: skip to the first item after rv.
                 start = len(hist)
@@ -1133,6 +1170,20 @@ class Store:
                     w._offer(item.type, item.old, item.new)
             st.watchers.add(w)
             return w
+
+    def check_resource_version(self, resource_version: str | int | None) -> None:
+        """For a list with ``resourceVersion`` (not "0": "not older than" semantics): ApiError 400
+        when it is not an integer, 504 "Too large resource version" when the store has not
+        reached it (``too_large_rv``)."""
+        if resource_version in (None, "", "0", 0):
+            return
+        try:
+            rv = int(resource_version)
+        except (TypeError, ValueError):
+            raise ApiError(400, "BadRequest", f"invalid resourceVersion {resource_version!r}") from None
+        with self._lock:
+            if rv > self._rv:
+                raise too_large_rv(rv, self._rv)
 
     def watcher_counts(self) -> dict[str, int]:
         """Open store watches per resource plural (for /_sim/stats)."""

@@ -84,13 +84,42 @@ def load_identity(path: str | os.PathLike) -> tuple[str, TlsMaterial] | None:
 
 def save_identity(path: str | os.PathLike, admin_token: str, mat: TlsMaterial) -> None:
     """Write the admin token and TLS material (private key included) to ``path``, mode 0600,
-    atomically (a temp file renamed over it)."""
-    data = {
-        "admin_token": admin_token,
-        "ca_pem": mat.ca_pem.decode(),
-        "cert_pem": mat.cert_pem.decode(),
-        "key_pem": mat.key_pem.decode(),
-    }
+    atomically (a temp file renamed over it). Other keys of an existing file (``epoch``) are kept."""
+    data = _read_state(path)
+    data.update(
+        {
+            "admin_token": admin_token,
+            "ca_pem": mat.ca_pem.decode(),
+            "cert_pem": mat.cert_pem.decode(),
+            "key_pem": mat.key_pem.decode(),
+        }
+    )
+    _write_state(path, data)
+
+
+def bump_epoch(path: str | os.PathLike) -> int:
+    """Increment the run counter ("epoch") kept in the state file ``path`` and return it: 1 on the
+    first run (no file, or a file without a valid epoch), then 2, 3, ... The simulated cluster
+    derives its first resourceVersion from it, so no resourceVersion of an earlier run is valid in
+    a later one (cluster.py, ``EPOCH_SPAN``). Written like ``save_identity`` (0600, atomic)."""
+    data = _read_state(path)
+    previous = data.get("epoch")
+    epoch = (previous if isinstance(previous, int) and previous >= 0 else 0) + 1
+    data["epoch"] = epoch
+    _write_state(path, data)
+    return epoch
+
+
+def _read_state(path: str | os.PathLike) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_state(path: str | os.PathLike, data: dict) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     tmp = f"{path}.tmp-{os.getpid()}"

@@ -8,7 +8,10 @@ with wall time x ``--speed`` when the controllers run, and serves until SIGINT o
 The admin token and the TLS CA/serving certificate are kept in ``--state-file`` (default: the
 kubeconfig path + ``.sim-state.json``, mode 0600): a restart with the same paths presents the same
 token and certificates, so clients holding the old kubeconfig just see an outage. The cluster's
-objects are not kept (the scenario is loaded afresh).
+objects are not kept (the scenario is loaded afresh); the state file's run counter (``epoch``)
+moves the new run's resourceVersions above every earlier run's, so clients' watches from an old
+resourceVersion are refused (410 Expired or 504 "Too large resource version") and they re-list
+(dashboard/sim/cluster.py).
 """
 
 from __future__ import annotations
@@ -207,6 +210,11 @@ class Command(BaseCommand):
         self.stdout.write(f"Kubeconfig: {path}")
         self.stdout.write(f"Admin token (also for /_sim/): {cluster.admin_token}")
         self.stdout.write(f"State file (token + CA, kept across restarts): {state_file}")
+        from dashboard.sim.cluster import EPOCH_SPAN
+
+        self.stdout.write(
+            f"Run {cluster.epoch} of this state file: resourceVersions above {cluster.epoch * EPOCH_SPAN}"
+        )
         self.stdout.write("Press Ctrl-C to stop.")
         self.stdout.flush()
         stop = threading.Event()
