@@ -493,6 +493,7 @@ def _attention_uncached(snap, now: datetime, limit: int = 8) -> dict[str, list]:
         "crash": crash[:limit],
         "crash_total": len(crash),
         "closed": [{"queue": q, "state": p.queue_state(q)} for q in closed],
+        "closed_total": len(closed),
         "below": below[:limit],
         "below_total": len(below),
     }
@@ -827,12 +828,16 @@ def _mark_missing(snap, rows: list) -> list:
     return out
 
 
+# The overview lists the newest Warning of at most this many objects.
+RECENT_WARNING_OBJECTS = 10
+
+
 def _recent_warnings(snap) -> list:
     # The cache indexes Warning events (kinds.py "warning"); only the newest few hundred are turned
     # into rows (there may be tens of thousands). Ties in time are broken by (namespace, name) as
     # the former sort over all() did: newest first, then ascending names.
     warnings = heapq.nlargest(300, snap.events.lookup("warning", True), key=_warning_order)
-    return p.latest_per_object(p.event_rows(warnings), limit=10)
+    return p.latest_per_object(p.event_rows(warnings), limit=RECENT_WARNING_OBJECTS)
 
 
 class _Desc(str):
@@ -1787,6 +1792,111 @@ def _kiosk_rotate(raw: str | None) -> tuple[int, str]:
     return max(value, KIOSK_ROTATE_MIN), ""
 
 
+# What the kiosk renders per list. The kiosk's type scales with the screen (app.css: the root
+# font size follows the viewport height, capped by its width), so its layout measures the same in
+# rem on every supported screen (1280×720 … 2560×1440); these caps are what fits the smallest of
+# them, with room left for the one-line notice above the board ("may be out of date"). A list
+# longer than its cap shows its most important rows and says how many more there are: a wall
+# display cannot scroll, and a silently cut list reads as complete.
+KIOSK_QUEUE_ROWS = 11
+KIOSK_WARNING_ROWS = 3
+# "Needs attention" in lines: a group heading (which carries its "+ N more") and an item are one
+# line each, a pending Job three (its name, then the first reason, at most two lines). Every
+# group's heading and first item take at most 12 lines (all five groups), so every group shows.
+KIOSK_ATTENTION_LINES = 17
+KIOSK_ATTENTION_GROUPS = ("pending", "below", "crash", "failed", "closed")
+
+
+def kiosk_queue_problem(row: dict) -> bool:
+    """A queue the kiosk must never cut: Closed or Closing (REFERENCE.md §3 Queue states), any
+    resource allocated above deserved or capability, or outside the real tree (missing parent,
+    parent cycle). ``row``: a ``_queue_summaries`` row."""
+    state = row["state"]
+    if state.label in ("Closed", "Closing"):
+        return True
+    return bool(row["problem"]) or any(b.over for b in row["bars"])
+
+
+def kiosk_queues(rows: list[dict], limit: int = KIOSK_QUEUE_ROWS) -> tuple[list[dict], int, int]:
+    """The queue rows the kiosk shows, in tree order, as (rows, hidden, hidden problems).
+
+    All of them when they fit in ``limit``; else ``limit - 1`` rows (the "+ N more" line takes a
+    row's place): every problem queue (kiosk_queue_problem; the first of them in tree order if
+    even they are too many) and, in the slots left, the top of the tree (the shallowest queues
+    first, then tree order). A shown row whose parent is not shown gets ``kiosk_path`` (its
+    ancestors, root first), so it still reads in place. ``hidden problems`` counts the problem
+    queues left out (only when there are more of them than rows). Rows are copies; ``rows``
+    (shared with the overview's memo) is not changed."""
+    if len(rows) <= limit:
+        return rows, 0, 0
+    limit = max(1, limit - 1)
+    order = range(len(rows))
+    problems = [i for i in order if kiosk_queue_problem(rows[i])]
+    chosen = set(problems[:limit])
+    for i in sorted(order, key=lambda i: (rows[i]["depth"], i)):
+        if len(chosen) >= limit:
+            break
+        chosen.add(i)
+    shown_names = {rows[i]["name"] for i in chosen}
+    parent_of = {r["name"]: r["tree_parent"] for r in rows}
+    out = []
+    for i in sorted(chosen):
+        row = rows[i]
+        path: list[str] = []
+        parent = row["tree_parent"]
+        if parent and parent not in shown_names and not row["problem"]:
+            seen = {row["name"]}
+            while parent and parent not in seen and len(path) < 50:
+                path.append(parent)
+                seen.add(parent)
+                parent = parent_of.get(parent, "")
+            path.reverse()
+        out.append({**row, "kiosk_path": path})
+    hidden_problems = len(problems) - len([i for i in problems if i in chosen])
+    return out, len(rows) - len(out), hidden_problems
+
+
+def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict:
+    """The "needs attention" lists cut to ``lines`` (see KIOSK_ATTENTION_LINES), as a new dict
+    with the same keys (lists shortened) plus ``<group>_more``: how many of the group's total are
+    not shown (the kiosk says "+ N more" in the group's heading). Every non-empty group keeps its
+    heading and first item; the lines left go to the groups in turn (pending Jobs first), one item
+    each round. ``attention``: ``_attention``'s dict (not changed; the overview memoizes it)."""
+    cost = {"pending": 3}
+    totals = {
+        "pending": attention.get("pending_total", 0),
+        "below": attention.get("below_total", 0),
+        "crash": attention.get("crash_total", 0),
+        "failed": attention.get("failed_total", 0),
+        "closed": attention.get("closed_total", len(attention.get("closed") or ())),
+    }
+    present = [g for g in KIOSK_ATTENTION_GROUPS if attention.get(g)]
+    shown = dict.fromkeys(present, 1)
+
+    def used() -> int:
+        return sum(1 + shown[g] * cost.get(g, 1) for g in present)
+
+    grew = True
+    while grew:
+        grew = False
+        for g in present:
+            if shown[g] >= len(attention[g]):
+                continue
+            shown[g] += 1
+            if used() <= lines:
+                grew = True
+            else:
+                shown[g] -= 1
+    out = dict(attention)
+    for g in KIOSK_ATTENTION_GROUPS:
+        if g in shown:
+            out[g] = attention[g][: shown[g]]
+            out[f"{g}_more"] = max(0, totals[g] - shown[g])
+        else:
+            out[f"{g}_more"] = 0
+    return out
+
+
 @require_safe
 def kiosk(request: HttpRequest) -> HttpResponse:
     """Full-screen overview for an ops-room display. ``?rotate=N`` shows one queue at a time in
@@ -1826,12 +1936,28 @@ def kiosk(request: HttpRequest) -> HttpResponse:
     kiosk_poll = (
         min(settings.VOLCANO_UI_POLL_SECONDS * 2, rotate) if rotate else settings.VOLCANO_UI_POLL_SECONDS * 2
     )
+    queue_rows, queues_more, queue_problems_more = kiosk_queues(ctx.get("queue_rows") or [])
+    warnings = ctx.get("warnings") or []
+    attention = kiosk_attention(ctx["attention"])
     ctx.update(
         {
             "rotate": rotate,
             "rotate_note": rotate_note,
-            # Queues outside the real tree (missing parent, parent cycle) past the 12 rows shown.
-            "queue_problems_hidden": [q for q in (ctx.get("queue_rows") or [])[12:] if q["problem"]],
+            "queue_rows": queue_rows,
+            "queues_more": queues_more,
+            "queue_problems_more": queue_problems_more,
+            "warnings": warnings[:KIOSK_WARNING_ROWS],
+            "warnings_more": max(0, len(warnings) - KIOSK_WARNING_ROWS),
+            # _recent_warnings stops at its limit: more than it kept may exist.
+            "warnings_more_or_more": len(warnings) >= RECENT_WARNING_OBJECTS,
+            "attention": attention,
+            # Rendered per request, not through _attention_html's cache: the cut lists are new
+            # dicts each time, and at most a few dozen rows.
+            "attention_html": mark_safe(  # noqa: S308 - template output, escaped when rendered
+                get_template("dashboard/_attention.html").render(
+                    {"attention": attention, "now": now, "kiosk": True}
+                )
+            ),
             "focus": focus,
             "force_theme": "dark",
             "kiosk_poll": kiosk_poll,

@@ -1,0 +1,135 @@
+"""The kiosk fits its lists to the screen on the server: at most views.KIOSK_* rows per list, the
+problem queues never among those left out, and a "+ N more" wherever rows were left out."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from dashboard import presenters as p
+from dashboard import views
+from tests.pages.helpers import queues, text
+
+
+def _row(
+    name: str, depth: int, parent: str, *, state: str = "Open", over: bool = False, problem: str = ""
+) -> dict:
+    return {
+        "name": name,
+        "depth": depth,
+        "tree_parent": parent,
+        "problem": problem,
+        "state": p.queue_state({"status": {"state": state}}),
+        "bars": [SimpleNamespace(over=over)],
+    }
+
+
+def _tree() -> list[dict]:
+    """14 queues in tree order; the problems sit deep in the tree, after the cut of a plain list."""
+    return [
+        _row("root", 0, ""),
+        _row("a", 1, "root"),
+        _row("a-1", 2, "a"),
+        _row("a-2", 2, "a"),
+        _row("a-3", 2, "a"),
+        _row("b", 1, "root"),
+        _row("b-1", 2, "b"),
+        _row("b-2", 2, "b"),
+        _row("c", 1, "root"),
+        _row("c-1", 2, "c"),
+        _row("c-1-x", 3, "c-1", over=True),  # allocated above deserved
+        _row("c-2", 2, "c", state="Closing"),
+        _row("d", 1, "root", state="Closed"),
+        _row("orphan", 0, "gone", problem="missing_parent"),
+    ]
+
+
+def test_all_queues_when_they_fit():
+    rows = _tree()[:5]
+    shown, more, problems_more = views.kiosk_queues(rows, limit=10)
+    assert shown == rows and more == 0 and problems_more == 0
+
+
+def test_problem_queues_are_never_the_ones_cut_and_read_in_place():
+    rows = _tree()
+    shown, more, problems_more = views.kiosk_queues(rows, limit=9)
+    names = [r["name"] for r in shown]
+    # 8 rows and the "+ N more" line: every problem queue, then the top of the tree by depth, in
+    # tree order; 6 left out.
+    assert {"c-1-x", "c-2", "d", "orphan"} <= set(names)
+    assert names == ["root", "a", "b", "c", "c-1-x", "c-2", "d", "orphan"]
+    assert (more, problems_more) == (6, 0)
+    by_name = {r["name"]: r for r in shown}
+    # c-1 is left out: c-1-x shows its ancestors; c-2's parent is shown, so no path.
+    assert by_name["c-1-x"]["kiosk_path"] == ["root", "c", "c-1"]
+    assert by_name["c-2"]["kiosk_path"] == [] and by_name["orphan"]["kiosk_path"] == []
+    assert "kiosk_path" not in rows[10]  # the overview's memoized rows are not changed
+
+
+def test_more_problem_queues_than_rows_says_so():
+    rows = _tree()
+    shown, more, problems_more = views.kiosk_queues(rows, limit=3)
+    assert [r["name"] for r in shown] == ["c-1-x", "c-2"]
+    assert (more, problems_more) == (12, 2)
+
+
+def _attention(pending: int, below: int, crash: int, failed: int, closed: int) -> dict:
+    return {
+        "closed_total": closed,
+        "pending": [{"n": i} for i in range(min(pending, 8))],
+        "pending_total": pending,
+        "below": [{"n": i} for i in range(min(below, 8))],
+        "below_total": below,
+        "crash": [{"n": i} for i in range(min(crash, 8))],
+        "crash_total": crash,
+        "failed": [{"n": i} for i in range(min(failed, 8))],
+        "failed_total": failed,
+        "closed": [{"n": i} for i in range(closed)],
+    }
+
+
+def _lines(a: dict) -> int:
+    return sum(1 + len(a[g]) * (3 if g == "pending" else 1) for g in views.KIOSK_ATTENTION_GROUPS if a[g])
+
+
+@pytest.mark.parametrize(
+    "counts", [(40, 9, 12, 30, 6), (11, 0, 0, 0, 0), (0, 0, 3, 2, 1), (2, 1, 1, 1, 1), (0, 0, 0, 0, 0)]
+)
+def test_attention_fits_its_lines_and_counts_the_rest(counts):
+    a = _attention(*counts)
+    k = views.kiosk_attention(a)
+    assert _lines(k) <= views.KIOSK_ATTENTION_LINES
+    totals = dict(zip(views.KIOSK_ATTENTION_GROUPS, counts, strict=True))
+    for g, total in totals.items():
+        assert bool(k[g]) == bool(total)  # every group that has something shows
+        assert len(k[g]) + k[f"{g}_more"] == total
+    assert len(a["pending"]) == min(counts[0], 8)  # the shared dict is not changed
+
+
+def test_attention_fills_its_lines_when_there_is_more():
+    k = views.kiosk_attention(_attention(40, 0, 12, 0, 0), lines=15)
+    # 2 headings; the 13 lines left go to the two groups in turn: 3 pending Jobs (9), 4 pods (4).
+    assert (len(k["pending"]), len(k["crash"])) == (3, 4)
+    assert (k["pending_more"], k["crash_more"]) == (37, 8)
+
+
+@pytest.mark.usefixtures("demo_cache")
+def test_kiosk_page_renders_the_caps_and_the_more_lines(client, demo_cluster):
+    page = client.get("/kiosk/").content.decode()
+    rows = re.findall(r'<tr data-queue="([^"]+)"', page)
+    assert 0 < len(rows) <= views.KIOSK_QUEUE_ROWS
+    # The demo's over-quota queues are on the board.
+    assert "research" in rows and "research-nlp" in rows
+    total = len(queues(demo_cluster))
+    words = text(page)
+    if total > views.KIOSK_QUEUE_ROWS:
+        more = total - len(rows)
+        assert f"+ {more} more queue" in words
+    # Needs attention: names as text, no links or controls; "+ N more" wherever rows were left out.
+    attention = page[page.index('data-panel="attention"') : page.index('data-panel="queues"')]
+    assert "<a " not in attention and "All pending Jobs" not in attention
+    for m in re.finditer(r'data-more="(\d+)"', attention):
+        assert int(m.group(1)) > 0
+    assert len(re.findall(r"<li>", page[page.index('class="kiosk-events"') :])) <= views.KIOSK_WARNING_ROWS
