@@ -204,9 +204,17 @@ KIND_LABELS = {
 }
 
 
-def _notice_text(name: str, category: str, label: str) -> tuple[str, str]:
+def _notice_text(name: str, category: str, label: str, has_data: bool = True) -> tuple[str, str]:
     """(text, level) of the notice for kinds in state ``name``; ``label`` names them ("Pods",
-    or "Volcano Jobs, PodGroups and Pods" for a merged notice)."""
+    or "Volcano Jobs, PodGroups and Pods" for a merged notice); ``has_data``: some were listed
+    before (their last known objects are shown)."""
+    if category == "unconfigured":
+        return _(
+            "The dashboard has no usable connection to a cluster yet, so %(kind)s cannot be loaded. "
+            "It connects as soon as its kubeconfig file appears or changes."
+        ) % {"kind": label}, "bad"
+    if name == "unreachable" and not has_data:
+        return _("The cluster is unreachable, so %(kind)s cannot be loaded yet.") % {"kind": label}, "bad"
     if category == "rejected" and name in ("stale", "unreachable", "forbidden"):
         # 401 or a TLS certificate the kubeconfig's CA does not verify: not an outage, and
         # waiting will not help until the credentials/CA in the kubeconfig are fixed.
@@ -254,7 +262,8 @@ def _notices(snap, *kinds: str) -> list[dict]:
     for (name, category, err), members in groups.items():
         names = tuple(kind for kind, _state in members)
         label = get_text_list([_(KIND_LABELS.get(kind, kind)) for kind in names], _("and"))
-        text, level = _notice_text(name, category, label)
+        has_data = any(getattr(st, "synced_at", None) for _k, st in members)
+        text, level = _notice_text(name, category, label, has_data)
         # "Last synced": when the data was last known current (the watch kept it current until
         # the kind left "synced"), the same moment "Data as of" uses.
         current = [t for _k, st in members if (t := getattr(st, "live_until", None) or getattr(st, "synced_at", None))]

@@ -113,9 +113,10 @@ def build_cluster_cache(
 ) -> ClusterCache:
     """A new, not yet started ClusterCache for the configured cluster (settings by default).
 
-    When the connection cannot be configured (no kubeconfig, bad context) the cache is returned
-    anyway with every kind "unreachable" and the loader's message as last_error, so pages can say
-    what is wrong instead of failing.
+    When the connection cannot be configured (no kubeconfig yet, bad context) the cache is returned
+    anyway with every kind "unreachable" (category "unconfigured") and the loader's message as
+    last_error, so pages can say what is wrong instead of failing; once started, its informers
+    retry and connect as soon as the kubeconfig file appears or changes.
     """
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
@@ -128,15 +129,18 @@ def build_cluster_cache(
         settings.VOLCANO_UI_KUBECONFIG if kubeconfig is None else kubeconfig,
         settings.VOLCANO_UI_KUBE_CONTEXT if context is None else context,
     )
+    timeouts = Timeouts(connect=options.informer.connect_timeout, read=options.informer.request_timeout)
     try:
         configuration = source.load()
     except ImproperlyConfigured as exc:
-        log.error("%s", exc)
-        cache = ClusterCache(None, options)
+        # Started before its kubeconfig exists (two terminals started together), or with a bad
+        # one: the informers still run, every kind says why it is unreachable, and the client
+        # loads the connection as soon as the kubeconfig file appears or changes.
+        log.error("%s; retrying whenever the kubeconfig file changes", exc)
+        cache = ClusterCache(KubeClient(None, timeouts, source=source, load_error=str(exc)), options)
         for name in ("jobs", "podgroups", "queues", "pods", "events"):
-            cache.store(name).set_state("unreachable", error=str(exc))
+            cache.store(name).set_state("unreachable", error=f"No usable cluster connection: {exc}", category="unconfigured")
         return cache
-    timeouts = Timeouts(connect=options.informer.connect_timeout, read=options.informer.request_timeout)
     # The client re-reads the kubeconfig when it changes on disk (see KubeClient.reload_if_changed).
     return ClusterCache(KubeClient(configuration, timeouts, source=source), options)
 

@@ -40,6 +40,9 @@ SERVICE_ACCOUNT_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/toke
 # retrying with the same kubeconfig cannot fix, unlike "unreachable" (no connection at all).
 REJECTED = "rejected"
 UNREACHABLE = "unreachable"
+# The connection settings do not load (no kubeconfig yet, a bad context): retried whenever the
+# kubeconfig file changes.
+UNCONFIGURED = "unconfigured"
 
 
 class KubeError(Exception):
@@ -70,6 +73,8 @@ class KubeError(Exception):
         self.category = category
 
     def describe(self) -> str:
+        if self.category == UNCONFIGURED:
+            return f"No usable cluster connection: {self.message}"
         if self.category == REJECTED and self.status == 0:
             return (
                 "Credentials or trust rejected: the API server's TLS certificate failed verification "
@@ -190,6 +195,9 @@ def load_configuration(
     if mode == "auto":
         in_pod = bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and SERVICE_ACCOUNT_TOKEN.exists()
         mode = "incluster" if in_pod else "kubeconfig"
+    if mode != "incluster" and kubeconfig and not any(Path(p).exists() for p in kubeconfig.split(os.pathsep) if p):
+        # The loader would say "Invalid kube-config file. No configuration found."
+        raise ImproperlyConfigured(f"Cannot load the Kubernetes connection ({mode}): {kubeconfig} does not exist (yet)")
     try:
         if mode == "incluster":
             k8s_config.load_incluster_config(client_configuration=configuration)
@@ -272,10 +280,15 @@ class KubeClient:
 
     def __init__(
         self,
-        configuration: k8s_client.Configuration,
+        configuration: k8s_client.Configuration | None,
         timeouts: Timeouts | None = None,
         source: ConfigSource | None = None,
+        load_error: str = "",
     ):
+        """``configuration`` None (with ``load_error``, the loader's message, and a ``source``): the
+        connection does not load yet (e.g. the kubeconfig is not written yet). Every request then
+        raises KubeError(0, "NotConfigured", load_error) with category UNCONFIGURED, and
+        reload_if_changed() loads it as soon as the kubeconfig file appears or changes."""
         self.timeouts = timeouts or Timeouts()
         # Where the configuration came from: reload_if_changed() re-reads it when the kubeconfig
         # file changes (rotated token or CA, a restarted cluster with new credentials).
@@ -283,7 +296,11 @@ class KubeClient:
         self._fingerprint = source.fingerprint() if source is not None else None
         self._reload_lock = threading.Lock()
         self.reloads = 0
-        self._install(configuration)
+        self.load_error = load_error
+        self.configuration: k8s_client.Configuration | None = None
+        self.api: k8s_client.ApiClient | None = None
+        if configuration is not None:
+            self._install(configuration)
 
     def _install(self, configuration: k8s_client.Configuration) -> None:
         configuration = copy_configuration(configuration)
@@ -309,28 +326,36 @@ class KubeClient:
             try:
                 configuration = self.source.load()
             except ImproperlyConfigured as exc:
+                if self.api is None:
+                    self.load_error = str(exc)
+                    self._fingerprint = fingerprint
                 log.warning("kubeconfig changed but does not load; keeping the old one: %s", exc)
                 return False
             old = self.api
             self._install(configuration)
             self._fingerprint = fingerprint
+            self.load_error = ""
             self.reloads += 1
         log.warning("kubeconfig changed on disk: reloaded the connection settings (%s)", self.host)
         # Idle pooled connections still hold the old TLS settings and token; in-flight requests
         # (open watches) finish on theirs.
-        with contextlib.suppress(Exception):
-            old.rest_client.pool_manager.clear()
+        if old is not None:
+            with contextlib.suppress(Exception):
+                old.rest_client.pool_manager.clear()
         return True
 
     @property
     def host(self) -> str:
-        return self.configuration.host
+        return self.configuration.host if self.configuration is not None else ""
 
     def close(self) -> None:
-        self.api.close()
+        if self.api is not None:
+            self.api.close()
 
     def _request(self, path: str, query: list[tuple[str, Any]] | None, timeout) -> Any:
         api = self.api  # one ApiClient per request, even if reload_if_changed() swaps it meanwhile
+        if api is None:
+            raise KubeError(0, "NotConfigured", self.load_error or "no connection settings", category=UNCONFIGURED)
         method, url, headers, body, post = api.param_serialize(
             "GET",
             path,

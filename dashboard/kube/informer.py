@@ -226,6 +226,7 @@ class Informer:
     # -- the loop -------------------------------------------------------------------------
     def _run(self) -> None:
         rv: str | None = None
+        relist_streak = 0  # 410/504-too-large answers since the last successful list
         if self._gate is not None:
             self._gate(self._stop)
         while not self._stop.is_set():
@@ -257,6 +258,7 @@ class Informer:
                 if rv is None:
                     rv = self._list()
                     self.backoff.reset()
+                    relist_streak = 0
                     # The list's pages are garbage now; give the C allocator's free memory back
                     # (dashboard/kube/memory.py: tens of MB at 50,000 pods).
                     memory.release_free_memory()
@@ -267,12 +269,20 @@ class Informer:
                 # failure.
                 self.counters["errors"] += 1
                 self.counters["relists_410" if isinstance(exc, Gone) else "relists_too_large"] += 1
-                log.info("%s: %s; re-listing", self.label, exc.describe())
                 rv = None
-                if self.backoff.failures:
-                    self._sleep(self.backoff.next_delay(exc.retry_after))
+                relist_streak += 1
+                if relist_streak == 1:
+                    # At once, even after an outage's failed reconnects (their backoff is not this
+                    # one's): a restarted API server answers 410 to the first watch, and until the
+                    # re-list the pages would show the old history as current.
+                    log.info("%s: %s; re-listing", self.label, exc.describe())
                 else:
-                    self.backoff.failures += 1
+                    # Again without a successful list in between: a broken server. Back off, and
+                    # say the data is not current meanwhile.
+                    self._set_state("stale" if self.synced_once else "unreachable", error=exc.describe())
+                    delay = self.backoff.next_delay(exc.retry_after)
+                    log.info("%s: %s again; re-listing in %.1fs", self.label, exc.describe(), delay)
+                    self._sleep(delay)
             except KubeError as exc:
                 self.counters["errors"] += 1
                 if self._stop.is_set():

@@ -46,7 +46,7 @@ def api_client() -> client.ApiClient:
     from dashboard.kube import get_cluster_cache
 
     kube_client = get_cluster_cache().client
-    if kube_client is None:
+    if kube_client is None or kube_client.api is None:
         raise ReviewError("the Kubernetes connection is not configured (see the cache's state)")
     return kube_client.api
 

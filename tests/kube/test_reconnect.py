@@ -116,3 +116,29 @@ def test_a_rewritten_but_identical_kubeconfig_is_not_reloaded(sim_cluster, make_
     assert cache.client.reload_if_changed() is True
     assert cache.client.reloads == 1
     cache.wait_synced(timeout=10)
+
+
+def test_a_cache_started_before_its_kubeconfig_exists_connects_once_it_is_written(sim_cluster, tmp_path):
+    """Two terminals started together: the dashboard must not need a restart because the
+    simulator had not written its kubeconfig yet."""
+    from dashboard.kube import build_cluster_cache
+    from tests.conftest import fast_cache_options
+
+    path = tmp_path / "later" / "kubeconfig"
+    cache = build_cluster_cache(kubeconfig=str(path), context="", mode="kubeconfig", options=fast_cache_options())
+    try:
+        state = cache.snapshot().jobs.state
+        assert state.name == "unreachable" and state.error_category == "unconfigured"
+        assert "does not exist (yet)" in state.last_error, state.last_error
+        cache.start()
+        state = cache.wait_for(lambda s: s.queues.state if s.queues.state.last_error else None, timeout=10)
+        assert "No usable cluster connection" in state.last_error
+        path.parent.mkdir()
+        sim_cluster.write_kubeconfig(path)
+        cache.wait_synced(timeout=15)
+        assert cache.client.reloads == 1
+        assert {q["metadata"]["name"] for q in cache.snapshot().queues.all()} == {
+            q["metadata"]["name"] for q in sim_cluster.store.list(QUEUE)[0]
+        }
+    finally:
+        cache.stop()
