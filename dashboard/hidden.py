@@ -36,9 +36,27 @@ HIDDEN_UTF8 = re.compile(
 )
 
 
+# The C0 controls and DEL have no Unicode character name; these are their ISO 6429 / ECMA-48
+# names, as Unicode's NameAliases.txt lists them. C1 controls show as "control character".
+_C0_NAMES = (
+    "NULL", "START OF HEADING", "START OF TEXT", "END OF TEXT", "END OF TRANSMISSION", "ENQUIRY",
+    "ACKNOWLEDGE", "BELL", "BACKSPACE", "CHARACTER TABULATION", "LINE FEED", "LINE TABULATION",
+    "FORM FEED", "CARRIAGE RETURN", "SHIFT OUT", "SHIFT IN", "DATA LINK ESCAPE",
+    "DEVICE CONTROL ONE", "DEVICE CONTROL TWO", "DEVICE CONTROL THREE", "DEVICE CONTROL FOUR",
+    "NEGATIVE ACKNOWLEDGE", "SYNCHRONOUS IDLE", "END OF TRANSMISSION BLOCK", "CANCEL",
+    "END OF MEDIUM", "SUBSTITUTE", "ESCAPE", "INFORMATION SEPARATOR FOUR",
+    "INFORMATION SEPARATOR THREE", "INFORMATION SEPARATOR TWO", "INFORMATION SEPARATOR ONE",
+)
+
+
 def char_name(char: str) -> str:
-    """The Unicode name of ``char`` ("RIGHT-TO-LEFT OVERRIDE"), or "control character" for the C0/C1
-    controls, which have none."""
+    """The name of ``char``: its Unicode name ("RIGHT-TO-LEFT OVERRIDE"), the control name for C0
+    controls and DEL ("NULL", "ESCAPE", "DELETE"), else "control character" (C1 controls)."""
+    code = ord(char)
+    if code < 0x20:
+        return _C0_NAMES[code]
+    if code == 0x7F:
+        return "DELETE"
     return unicodedata.name(char, "control character")
 
 

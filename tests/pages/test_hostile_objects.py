@@ -366,7 +366,7 @@ def test_reveal_marks_hidden_controls_and_escapes():
     for hidden in ("\u202e", "\u202c", "\x00"):
         assert hidden not in out
     assert 'title="RIGHT-TO-LEFT OVERRIDE">U+202E</span>' in out
-    assert ">U+0000</span>" in out  # NUL has no Unicode name: the title says what it is
+    assert 'title="NULL">U+0000</span>' in out  # C0 controls by their control names
     assert "&lt;i&gt;" in out
     # Right-to-left text itself is not a control: it stays as written.
     assert reveal("שלום") == "שלום"
