@@ -10,30 +10,24 @@ around them reads without being seen themselves:
   and overrides U+202A-U+202E and the isolates U+2066-U+2069 (Unicode TR #9 §2). A right-to-left
   override makes "\u202egninnuR" read as "Running": the "Trojan Source" spoofing, CVE-2021-42574.
 
-kubectl prints them raw. The dashboard shows each as a ``U+XXXX`` marker instead, in two places
-that share the character set below: the ``reveal`` template filter (a styled marker with the
-character's Unicode name, for the free-text fields) and ``reveal_hidden_middleware``, a net over
-every HTML response that replaces whatever is left with a plain-text marker (safe in any HTML
-context, attribute values included, since it contains no markup characters).
+kubectl prints them raw. The dashboard shows each as a ``U+XXXX`` marker instead: the ``reveal``
+template filter (templatetags/volcano.py) is applied to every field a cluster can fill with free
+text, and tests/pages/test_hostile_objects.py asserts that none of these characters reaches a page.
+
+Not done as a filter over whole responses: scanning a 150 KB list page for them costs ~2-3 ms in
+Python's regular-expression engine, a tenth of the jobs page's budget (README "Benchmarks").
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
 from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 
 _CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 HIDDEN = re.compile(f"[{_CHARS}]")
-# The same set in UTF-8, for response bodies (bytes): one-byte C0 controls and DEL, then the
-# two-byte C1 controls and U+061C, then the three-byte marks, embeddings, overrides and isolates.
-HIDDEN_UTF8 = re.compile(
-    rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]"
-)
 
 
 # The C0 controls and DEL have no Unicode character name; these are their ISO 6429 / ECMA-48
@@ -76,30 +70,9 @@ def reveal_html(value: object) -> SafeString:
     return mark_safe(text)  # noqa: S308 - escaped above; the markers are our own markup
 
 
-def _text_marker(match: re.Match) -> bytes:
-    return b"[U+%04X]" % ord(match.group().decode("utf-8"))
-
-
-def reveal_in_body(body: bytes) -> bytes:
-    """``body`` (UTF-8 HTML) with every hidden character replaced by the text ``[U+XXXX]``."""
-    return HIDDEN_UTF8.sub(_text_marker, body) if HIDDEN_UTF8.search(body) else body
-
-
-def reveal_hidden_middleware(get_response: Callable[[HttpRequest], HttpResponse]):
-    """Replace hidden characters left in an HTML response (see the module docstring) with
-    ``[U+XXXX]``. Only complete ``text/html`` bodies; streaming and other types pass untouched.
-    One regular-expression scan per page (a fraction of a millisecond for a 200 KB list page)."""
-
-    def middleware(request: HttpRequest) -> HttpResponse:
-        response = get_response(request)
-        if (
-            not getattr(response, "streaming", False)
-            and response.get("Content-Type", "").startswith("text/html")
-            and response.content
-        ):
-            revealed = reveal_in_body(response.content)
-            if revealed is not response.content:
-                response.content = revealed
-        return response
-
-    return middleware
+def as_text(value: object) -> str:
+    """``value`` as plain text with every hidden character written ``U+XXXX``: for attribute
+    values (data-phase, a filter checkbox's value), where markup cannot go. Filters that compare a
+    submitted value with the cluster's (the phase chips) accept this form too."""
+    text = "" if value is None else str(value)
+    return HIDDEN.sub(lambda m: f"U+{ord(m.group()):04X}", text) if HIDDEN.search(text) else text

@@ -40,6 +40,7 @@ from django.views.decorators.http import require_GET, require_safe
 
 from dashboard import presenters as p
 from dashboard.access import visible_namespaces
+from dashboard.hidden import as_text
 
 PAGE_SIZE = 50
 FRAGMENT_PARAM = "f"
@@ -352,6 +353,16 @@ def _data_as_of(snap, now: datetime, *kinds: str) -> datetime | None:
         return now
     known = [t for t in times if t]
     return min(known) if known else None
+
+
+_KNOWN_PHASES = frozenset(p.JOB_PHASES) | frozenset(p.PODGROUP_PHASES)
+
+
+def _phase_requested(phase: str, requested) -> bool:
+    """Whether a phase filter (``?phase=``, the chips' values) selects ``phase``: as the cluster
+    wrote it, or, for a phase with hidden characters, in the ``U+XXXX`` form the chips carry
+    (dashboard/hidden.as_text). Known phases never need the second look."""
+    return phase in requested or (phase not in _KNOWN_PHASES and as_text(phase) in requested)
 
 
 def _base_ctx(request: HttpRequest, snap, now: datetime, kinds: tuple[str, ...], nav: str) -> dict[str, Any]:
@@ -1029,7 +1040,7 @@ class ListQuery:
             return False
         if self.queue and queue != self.queue:
             return False
-        if self.phases and not ignore_phase and phase not in self.phases:
+        if self.phases and not ignore_phase and not _phase_requested(phase, self.phases):
             return False
         if self.text:
             needle = self.text.lower()
@@ -1111,7 +1122,7 @@ def _filtered(
         if check and not lq.matches(obj, queue, phase, ignore_phase=True):
             continue
         counts[phase] += 1
-        if phases and phase not in phases:
+        if phases and not _phase_requested(phase, phases):
             continue
         # (sort key, namespace, name, object): ties broken by namespace/name, so the order is
         # stable; keys are unique, so the object itself is never compared.

@@ -57,8 +57,6 @@ MIDDLEWARE = [
     # Content-Security-Policy; listed after XFrameOptionsMiddleware so that it runs first on the
     # response and can exempt kiosk framing (VOLCANO_UI_FRAME_ANCESTORS).
     "dashboard.middleware.SecurityHeadersMiddleware",
-    # Hidden control characters (bidi overrides, NUL) left in an HTML page shown as [U+XXXX].
-    "dashboard.hidden.reveal_hidden_middleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Who is asking (VOLCANO_UI_ACCESS_MODE); requests without an identity never reach a view.
     "dashboard.middleware.IdentityMiddleware",

@@ -15,7 +15,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from dashboard.hidden import reveal_html
+from dashboard.hidden import as_text, reveal_html
 from dashboard.presenters import Phase
 
 register = template.Library()
@@ -273,6 +273,13 @@ def reveal(value: object) -> SafeString:
     embeddings, overrides and isolates) shown as a visible ``U+XXXX`` marker, its Unicode name as
     title, instead of acting on the text: dashboard/hidden.py says which and why. None gives ""."""
     return reveal_html(value)
+
+
+@register.filter
+def reveal_attr(value: object) -> str:
+    """``value`` for an HTML attribute: hidden control characters written as plain ``U+XXXX``
+    (dashboard/hidden.as_text); escaped by the template as usual."""
+    return as_text(value)
 
 
 @register.filter

@@ -357,7 +357,6 @@ def test_hostile_addresses_are_escaped_404s(hostile_cluster, client, path):
 
 
 def test_reveal_marks_hidden_controls_and_escapes():
-    from dashboard.hidden import reveal_in_body
     from dashboard.templatetags.volcano import reveal
 
     assert reveal(None) == ""
@@ -370,11 +369,6 @@ def test_reveal_marks_hidden_controls_and_escapes():
     assert "&lt;i&gt;" in out
     # Right-to-left text itself is not a control: it stays as written.
     assert reveal("שלום") == "שלום"
-    # The response-wide net: plain-text markers (safe inside attribute values), UTF-8 in and out.
-    body = '<p title="a\u202eb">x\x00y \u2066z\u0085 שלום\tok\r\n</p>'.encode()
-    assert reveal_in_body(body).decode() == '<p title="a[U+202E]b">x[U+0000]y [U+2066]z[U+0085] שלום\tok\r\n</p>'
-    clean = "<p>nothing hidden: 名字🔥</p>".encode()
-    assert reveal_in_body(clean) is clean
 
 
 def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, client):
