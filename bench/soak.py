@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 import time
@@ -55,7 +56,12 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--minutes", type=float, default=30.0, help="measured duration after the warm-up")
-    parser.add_argument("--warmup-minutes", type=float, help="default: a third of --minutes, at most 10")
+    parser.add_argument(
+        "--warmup-minutes",
+        type=float,
+        help="default: the time the churn takes to replace the generated Jobs once (Jobs / arrivals per "
+        "minute, rounded up to 10 minutes: 90 at the large scale), at least a third of --minutes up to 10",
+    )
     parser.add_argument("--pollers", type=int, default=50)
     parser.add_argument("--interval", type=float, default=2.0)
     parser.add_argument(
@@ -76,10 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     args = parser.parse_args(argv)
     exit_on_sigterm()
-    # The dashboard's RSS rises for the first ~10 minutes under load at this scale while its
-    # bounded tables fill (the sharing table's generations, the memos, the allocators' arenas;
-    # bench/memory_growth.py) and is flat after that (README "Benchmarks", the 22:02 soak).
-    warmup = args.warmup_minutes if args.warmup_minutes is not None else min(10.0, args.minutes / 3)
+    warmup = args.warmup_minutes
 
     machine = machine_info()
     busy = other_load()
@@ -89,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         sim = start_sim(workdir, port=args.sim_port, scenario=args.scenario, extra=sim_extra(args))
         dash = start_dashboard(workdir, sim, port=args.port, workers=args.workers, threads=args.threads)
         sync_s = wait_ready(dash)
+        if warmup is None:
+            warmup = default_warmup_minutes(args.minutes, sim.info["counts"].get("jobs"), sim.info.get("arrivals_per_min"))
         eps = ep_mod.resolve(dash.base, str(sim.kubeconfig))
         request, observe = ep_mod.poll_mix(eps, dash.base, page_every=5)
         log(f"ready in {sync_s:.1f}s; warm-up {warmup:g} min with {args.pollers} pollers")
@@ -220,6 +225,22 @@ def main(argv: list[str] | None = None) -> int:
             dash.stop()
         if sim is not None:
             sim.stop()
+
+
+def default_warmup_minutes(minutes: float, jobs: int | None, arrivals_per_min: float | None) -> float:
+    """The warm-up before RSS is judged, in minutes: long enough for the churn to replace the
+    generated Jobs once (``jobs / arrivals_per_min``, rounded up to a multiple of 10) when that is
+    longer than ``min(10, minutes / 3)``, else the latter.
+
+    Why: the initial list decodes a generated population whose objects share most of their
+    sub-trees (trim.share); the churn replaces them with objects as varied as a live cluster's, and
+    the cache's memory grows with that variety until the generated population is gone. The 06:06
+    soak (README "Benchmarks") measured RSS rising for ~50 minutes at 120 new Jobs a minute and level
+    from there to its 120th minute. Without churn (no arrivals) only the floor applies."""
+    floor = min(10.0, minutes / 3)
+    if not jobs or not arrivals_per_min or jobs / arrivals_per_min <= floor:
+        return floor
+    return math.ceil(jobs / arrivals_per_min / 10) * 10
 
 
 def _every_minute(samples: list[dict]) -> list[dict]:

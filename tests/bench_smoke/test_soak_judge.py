@@ -90,3 +90,15 @@ def test_windows_can_start_in_the_warm_up(tmp_path, capsys):
     old.write_text(json.dumps({"samples": level}))
     with pytest.raises(SystemExit):
         windows([str(old), "--include-warmup"])
+
+
+def test_the_default_warm_up_covers_the_generated_population_s_turnover():
+    from bench.soak import default_warmup_minutes
+
+    assert default_warmup_minutes(30, 10_000, 120.0) == 90  # 83.3 minutes, rounded up
+    assert default_warmup_minutes(30, 10_000, 600.0) == 20
+    assert default_warmup_minutes(30, 50, 1.0) == 50
+    assert default_warmup_minutes(30, 10, 120.0) == 10  # the floor: min(10, minutes / 3)
+    assert default_warmup_minutes(3, 10, 120.0) == 1
+    assert default_warmup_minutes(30, 10_000, 0.0) == 10  # no churn
+    assert default_warmup_minutes(30, None, None) == 10
