@@ -224,6 +224,7 @@ def objlink(kind: str, *args: str, label: str | None = None, cls: str = "", miss
     url = object_url(kind, *args)
     if not text:
         return mark_safe('<span class="muted">—</span>')
+    text = reveal_html(text)  # a queue named in spec.queue is free text until it is found
     if missing:
         return format_html(
             '<span class="{}" data-missing>{}</span> <span class="muted small">{}</span>', cls, text, missing
