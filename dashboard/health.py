@@ -68,15 +68,6 @@ def _cache():
     return get_cluster_cache()
 
 
-def kind_states() -> dict[str, str]:
-    """Map each watched kind to its cache state name (see KINDS); "unavailable" without a cache."""
-    cache = _cache()
-    if cache is None:
-        return dict.fromkeys(KINDS, "unavailable")
-    snap = cache.snapshot()
-    return {kind: getattr(snap, kind).state.name for kind in KINDS}
-
-
 def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok\n", content_type="text/plain; charset=utf-8")
 
