@@ -99,15 +99,21 @@ _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 def _plain_transport_cause(message: str) -> str:
     """The gist of a urllib3 connection error's text for a page notice, e.g. "cannot connect to
     127.0.0.1:6443: connection refused" from "HTTPSConnectionPool(host='127.0.0.1', port=6443): Max
-    retries exceeded ... [Errno 111] Connection refused')"; "" when the text has no such gist (the
-    full text then stays; logs always keep it)."""
+    retries exceeded ... [Errno 111] Connection refused')", or "the connection was closed without a
+    response" from "('Connection aborted.', RemoteDisconnected('Remote end closed connection without
+    response'))"; "" when the text has no such gist (the full text then stays; logs always keep it)."""
     where = _HOST_PORT.search(message)
     at = f" to {where.group(1)}:{where.group(2)}" if where else ""
     errno = _ERRNO.search(message)
     if errno:
         return f"cannot connect{at}: {errno.group(1).strip().rstrip('.').lower()}"
-    if "timed out" in message.lower():
+    lowered = message.lower()
+    if "timed out" in lowered:
         return f"no answer{' from ' + at[4:] if at else ''} (timed out)"
+    if "remote end closed connection" in lowered or "eof occurred in violation of protocol" in lowered:
+        # http.client.RemoteDisconnected / ssl.SSLEOFError: the server went away mid-request
+        # (stopping, restarting, or a proxy dropping the connection).
+        return f"the connection{at} was closed without a response"
     return ""
 
 
