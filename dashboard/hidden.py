@@ -11,9 +11,12 @@ around them reads without being seen themselves:
   override makes "\u202egninnuR" read as "Running": the "Trojan Source" spoofing, CVE-2021-42574.
 
 kubectl prints them raw. The dashboard shows each as a ``U+XXXX`` marker instead: the ``reveal``
-template filter (templatetags/volcano.py) is applied to every field a cluster can fill with free
-text found so far (tests/pages/test_hostile_objects.py checks the markers; its hypothesis test in
-the "explore" profile still finds rarer fields, so no page-wide guarantee yet).
+template filter (templatetags/volcano.py; ``reveal_attr`` in attributes, ``<title>`` and
+``<option>``, where markup cannot go) is applied to every field a cluster can fill with free text,
+and to the query values a page echoes. Object names and namespaces are left as they are: the API
+server admits only DNS labels/subdomains there (a name taken from an address, as on a 404, is
+revealed). tests/pages/test_hostile_objects.py checks that no hidden character reaches any HTML
+page, for every object its hypothesis strategies build (``find_hidden`` below).
 
 Not done as a filter over whole responses: scanning a 150 KB list page for them costs ~2-3 ms in
 Python's regular-expression engine, a tenth of the jobs page's budget (README "Benchmarks").
@@ -31,6 +34,13 @@ from django.utils.safestring import SafeString
 
 _CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 HIDDEN = re.compile(f"[{_CHARS}]")
+
+
+def find_hidden(text: str) -> list[str]:
+    """Every hidden character in ``text``, in order (repeats included); [] when there is none.
+    Tab, newline and carriage return are ordinary whitespace and are not reported. For checks
+    over whole pages (tests/pages/test_hostile_objects.py)."""
+    return HIDDEN.findall(text)
 
 
 # The C0 controls and DEL have no Unicode character name; these are their ISO 6429 / ECMA-48

@@ -1005,6 +1005,10 @@ class ListQuery:
         get = request.GET
         self.namespace = get.get("ns", "").strip()
         self.queue = get.get("queue", "").strip()
+        # The queue filter as the page echoes it back (its <option>) when spec.queue has hidden
+        # characters: the U+XXXX form of dashboard/hidden.as_text, which no Queue name (a DNS
+        # subdomain) contains; such a filter also matches that form, as the phase chips do.
+        self.queue_marked = "U+" in self.queue
         # A known phase in any letter case ("pending") means that phase, in its canonical spelling
         # ("Pending"); only genuinely unknown phases are kept as written and filtered literally.
         canonical = {k.lower(): k for k in known_phases}
@@ -1038,7 +1042,7 @@ class ListQuery:
     def matches(self, obj: dict, queue: str, phase: str, *, ignore_phase: bool = False) -> bool:
         if self.namespace and p.namespace_of(obj) != self.namespace:
             return False
-        if self.queue and queue != self.queue:
+        if self.queue and queue != self.queue and not (self.queue_marked and as_text(queue) == self.queue):
             return False
         if self.phases and not ignore_phase and not _phase_requested(phase, self.phases):
             return False
@@ -1093,7 +1097,7 @@ def _filtered(
     phases = frozenset(lq.phases)
     # Only the namespace, text and selector filters need lq.matches; most views have none of them.
     check = bool(lq.namespace or lq.text or lq.selector_text)
-    want_queue = lq.queue
+    want_queue, queue_marked = lq.queue, lq.queue_marked
     append = rows.append
     # Per-object fields survive from the previous pass while the object is the very same dict (the
     # cache publishes unchanged objects by reference), so a change to one Job re-reads one Job.
@@ -1117,7 +1121,7 @@ def _filtered(
             )
         current[id(obj)] = entry
         _obj, ns, name, queue, phase, created = entry
-        if want_queue and queue != want_queue:
+        if want_queue and queue != want_queue and not (queue_marked and as_text(queue) == want_queue):
             continue
         if check and not lq.matches(obj, queue, phase, ignore_phase=True):
             continue
@@ -1141,7 +1145,7 @@ def _narrowed(snap, view, lq: ListQuery, in_queue: str) -> Callable[[], list[dic
     filtered by one."""
     if lq.namespace:
         return lambda: view.in_namespace(lq.namespace)
-    if lq.queue:
+    if lq.queue and not lq.queue_marked:  # the index knows spec.queue as written only
         return lambda: getattr(snap, in_queue)(lq.queue)
     return view.all
 

@@ -397,10 +397,12 @@ def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
     deserved and capability (markers), with the numbers as text. A tag rather than an include:
     the Queues page draws hundreds of them. ``compact`` (the Queues list, 600 bars): the markers
     carry no hover titles; the bar's ``aria-label`` names all four values, and the queue's page
-    (the row's link) shows them with the full legend."""
-    nums = format_html("<strong>{}</strong>", bar.allocated)
+    (the row's link) shows them with the full legend. Resource names (keys of the ResourceLists)
+    and values that are no quantity (shown verbatim) are free text: hidden characters in them
+    are revealed (dashboard/hidden.py)."""
+    nums = format_html("<strong>{}</strong>", reveal_html(bar.allocated))
     if bar.deserved != "—":
-        nums += format_html(' / {} <span class="muted">{}</span>', bar.deserved, _("deserved"))
+        nums += format_html(' / {} <span class="muted">{}</span>', reveal_html(bar.deserved), _("deserved"))
     if bar.pct is not None:
         nums += format_html(
             ' · <span class="resbar-pct{}">{}{}%{}</span>',
@@ -413,7 +415,7 @@ def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
         # A value is no usable amount (shown verbatim in the numbers): no bar drawn from guesses.
         track = format_html(
             '<div class="resbar-noref small muted" data-invalid>{}</div>',
-            _("no bar: %(values)s") % {"values": bar.invalid_text},
+            reveal_html(_("no bar: %(values)s") % {"values": bar.invalid_text}),
         )
     elif bar.has_ref:
         marks = SafeString("")
@@ -426,7 +428,11 @@ def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
                 marks += format_html('<span class="mark {} {}"></span>', cls, pct_class(at, "l"))
             elif at is not None:
                 marks += format_html(
-                    '<span class="mark {} {}" title="{} {}"></span>', cls, pct_class(at, "l"), word, value
+                    '<span class="mark {} {}" title="{} {}"></span>',
+                    cls,
+                    pct_class(at, "l"),
+                    word,
+                    as_text(value),
                 )
         label = _("%(n)s: allocated %(a)s, deserved %(d)s, guarantee %(g)s, capability %(c)s") % {
             "n": bar.name,
@@ -437,7 +443,7 @@ def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
         }
         track = format_html(
             '<div class="resbar-track" role="img" aria-label="{}"><div class="resbar-fill {}"></div>{}</div>',
-            label,
+            as_text(label),
             pct_class(bar.fill),
             marks,
         )
@@ -453,19 +459,19 @@ def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
             '<span><i class="key key-g"></i>{} {}</span> <span><i class="key key-d"></i>{} {}</span> '
             '<span><i class="key key-c"></i>{} {}</span></div>',
             _("allocated"),
-            bar.allocated,
+            reveal_html(bar.allocated),
             _("guarantee"),
-            bar.guarantee,
+            reveal_html(bar.guarantee),
             _("deserved"),
-            bar.deserved,
+            reveal_html(bar.deserved),
             _("capability"),
-            bar.capability,
+            reveal_html(bar.capability),
         )
     return format_html(
         '<div class="resbar tone-{}"><div class="resbar-head"><span class="resbar-name">{}</span>'
         '<span class="resbar-nums">{}</span></div>{}{}</div>',
         bar.tone,
-        bar.name,
+        reveal_html(bar.name),
         nums,
         track,
         legend,
@@ -507,8 +513,8 @@ def minibar(bar) -> SafeString:
         '<div class="minibar tone-{}" title="{}"><span class="minibar-text"><strong>{}</strong>{}'
         "</span>{}</div>",
         bar.tone,
-        title,
-        bar.allocated,
+        as_text(title),
+        reveal_html(bar.allocated),
         pct,
         track,
     )

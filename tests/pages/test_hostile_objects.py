@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dashboard import presenters
+from dashboard.hidden import find_hidden
 from tests.pages.helpers import fragment_url, kind, with_version
 
 MARKERS = [
@@ -48,8 +49,12 @@ dns_label = st.builds(
 )
 dns_name = st.one_of(dns_label, st.just("a" * 63 + "." + "b" * 63 + "." + "c" * 63 + "." + "d" * 61))
 quantity = st.sampled_from(["500M", "16k", "1500m", "0", "4Gi", "1", "2.5", "1e3", "100Mi", "7"])
+# ResourceList keys and values are free text to the CRD schemas: a value that is no quantity is
+# shown verbatim.
 resources = st.dictionaries(
-    st.sampled_from(["cpu", "memory", "nvidia.com/gpu", "pods", "example.com/fpga"]), quantity, max_size=4
+    st.one_of(st.sampled_from(["cpu", "memory", "nvidia.com/gpu", "pods", "example.com/fpga"]), hostile),
+    st.one_of(quantity, quantity, quantity, hostile),
+    max_size=4,
 )
 timestamp = st.one_of(
     st.none(),
@@ -94,6 +99,8 @@ def bundles(draw):
         },
         "spec": {
             "queue": draw(st.one_of(st.just(queue_name), hostile)),
+            "schedulerName": draw(hostile),
+            "priorityClassName": draw(hostile),
             "minAvailable": draw(counter),
             "tasks": [
                 {
@@ -138,7 +145,7 @@ def bundles(draw):
             "ownerReferences": [
                 {
                     "apiVersion": "batch.volcano.sh/v1alpha1",
-                    "kind": draw(st.sampled_from(["Job", "Deployment", "StatefulSet"])),
+                    "kind": draw(st.one_of(st.sampled_from(["Job", "Deployment", "StatefulSet"]), hostile)),
                     "name": job_name,
                     "uid": f"uid-{n}",
                     "controller": True,
@@ -148,6 +155,7 @@ def bundles(draw):
         "spec": {
             "minMember": draw(st.integers(0, 10)),
             "queue": queue_name,
+            "priorityClassName": draw(hostile),
             "minResources": draw(resources),
             "minTaskMember": {draw(hostile): draw(st.integers(0, 5))},
         },
@@ -158,8 +166,8 @@ def bundles(draw):
                 "conditions": [
                     _drop_none(
                         {
-                            "type": draw(st.sampled_from(["Unschedulable", "Scheduled", "Other"])),
-                            "status": "True",
+                            "type": draw(st.one_of(st.sampled_from(["Unschedulable", "Scheduled"]), hostile)),
+                            "status": draw(st.one_of(st.just("True"), hostile)),
                             "reason": draw(hostile),
                             "message": draw(hostile),
                             "lastTransitionTime": draw(timestamp),
@@ -176,6 +184,7 @@ def bundles(draw):
         "spec": {
             "weight": draw(st.integers(1, 65535)),
             "parent": draw(st.one_of(st.just("root"), hostile)),
+            "dequeueStrategy": draw(hostile),
             "capability": draw(resources),
             "deserved": draw(resources),
             "guarantee": {"resource": draw(resources)},
@@ -193,7 +202,11 @@ def bundles(draw):
         "metadata": {
             "name": f"{job_name[:200]}-0",
             "namespace": ns,
-            "labels": {"volcano.sh/job-name": job_name, "volcano.sh/task-spec": "t"},
+            # Without the task label the task comes from the (free-text) annotation.
+            "labels": {
+                "volcano.sh/job-name": job_name,
+                **draw(st.sampled_from([{}, {"volcano.sh/task-spec": "t"}])),
+            },
             "annotations": {
                 "scheduling.k8s.io/group-name": pg["metadata"]["name"],
                 "volcano.sh/task-spec": task_name,
@@ -203,13 +216,20 @@ def bundles(draw):
         "status": {
             "phase": draw(hostile),
             "reason": draw(hostile),
-            "conditions": [{"type": "PodScheduled", "status": "False", "message": draw(hostile)}],
+            "podIP": draw(hostile),
+            "conditions": [
+                {"type": "PodScheduled", "status": "False", "message": draw(hostile)},
+                {"type": draw(hostile), "status": draw(hostile), "reason": draw(hostile)},
+            ],
             "containerStatuses": [
                 {
                     "name": draw(hostile),
                     "ready": draw(st.booleans()),
                     "restartCount": draw(st.integers(0, 99)),
                     "state": {"waiting": {"reason": draw(hostile), "message": draw(hostile)}},
+                    "lastState": {
+                        "terminated": {"reason": draw(hostile), "exitCode": draw(st.integers(-1, 255))}
+                    },
                 }
             ],
         },
@@ -282,9 +302,16 @@ def _assert_safe(resp) -> None:
     body = resp.content.decode()
     for bad in FORBIDDEN:
         assert bad not in body, bad
-    # Hidden control characters (dashboard/hidden.py) are checked as markers by
-    # test_bidi_override_and_nul_show_as_markers_on_the_pages; hypothesis still finds rarer fields
-    # (explore profile), so "none reaches the page" is not asserted here yet.
+    # No hidden control character (dashboard/hidden.py: C0/C1 controls other than tab, newline and
+    # carriage return, bidi marks, embeddings, overrides and isolates) reaches an HTML page: every
+    # field a cluster can fill shows them as markers. No page embeds cluster text in a <script> or
+    # JSON block, so the whole body is checked.
+    if resp.status_code in (200, 404) and resp.get("Content-Type", "").startswith("text/html"):
+        found = find_hidden(body)
+        if found:
+            at = body.index(found[0])
+            near = body[max(0, at - 200) : at + 80]
+            raise AssertionError(f"hidden {found[0]!r} reaches {resp.request['PATH_INFO']} near {near!r}")
 
 
 def _urls(ns, job, pg, queue, pod):
@@ -367,6 +394,19 @@ def test_reveal_marks_hidden_controls_and_escapes():
     assert "&lt;i&gt;" in out
     # Right-to-left text itself is not a control: it stays as written.
     assert reveal("שלום") == "שלום"
+    # Tab, newline and carriage return are ordinary whitespace: kept, and not reported.
+    assert reveal("a\tb\nc\r") == "a\tb\nc\r"
+    assert find_hidden("a\tb\nc\r\u05e9") == []
+    assert find_hidden("\x00x\u202e\x85\u2069\x1b") == ["\x00", "\u202e", "\x85", "\u2069", "\x1b"]
+    # Our own markup (a SafeString) is kept; a lazy translation is read as its text.
+    from django.utils.safestring import mark_safe
+    from django.utils.translation import gettext_lazy
+
+    assert (
+        reveal(mark_safe("<b>\u202ex</b>"))
+        == '<b><span class="ctl" title="RIGHT-TO-LEFT OVERRIDE">U+202E</span>x</b>'
+    )
+    assert reveal(gettext_lazy("a<b")) == "a&lt;b"
 
 
 def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, client):
@@ -377,7 +417,13 @@ def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, cli
         "kind": "Job",
         "metadata": {"name": name, "namespace": ns, "uid": "uid-reveal", "labels": {"team": "a\u2066b"}},
         "spec": {"queue": "default", "minAvailable": 1, "tasks": [{"name": "t", "replicas": 1}]},
-        "status": {"state": {"phase": "\u202egninnuR", "reason": "Held\u202e", "message": "quota \u202eroxe\u202c ok"}},
+        "status": {
+            "state": {
+                "phase": "\u202egninnuR",
+                "reason": "Held\u202e",
+                "message": "quota \u202eroxe\u202c ok",
+            }
+        },
     }
     pg = {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
@@ -387,7 +433,12 @@ def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, cli
         "status": {
             "phase": "Pending",
             "conditions": [
-                {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": "0/3\u2067 nodes"}
+                {
+                    "type": "Unschedulable",
+                    "status": "True",
+                    "reason": "NotEnoughResources",
+                    "message": "0/3\u2067 nodes",
+                }
             ],
         },
     }
@@ -408,7 +459,12 @@ def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, cli
         "apiVersion": "v1",
         "kind": "Event",
         "metadata": {"name": "ev-reveal", "namespace": ns},
-        "involvedObject": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": name, "namespace": ns},
+        "involvedObject": {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "name": name,
+            "namespace": ns,
+        },
         "type": "Warning",
         "reason": "Odd",
         "message": "before\x00after",
@@ -417,7 +473,10 @@ def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, cli
         "count": 1,
     }
     _load(cluster, cache, ns, job, pg, queue, pod, event)
-    cache.wait_for(lambda s: s.jobs.get(ns, name) is not None and s.podgroups.get(ns, f"{name}-pg") is not None, timeout=10)
+    cache.wait_for(
+        lambda s: s.jobs.get(ns, name) is not None and s.podgroups.get(ns, f"{name}-pg") is not None,
+        timeout=10,
+    )
     response = client.get(f"/jobs/{ns}/{name}/")
     assert response.status_code == 200, response.status_code
     body = response.content.decode()
@@ -430,3 +489,162 @@ def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, cli
     assert 'title="RIGHT-TO-LEFT OVERRIDE">U+202E</span>gninnuR' in body
     pg_body = client.get(f"/podgroups/{ns}/{name}-pg/").content.decode()
     assert "\u2067" not in pg_body and ">U+2067</span>" in pg_body
+
+    # The rarer free-text fields, each with its own C0 control so that each field's marker is told
+    # apart: queue parent, dequeueStrategy and ResourceList names and values; a PodGroup's owner
+    # kind, conditions, priorityClassName and minResources; a Job's schedulerName and
+    # priorityClassName; a pod's task annotation, conditions, last state and IP; an event's
+    # involvedObject; and the query values the list pages and the kiosk echo.
+    _load_rare_fields(cluster, cache, ns)
+    html_markers = {
+        "/queues/reveal-q/": ["\x08", "\x0e", "\x0f", "\x10", "\x11"],
+        "/queues/": ["\x08", "\x10", "\x11"],
+        "/": ["\x11", "\x1d"],
+        "/kiosk/": ["\x1d"],
+        "/kiosk/?rotate=5%E2%80%AE": ["\u202e"],
+        f"/podgroups/{ns}/reveal-pg2/": ["\x0f", "\x10", "\x11", "\x12", "\x13", "\x14", "\x15", "\x16"],
+        "/podgroups/?queue=reveal-q": ["\x12"],
+        f"/jobs/{ns}/reveal-job2/": ["\x01", "\x02", "\x03", "\x17"],
+        f"/pods/{ns}/reveal-job2-t-0/": ["\x17", "\x18", "\x19", "\x1a", "\x1b"],
+        # The filters as typed, echoed: the unknown phase and the selector's error as markers.
+        "/jobs/?q=%04&selector=a%3D%05&phase=%06x&ns=%07&queue=%01q": ["\x05", "\x06"],
+        "/podgroups/?q=%04&selector=a%3D%05&phase=%06x&queue=%01q": ["\x05", "\x06"],
+    }
+    for url, chars in html_markers.items():
+        page = client.get(url)
+        assert page.status_code == 200, (url, page.status_code)
+        body = page.content.decode()
+        assert not find_hidden(body), (url, find_hidden(body))
+        for char in chars:
+            assert f">U+{ord(char):04X}</span>" in body, (url, char)
+    # In attributes and <option>s, where markup cannot go: the plain U+XXXX form.
+    for url in ("/jobs/?q=%04&selector=a%3D%05&phase=%06x&ns=%07&queue=%01q", "/podgroups/?q=%04&queue=%01q"):
+        body = client.get(url).content.decode()
+        assert 'name="q" value="U+0004"' in body, url
+        assert '<option value="U+0001q" selected>U+0001q</option>' in body, url
+    assert '<option value="U+0007" selected>U+0007</option>' in client.get("/jobs/?ns=%07").content.decode()
+    # That echoed queue filter selects the Job whose spec.queue it stands for.
+    for url in ("/jobs/?queue=%01q", "/jobs/?queue=U%2B0001q"):
+        assert f'data-job="{ns}/reveal-job2"' in client.get(url).content.decode(), url
+    # A poll of a page whose object is gone: the name from the address in the notice.
+    gone = client.get(f"/jobs/{ns}/gone%1F/?f=status&v=x", headers={"HX-Request": "true"})
+    assert gone.status_code == 404 and ">U+001F</span>" in gone.content.decode()
+    assert not find_hidden(gone.content.decode())
+
+
+def _load_rare_fields(cluster, cache, ns: str) -> None:
+    store = cluster.store
+    queues = kind("scheduling.volcano.sh", "queues")
+    if store.try_get(queues, None, "reveal-q") is None:
+        store.create(
+            queues,
+            {
+                "apiVersion": "scheduling.volcano.sh/v1beta1",
+                "kind": "Queue",
+                "metadata": {"name": "reveal-q"},
+                "spec": {
+                    "weight": 1,
+                    "parent": "pa\x08r",
+                    "dequeueStrategy": "d\x0e",
+                    "capability": {"cpu": "\x0f9", "ex\x10/res": "1"},
+                },
+                "status": {"state": "Open", "allocated": {"cpu": "\x11"}},
+            },
+            replay=True,
+        )
+    job = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "reveal-job2", "namespace": ns, "uid": "uid-reveal2"},
+        "spec": {
+            "queue": "\x01q",
+            "schedulerName": "s\x02",
+            "priorityClassName": "p\x03",
+            "minAvailable": 1,
+            "tasks": [{"name": "t", "replicas": 1}],
+        },
+        "status": {"state": {"phase": "Running"}},
+    }
+    pg = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": "reveal-pg2",
+            "namespace": ns,
+            "ownerReferences": [
+                {
+                    "apiVersion": "example.com/v1",
+                    "kind": "Wid\x12get",
+                    "name": "w",
+                    "uid": "u",
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {
+            "minMember": 1,
+            "queue": "reveal-q",
+            "priorityClassName": "pc\x15",
+            "minResources": {"cpu": "1", "ex\x10/res": "2", "memory": "m\x16"},
+        },
+        "status": {"phase": "Pending", "conditions": [{"type": "Odd\x13", "status": "Tr\x14ue"}]},
+    }
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "reveal-job2-t-0",
+            "namespace": ns,
+            "labels": {"volcano.sh/job-name": "reveal-job2"},
+            "annotations": {"scheduling.k8s.io/group-name": "reveal-pg2", "volcano.sh/task-spec": "t\x17"},
+        },
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+        "status": {
+            "phase": "Running",
+            "podIP": "10.0.0.\x1b",
+            "conditions": [{"type": "Ready\x18", "status": "F\x19"}],
+            "containerStatuses": [
+                {
+                    "name": "c",
+                    "restartCount": 1,
+                    "lastState": {"terminated": {"reason": "OOM\x1a", "exitCode": 1}},
+                }
+            ],
+        },
+    }
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "ev-reveal2", "namespace": ns},
+        # The cache keeps events of Volcano kinds and cached pods only: the kind is never free text.
+        "involvedObject": {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "name": "g\x1d",
+            "namespace": ns,
+        },
+        "type": "Warning",
+        "reason": "Odd",
+        "message": "m",
+        # Newer than any event the hypothesis test loads: the overview and kiosk list the newest.
+        "lastTimestamp": "2026-11-29T10:05:00Z",
+        "count": 1,
+    }
+    for group, plural, obj in (
+        ("batch.volcano.sh", "jobs", job),
+        ("scheduling.volcano.sh", "podgroups", pg),
+        ("", "pods", pod),
+        ("", "events", event),
+    ):
+        if store.try_get(kind(group, plural), ns, obj["metadata"]["name"]) is None:
+            store.create(kind(group, plural), obj, ns, replay=True)
+    cache.wait_for(
+        lambda s: (
+            s.queues.get(None, "reveal-q") is not None
+            and s.events.get(ns, "ev-reveal2") is not None
+            and s.pods.get(ns, "reveal-job2-t-0") is not None
+            and s.podgroups.get(ns, "reveal-pg2") is not None
+            and s.jobs.get(ns, "reveal-job2") is not None
+        ),
+        timeout=10,
+    )
