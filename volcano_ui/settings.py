@@ -146,7 +146,10 @@ VOLCANO_UI_LOG_FORMAT = env_choice("VOLCANO_UI_LOG_FORMAT", "text", ("text", "js
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "dashboard.logs.RequestIdFilter"}},
+    "filters": {
+        "request_id": {"()": "dashboard.logs.RequestIdFilter"},
+        "readiness_probe": {"()": "dashboard.logs.ReadinessProbeFilter"},
+    },
     "formatters": {
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
         "json": {"()": "dashboard.logs.JsonFormatter"},
@@ -158,6 +161,8 @@ LOGGING = {
             "formatter": VOLCANO_UI_LOG_FORMAT,
         }
     },
+    # /readyz's expected 503 (a kind not listed yet) is not an error worth a log line per probe.
+    "loggers": {"django.request": {"filters": ["readiness_probe"]}},
     "root": {
         "handlers": ["console"],
         "level": env_choice(
