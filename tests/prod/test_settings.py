@@ -39,6 +39,14 @@ def test_env_example_lists_every_variable_read():
     assert not missing, f"add these to deploy/.env.example: {sorted(missing)}"
 
 
+def test_readme_documents_every_variable_read():
+    # In a row of one of the README's settings tables (Configuration, Cluster cache).
+    rows = "\n".join(line for line in (REPO / "README.md").read_text().splitlines() if line.startswith("| `"))
+    documented = set(re.findall(r"`([A-Z][A-Z0-9_]*)`", rows))
+    missing = _variables_read() - documented
+    assert not missing, f"add these to the README's Configuration table: {sorted(missing)}"
+
+
 def test_env_example_lists_the_file_variant_of_the_secret():
     assert "VOLCANO_UI_SECRET_KEY_FILE" in _listed()
 
