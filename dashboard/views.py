@@ -1392,7 +1392,9 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
                 queue_lookup=lambda n: snap.queues.get(None, n),
             )
             if pending_like else [],
-            "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
+            "warning_events": p.latest_per_object(
+                (r for r in event_rows if r.warning), limit=8, by_message=True
+            ),
             "pods": p.pod_rows(pods),
             "events": event_rows[:100],
             "events_total": len(event_rows),
@@ -1662,7 +1664,9 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
             )
             if pending_like else [],
             "pending_like": pending_like,
-            "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
+            "warning_events": p.latest_per_object(
+                (r for r in event_rows if r.warning), limit=8, by_message=True
+            ),
             "pods": p.pod_rows(pods),
             "events": event_rows[:100],
             "events_total": len(event_rows),
