@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from dashboard.hidden import as_text, reveal_html
 from dashboard.presenters import Phase
@@ -136,6 +137,10 @@ def short_duration(seconds: float | None) -> str:
 
 @register.simple_tag
 def duration(seconds: float | None) -> str:
+    """short_duration of a wait; "—" for a negative one (its start is in the future: a wrong clock
+    or a hand-written timestamp), not "0s", which would claim it just began."""
+    if seconds is not None and seconds < -1:
+        return "—"
     return short_duration(seconds)
 
 
@@ -163,8 +168,19 @@ def ago(context: template.Context, dt: datetime | None, suffix: bool = False) ->
 
 
 @register.simple_tag(takes_context=True)
-def since(context: template.Context, dt: datetime | None) -> SafeString:
-    """Elapsed time since ``dt`` (time in phase, wait time), absolute start on hover."""
+def since(context: template.Context, dt: datetime | None, words: bool = False) -> SafeString:
+    """Elapsed time since ``dt`` (time in phase, wait time), absolute start on hover. With
+    ``words`` (a sentence such as "in this phase for ...") a ``dt`` in the future reads "unknown
+    (starts in 3d)" rather than "for in 3d"; table cells keep the compact "in 3d"."""
+    if words and isinstance(dt, datetime):
+        ahead = (dt - (context.get("now") or timezone.now())).total_seconds()
+        if ahead > 1:
+            return format_html(
+                '<time datetime="{}" title="{}">{}</time>',
+                dt.isoformat(),
+                _absolute(dt),
+                _("unknown (starts in %(t)s)") % {"t": short_duration(ahead)},
+            )
     return ago(context, dt, False)
 
 
@@ -274,6 +290,35 @@ def reveal(value: object) -> SafeString:
     embeddings, overrides and isolates) shown as a visible ``U+XXXX`` marker, its Unicode name as
     title, instead of acting on the text: dashboard/hidden.py says which and why. None gives ""."""
     return reveal_html(value)
+
+
+# Characters of a message shown before the rest is folded away (~4 lines of an events table).
+CLIP_CHARS = 400
+
+
+@register.filter
+def clip(value: object, limit: int = CLIP_CHARS) -> SafeString:
+    """``value`` revealed (see ``reveal``), with text beyond ``limit`` characters (default
+    CLIP_CHARS) folded into a ``<details class="clip">`` the reader can open: one event message of
+    a few thousand characters must not push the rest of the page ~4,000 px down. Nothing is
+    dropped; the page holds the whole (cache-trimmed, dashboard/kube/trim.py) text."""
+    text = "" if value is None else str(value)
+    try:
+        limit = max(1, int(limit))
+    except (TypeError, ValueError):
+        limit = CLIP_CHARS
+    if len(text) <= limit + 80:  # not worth a fold for a few words
+        return reveal_html(text)
+    # Cut at a space near the limit when there is one, so a word is not split.
+    cut = text.rfind(" ", limit - 60, limit)
+    cut = cut if cut > 0 else limit
+    more = len(text) - cut
+    return format_html(
+        '<details class="clip"><summary>{}<span class="clip-more">… {}</span></summary>{}</details>',
+        reveal_html(text[:cut]),
+        ngettext("(%(n)s more character)", "(%(n)s more characters)", more) % {"n": f"{more:,}"},
+        reveal_html(text[cut:]),
+    )
 
 
 @register.filter

@@ -523,6 +523,8 @@ def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, cli
         assert 'name="q" value="U+0004"' in body, url
         assert '<option value="U+0001q" selected>U+0001q</option>' in body, url
     assert '<option value="U+0007" selected>U+0007</option>' in client.get("/jobs/?ns=%07").content.decode()
+    # The kiosk ranks a queue whose parent is missing first, and names the parent for kiosk.js.
+    assert 'data-parent="paU+0008r"' in client.get("/kiosk/").content.decode()
     # That echoed queue filter selects the Job whose spec.queue it stands for.
     for url in ("/jobs/?queue=%01q", "/jobs/?queue=U%2B0001q"):
         assert f'data-job="{ns}/reveal-job2"' in client.get(url).content.decode(), url
