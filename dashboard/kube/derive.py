@@ -912,25 +912,27 @@ def _subtree(queue: dict, children: Any) -> list[dict]:
     return out
 
 
-def _allocated(
-    queue: dict, resource: str, children: Any, seen: frozenset[str] = frozenset()
-) -> Decimal | None:
-    """status.allocated[resource] of ``queue``; when the key is absent, the sum over its children
-    (each by the same rule), 0 for a leaf. None when a value found is no usable amount."""
-    alloc = _d(_d(queue.get("status")).get("allocated"))
-    if resource in alloc:
-        return resource_amount(alloc[resource])
-    name = _queue_name(queue)
-    if children is None or name in seen or len(seen) >= QUEUE_CHAIN_LIMIT:
-        return Decimal(0)
+def _allocated(queue: dict, resource: str, children: Any) -> Decimal | None:
+    """status.allocated[resource] of ``queue``; when the key is absent, the sum over its children,
+    each by the same rule (0 for a leaf). None when a value found is no usable amount. Walks
+    without recursion, each queue once, at most QUEUE_CHAIN_LIMIT queues (any depth renders)."""
     total = Decimal(0)
-    for child in children(name) or ():
-        if not isinstance(child, dict):
+    seen: set[str] = set()
+    stack = [queue]
+    while stack and len(seen) < QUEUE_CHAIN_LIMIT:
+        current = _d(stack.pop())
+        name = _queue_name(current)
+        if name in seen:
             continue
-        value = _allocated(child, resource, children, seen | {name})
-        if value is None:
-            return None
-        total += value
+        seen.add(name)
+        alloc = _d(_d(current.get("status")).get("allocated"))
+        if resource in alloc:
+            value = resource_amount(alloc[resource])
+            if value is None:
+                return None
+            total += value
+        elif children is not None:
+            stack.extend(c for c in children(name) or () if isinstance(c, dict))
     return total
 
 

@@ -312,7 +312,12 @@ def test_hierarchy_a_sibling_reservation_counts_at_the_parent(client, hierarchy)
     from dashboard.kube import get_cluster_cache
     from dashboard.sim.kinds import PODGROUP
 
+    from tests.pages.helpers import fragment_url
+
     cluster, pg = hierarchy
+    htmx = {"HX-Request": "true"}
+    frag = fragment_url(client.get("/jobs/default/needs-four/").content.decode(), "status")
+    assert client.get(frag, headers=htmx).status_code == 204
     held = {
         "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
         "metadata": {"name": "sib-held", "namespace": "default"},
@@ -322,6 +327,9 @@ def test_hierarchy_a_sibling_reservation_counts_at_the_parent(client, hierarchy)
     }
     cluster.store.create(PODGROUP, held, replay=True)
     get_cluster_cache().wait_for(lambda s: s.podgroups.get("default", "sib-held") is not None, timeout=10)
+    # No queue changed, only a PodGroup elsewhere in the tree: the page's poll still re-renders.
+    resp = client.get(frag, headers=htmx)
+    assert resp.status_code == 200 and "reserved 1.5 by 1 Inqueue PodGroup" in text(resp.content.decode())
     body = text(client.get("/jobs/default/needs-four/").content.decode())
     assert "cpu: needs 4, 500m left (capability 6, allocated 4, reserved 1.5 by 1 Inqueue PodGroup)" in body
     assert "Reserved by the Inqueue PodGroup: sib-held" in body
@@ -342,3 +350,19 @@ def test_derive_explain_pending_uses_the_same_rule():
     assert room.objects == ("ml/held",)
     # Without the lookups only the queue itself is judged: 100 left, nothing to say.
     assert not [r for r in derive.explain_pending(podgroup=me, queue=child) if r.kind == "queue_headroom"]
+
+
+def test_a_very_deep_tree_renders():
+    """Any object the CRD admits renders: a 3,000-deep chain of queues without status.allocated."""
+    queues = [_queue("q0", "root", {"cpu": "4"}, status=False)]
+    queues += [_queue(f"q{i}", f"q{i - 1}", status=False) for i in range(1, 3000)]
+    queues[-1]["status"] = {"allocated": {"cpu": "3"}}
+    w = World([_queue("root"), *queues], [_pg("held", "q2999", "Inqueue", {"cpu": "1"})])
+    children = {q["metadata"]["name"]: [] for q in queues}
+    for q in queues[1:]:
+        children[q["spec"]["parent"]].append(q)
+    w.children = lambda name: children.get(name, [])  # type: ignore[method-assign]
+    findings = w.findings("q2999", _pg("me", "q2999", "Pending", {"cpu": "1"}))
+    (finding,) = [f for f in findings if f.text.startswith("No room")]
+    assert "ancestor queue “q0”" in finding.text
+    assert finding.items == ["cpu: needs 1, 0 left (capability 4, allocated 3, reserved 1 by 1 Inqueue PodGroup)"]
