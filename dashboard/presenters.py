@@ -1102,12 +1102,16 @@ def event_rows(events: Iterable[Mapping], limit: int | None = None) -> list[Even
     return rows[:limit] if limit else rows
 
 
-def latest_per_object(rows: Iterable[EventRow], limit: int) -> list[EventRow]:
+def latest_per_object(rows: Iterable[EventRow], limit: int, *, by_message: bool = False) -> list[EventRow]:
     """One row per (object, reason) with the newest message and the summed count, newest first:
-    the overview's "recent warnings" without the scheduler's every-session repeats."""
-    merged: dict[tuple[str, str, str, str], EventRow] = {}
+    the overview's "recent warnings" without the scheduler's every-session repeats. With
+    ``by_message`` one row per (object, reason, message), as ``kubectl describe`` lists them: a
+    detail page must not hide "insufficient cpu" behind a newer "insufficient nvidia.com/gpu"."""
+    merged: dict[tuple[str, ...], EventRow] = {}
     for r in sorted(rows, key=lambda r: r.last or _EPOCH, reverse=True):
         key = (r.object_kind, r.object_namespace, r.object_name, r.reason)
+        if by_message:
+            key += (r.message,)
         m = merged.get(key)
         if m is None:
             merged[key] = EventRow(**{**r.__dict__})

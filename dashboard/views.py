@@ -1413,7 +1413,9 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
                 room=room,
             )
             if pending_like else [],
-            "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
+            "warning_events": p.latest_per_object(
+                (r for r in event_rows if r.warning), limit=8, by_message=True
+            ),
             "pods": p.pod_rows(pods),
             "events": event_rows[:100],
             "events_total": len(event_rows),
@@ -1691,7 +1693,9 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
             )
             if pending_like else [],
             "pending_like": pending_like,
-            "warning_events": p.latest_per_object((r for r in event_rows if r.warning), limit=8),
+            "warning_events": p.latest_per_object(
+                (r for r in event_rows if r.warning), limit=8, by_message=True
+            ),
             "pods": p.pod_rows(pods),
             "events": event_rows[:100],
             "events_total": len(event_rows),

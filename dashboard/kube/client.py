@@ -114,6 +114,9 @@ def _plain_transport_cause(message: str) -> str:
         # http.client.RemoteDisconnected / ssl.SSLEOFError: the server went away mid-request
         # (stopping, restarting, or a proxy dropping the connection).
         return f"the connection{at} was closed without a response"
+    if "response ended prematurely" in lowered or "incompleteread" in lowered or "connection broken" in lowered:
+        # urllib3 ProtocolError while streaming a body (a watch): the server or a proxy cut it off.
+        return f"the connection{at} was cut off in the middle of a response"
     return ""
 
 

@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from dashboard.hidden import as_text, reveal_html
 from dashboard.presenters import Phase
@@ -274,6 +275,35 @@ def reveal(value: object) -> SafeString:
     embeddings, overrides and isolates) shown as a visible ``U+XXXX`` marker, its Unicode name as
     title, instead of acting on the text: dashboard/hidden.py says which and why. None gives ""."""
     return reveal_html(value)
+
+
+# Characters of a message shown before the rest is folded away (~4 lines of an events table).
+CLIP_CHARS = 400
+
+
+@register.filter
+def clip(value: object, limit: int = CLIP_CHARS) -> SafeString:
+    """``value`` revealed (see ``reveal``), with text beyond ``limit`` characters (default
+    CLIP_CHARS) folded into a ``<details class="clip">`` the reader can open: one event message of
+    a few thousand characters must not push the rest of the page ~4,000 px down. Nothing is
+    dropped; the page holds the whole (cache-trimmed, dashboard/kube/trim.py) text."""
+    text = "" if value is None else str(value)
+    try:
+        limit = max(1, int(limit))
+    except (TypeError, ValueError):
+        limit = CLIP_CHARS
+    if len(text) <= limit + 80:  # not worth a fold for a few words
+        return reveal_html(text)
+    # Cut at a space near the limit when there is one, so a word is not split.
+    cut = text.rfind(" ", limit - 60, limit)
+    cut = cut if cut > 0 else limit
+    more = len(text) - cut
+    return format_html(
+        '<details class="clip"><summary>{}<span class="clip-more">… {}</span></summary>{}</details>',
+        reveal_html(text[:cut]),
+        ngettext("(%(n)s more character)", "(%(n)s more characters)", more) % {"n": f"{more:,}"},
+        reveal_html(text[cut:]),
+    )
 
 
 @register.filter

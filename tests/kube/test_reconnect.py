@@ -133,6 +133,11 @@ def test_unreachable_is_categorised_as_unreachable(sim_cluster, make_live_cache)
             "HTTPSConnectionPool(host='10.0.0.1', port=443): Read timed out. (read timeout=5)",
             "no answer from 10.0.0.1:443 (timed out)",
         ),
+        ("Response ended prematurely", "the connection was cut off in the middle of a response"),
+        (
+            "('Connection broken: IncompleteRead(0 bytes read, 2 more expected)', IncompleteRead(0 bytes read))",
+            "the connection was cut off in the middle of a response",
+        ),
         ("something nobody has seen before", ""),
     ],
 )

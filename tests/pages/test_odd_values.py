@@ -224,6 +224,48 @@ def test_huge_event_and_condition_messages_are_cut_on_the_pages(odd_cluster, cli
     assert "(truncated by volcano-ui: 500,004 characters in all)" in text(job_page)
     assert "&lt;b&gt;mmm" in job_page
     assert "(truncated by volcano-ui" in text(pages[f"/podgroups/{ns}/big-pg/"])
+    # ...and folded after a few lines: the reader opens it, the rest of the page stays in view.
+    for url in (f"/jobs/{ns}/big/", f"/podgroups/{ns}/big-pg/"):
+        assert '<details class="clip"><summary>' in pages[url], url
+
+
+def test_clip_folds_long_text_and_keeps_all_of_it():
+    from dashboard.templatetags.volcano import clip
+
+    assert clip("short <b>") == "short &lt;b&gt;"
+    long = ("word " * 200) + "\u202eend"
+    html = str(clip(long))
+    assert html.startswith('<details class="clip"><summary>word word')
+    assert "… (605 more characters)" in html  # 1,004 characters cut at the space at 399
+    # Nothing is dropped, the hidden character is still revealed, the cut is at a space.
+    assert text(html).replace("…", "").count("word") >= 200
+    assert 'class="ctl"' in html and "U+202E" in html
+    assert "wor</summary>" not in html
+
+
+def test_warnings_with_one_reason_and_different_messages_stay_apart_on_the_detail_page(odd_cluster, client):
+    """Volcano writes PodGroupPending/Unschedulable with a message per missing resource: the detail
+    page must show "insufficient cpu" and "insufficient nvidia.com/gpu", not only the newer one."""
+    ns = f"warn-{next(_seq)}"
+    _create(odd_cluster, JOBS, _job(ns, "wj", {"state": {"phase": "Pending"}}), ns)
+    for i, what in enumerate(("cpu", "nvidia.com/gpu")):
+        event = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"wj.{i}", "namespace": ns},
+            "involvedObject": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "wj",
+                               "namespace": ns, "uid": f"uid-{ns}-wj"},
+            "type": "Warning",
+            "reason": "PodGroupPending",
+            "message": f"queue resource quota insufficient: insufficient {what}",
+            "count": 2 + i,
+            "lastTimestamp": f"2026-11-29T10:0{i}:00Z",
+        }
+        _create(odd_cluster, EVENTS, event, ns)
+    page = client.get(f"/jobs/{ns}/wj/").content.decode()
+    why = text(page.split('id="why-title"', 1)[1].split("</section>", 1)[0])
+    assert "insufficient cpu" in why and "insufficient nvidia.com/gpu" in why, why
+    assert "2 times" in why and "3 times" in why, why
 
 
 # --- 4. env entries in the YAML view -------------------------------------------------------------
