@@ -6,8 +6,17 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
+    try:
+        # Import the settings now: a bad environment variable (volcano_ui/env.py names it, its
+        # value and what is allowed) is one line and exit status 2, not a page of traceback.
+        settings.INSTALLED_APPS  # noqa: B018
+    except ImproperlyConfigured as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
     execute_from_command_line(sys.argv)
 
 

@@ -33,6 +33,22 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+class ReadinessProbeFilter(logging.Filter):
+    """Drop django.request's "Service Unavailable: /readyz" record; keep every other one.
+
+    /readyz answers 503 on purpose while a kind has not been listed yet (dashboard/health.py), and
+    kubelet asks every few seconds: logged as an ERROR, an expected state buries the real errors.
+    Its JSON body says which kinds it waits for. Matches the record's ``status_code`` and
+    ``request`` attributes, set by ``django.utils.log.log_response``.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = getattr(record, "request", None)
+        return not (
+            getattr(record, "status_code", None) == 503 and getattr(request, "path_info", None) == "/readyz"
+        )
+
+
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: ts (RFC 3339 UTC), level, logger, message, request_id, extras.
 

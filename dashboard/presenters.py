@@ -449,6 +449,9 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
     negative, derive.resource_amount) is shown verbatim as invalid, and that resource gets no
     percentage and no bar: any scale or ratio drawn from the others would be a guess."""
     spec = spec_of(queue)
+    # The scheduler writes status.allocated for every queue (REFERENCE.md §3); without it (no
+    # scheduler yet, an older Volcano) usage is unknown, not zero: "—" and no percentage.
+    reported = isinstance(status_of(queue).get("allocated"), Mapping)
     maps = {
         "allocated": as_dict(status_of(queue).get("allocated")),
         "deserved": as_dict(spec.get("deserved")),
@@ -478,7 +481,7 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
         )
         ref = val.get(ref_key) if ref_key else None
         # A zero deserved/capability has no percentage: "100%" of 0 would be a lie.
-        pct = _pct(alloc, ref) if ref is not None and ref > 0 and not invalid else None
+        pct = _pct(alloc, ref) if reported and ref is not None and ref > 0 and not invalid else None
         cap = val.get("capability")
         over_cap = not invalid and cap is not None and alloc > cap
         over = pct is not None and pct > 100
@@ -486,9 +489,9 @@ def queue_resource_bars(queue: Mapping) -> list[ResourceBar]:
         bars.append(
             ResourceBar(
                 name=res,
-                allocated=shown["allocated"][1] if raw["allocated"] is not None else format_quantity(
-                    res, Decimal(0)
-                ),
+                allocated=shown["allocated"][1]
+                if raw["allocated"] is not None
+                else (format_quantity(res, Decimal(0)) if reported else "—"),
                 deserved=shown["deserved"][1],
                 guarantee=shown["guarantee"][1],
                 capability=shown["capability"][1],

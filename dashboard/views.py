@@ -461,7 +461,8 @@ def _attention_uncached(snap, now: datetime, limit: int = 8) -> dict[str, list]:
     pending = []
     for job in snap.jobs.lookup("phase", "Pending"):
         _job, since, ns, name = _job_since_cached(job)
-        pending.append((-(p.seconds_between(since, now) or 0), ns, name, job))
+        # Unclamped: a start in the future (a wrong clock) is negative and shows as "—", not "0s".
+        pending.append((-((now - since).total_seconds() if since else 0.0), ns, name, job))
     failed = []
     for job in snap.jobs.lookup("phase", "Failed"):
         _job, since, ns, name = _job_since_cached(job)

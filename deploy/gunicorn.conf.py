@@ -6,24 +6,45 @@ because threads do not survive ``fork``; ``preload_app`` stays off for the same 
 workers multiply the watch load on the API server and the memory held, so prefer threads
 (VOLCANO_UI_THREADS) and scale out with replicas. /metrics is per worker (README "Metrics").
 
-Every value comes from the environment through the same strict parsers as the settings.
+Every value comes from the environment through the same strict parsers as the settings, and the
+Django settings module is imported here, in the master, before any worker is forked: a bad
+variable (ours or the settings') stops gunicorn with one line, "error: <variable, value, what is
+allowed>", and exit status 2, instead of every worker failing to boot with three tracebacks.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
+import sys
+
+from django.core.exceptions import ImproperlyConfigured
 
 from volcano_ui.env import env_int, env_str
 
+
+def _configuration_error(exc: ImproperlyConfigured):
+    # SystemExit passes through gunicorn's config loader, which turns any Exception into
+    # "Failed to read config file" plus a traceback.
+    print(f"error: {exc}", file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
 wsgi_app = "volcano_ui.wsgi:application"
-bind = [env_str("VOLCANO_UI_BIND", "0.0.0.0:8000")]
 worker_class = "gthread"
-workers = env_int("VOLCANO_UI_WORKERS", 1, minimum=1, maximum=64)
-threads = env_int("VOLCANO_UI_THREADS", 8, minimum=1, maximum=512)
-timeout = env_int("VOLCANO_UI_WORKER_TIMEOUT", 30, minimum=5, maximum=3600)
-# Kubernetes sends SIGTERM and waits terminationGracePeriodSeconds (30 s by default) before SIGKILL.
-graceful_timeout = env_int("VOLCANO_UI_GRACEFUL_TIMEOUT", 20, minimum=1, maximum=3600)
+try:
+    bind = [env_str("VOLCANO_UI_BIND", "0.0.0.0:8000")]
+    workers = env_int("VOLCANO_UI_WORKERS", 1, minimum=1, maximum=64)
+    threads = env_int("VOLCANO_UI_THREADS", 8, minimum=1, maximum=512)
+    timeout = env_int("VOLCANO_UI_WORKER_TIMEOUT", 30, minimum=5, maximum=3600)
+    # Kubernetes sends SIGTERM and waits terminationGracePeriodSeconds (30 s by default) before SIGKILL.
+    graceful_timeout = env_int("VOLCANO_UI_GRACEFUL_TIMEOUT", 20, minimum=1, maximum=3600)
+    # Reads and checks every setting (volcano_ui/env.py). Importing the module starts nothing (the
+    # informers start in post_fork); the workers reuse the imported module.
+    importlib.import_module(os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings"))
+except ImproperlyConfigured as exc:
+    _configuration_error(exc)
 keepalive = 5
 preload_app = False
 # The worker heartbeat file: /dev/shm is writable (and fast) on a read-only root filesystem.

@@ -41,3 +41,14 @@ def test_file_variant_reads_the_secret_and_refuses_both(tmp_path):
         env_str("S", env={"S_FILE": str(secret), "S": "x"})
     with pytest.raises(ImproperlyConfigured, match="cannot be read"):
         env_str("S", env={"S_FILE": str(tmp_path / "missing")})
+
+
+def test_time_zone_names_come_from_the_tz_database():
+    from volcano_ui.env import env_time_zone
+
+    assert env_time_zone("TZ_", env={}) == "UTC"
+    assert env_time_zone("TZ_", env={"TZ_": " Europe/Berlin "}) == "Europe/Berlin"
+    # Not found, a directory of the database, a path outside it, the wrong case.
+    for bad in ("Mars/Base", "Europe", "../etc/passwd", "/etc/localtime", "utc"):
+        with pytest.raises(ImproperlyConfigured, match=f"TZ_={bad!r} is not a time zone"):
+            env_time_zone("TZ_", env={"TZ_": bad})

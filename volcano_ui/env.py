@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import zoneinfo
 from collections.abc import Mapping
 
 from django.core.exceptions import ImproperlyConfigured
@@ -108,6 +109,28 @@ def env_choice(name: str, default: str, choices: tuple[str, ...], env: Mapping[s
     value = value.strip()
     if value not in choices:
         raise ImproperlyConfigured(f"{name}={value!r} is not one of: {', '.join(choices)}.")
+    return value
+
+
+def env_time_zone(name: str, default: str = "UTC", env: Mapping[str, str] | None = None) -> str:
+    """Return an IANA time zone name ("UTC", "Europe/Berlin") that zoneinfo can load.
+
+    Checked here because Django's own check ("ValueError: Incorrect timezone setting") names
+    neither the variable nor what it accepts. Names are case-sensitive, as in the tz database.
+    """
+    value = _raw(name, env)
+    if value is None or value.strip() == "":
+        return default
+    value = value.strip()
+    try:
+        zoneinfo.ZoneInfo(value)
+    # NotFound: no such zone; ValueError: not a relative key ("/etc/x", "../x"); OSError: a
+    # directory of the database such as "Europe".
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise ImproperlyConfigured(
+            f"{name}={value!r} is not a time zone of the tz database "
+            "(case-sensitive names such as UTC, Europe/Berlin, America/New_York)."
+        ) from None
     return value
 
 

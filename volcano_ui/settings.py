@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from volcano_ui.env import env_bool, env_choice, env_int, env_list, env_networks, env_str
+from volcano_ui.env import env_bool, env_choice, env_int, env_list, env_networks, env_str, env_time_zone
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # templates/, static/ and locale/ sit at the top of a checkout; an installed wheel carries them
@@ -30,6 +30,14 @@ if not SECRET_KEY:
     SECRET_KEY = get_random_secret_key()
 
 ALLOWED_HOSTS = env_list("VOLCANO_UI_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+if not ALLOWED_HOSTS and not DEBUG:
+    # Set but empty (or only commas): Django would answer every page 400 while /healthz, answered
+    # before host validation, stays 200, so the pod looks healthy. With DEBUG, Django itself
+    # allows localhost when the list is empty.
+    raise ImproperlyConfigured(
+        f"VOLCANO_UI_ALLOWED_HOSTS={env_str('VOLCANO_UI_ALLOWED_HOSTS')!r} lists no host: it must list "
+        "at least one host name (comma-separated); use * to allow any."
+    )
 
 INSTALLED_APPS = [
     "django.contrib.staticfiles",
@@ -90,7 +98,7 @@ LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [ASSET_DIR / "locale"]
 USE_I18N = True
 USE_TZ = True
-TIME_ZONE = env_str("VOLCANO_UI_TIME_ZONE", "UTC")
+TIME_ZONE = env_time_zone("VOLCANO_UI_TIME_ZONE", "UTC")
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [path for path in [ASSET_DIR / "static"] if path.is_dir()]
@@ -138,7 +146,10 @@ VOLCANO_UI_LOG_FORMAT = env_choice("VOLCANO_UI_LOG_FORMAT", "text", ("text", "js
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "dashboard.logs.RequestIdFilter"}},
+    "filters": {
+        "request_id": {"()": "dashboard.logs.RequestIdFilter"},
+        "readiness_probe": {"()": "dashboard.logs.ReadinessProbeFilter"},
+    },
     "formatters": {
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
         "json": {"()": "dashboard.logs.JsonFormatter"},
@@ -150,6 +161,8 @@ LOGGING = {
             "formatter": VOLCANO_UI_LOG_FORMAT,
         }
     },
+    # /readyz's expected 503 (a kind not listed yet) is not an error worth a log line per probe.
+    "loggers": {"django.request": {"filters": ["readiness_probe"]}},
     "root": {
         "handlers": ["console"],
         "level": env_choice(

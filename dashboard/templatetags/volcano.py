@@ -137,6 +137,10 @@ def short_duration(seconds: float | None) -> str:
 
 @register.simple_tag
 def duration(seconds: float | None) -> str:
+    """short_duration of a wait; "—" for a negative one (its start is in the future: a wrong clock
+    or a hand-written timestamp), not "0s", which would claim it just began."""
+    if seconds is not None and seconds < -1:
+        return "—"
     return short_duration(seconds)
 
 
@@ -164,8 +168,19 @@ def ago(context: template.Context, dt: datetime | None, suffix: bool = False) ->
 
 
 @register.simple_tag(takes_context=True)
-def since(context: template.Context, dt: datetime | None) -> SafeString:
-    """Elapsed time since ``dt`` (time in phase, wait time), absolute start on hover."""
+def since(context: template.Context, dt: datetime | None, words: bool = False) -> SafeString:
+    """Elapsed time since ``dt`` (time in phase, wait time), absolute start on hover. With
+    ``words`` (a sentence such as "in this phase for ...") a ``dt`` in the future reads "unknown
+    (starts in 3d)" rather than "for in 3d"; table cells keep the compact "in 3d"."""
+    if words and isinstance(dt, datetime):
+        ahead = (dt - (context.get("now") or timezone.now())).total_seconds()
+        if ahead > 1:
+            return format_html(
+                '<time datetime="{}" title="{}">{}</time>',
+                dt.isoformat(),
+                _absolute(dt),
+                _("unknown (starts in %(t)s)") % {"t": short_duration(ahead)},
+            )
     return ago(context, dt, False)
 
 

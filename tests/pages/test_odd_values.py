@@ -441,3 +441,31 @@ def test_objects_being_deleted_are_marked(odd_cluster, client):
     for url, page in pages.items():
         assert "Deleting" in text(page), url
     assert "Deleting" not in text(client.get(f"/jobs/{ns}/alive/").content.decode())
+
+
+def test_queue_without_status_allocated_reads_unknown_not_zero(odd_cluster, client):
+    """No status.allocated (no scheduler yet, an older Volcano): usage is unknown, so no "0 0%"."""
+    name = f"noalloc-{next(_seq)}"
+    _create(odd_cluster, QUEUES, _queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}}))
+    (bar,) = presenters.queue_resource_bars(_queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}}))
+    assert bar.allocated == "—" and bar.pct is None and bar.fill == 0 and not bar.over
+    (zero,) = presenters.queue_resource_bars(
+        _queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}}, status={"allocated": {}})
+    )
+    assert zero.allocated == "0" and zero.pct == 0  # reported, and nothing allocated
+    page = client.get(f"/queues/{name}/")
+    assert page.status_code == 200
+    assert "0%" not in text(page.content.decode()).split("Child queues")[0]
+
+
+def test_a_phase_start_in_the_future_is_not_an_elapsed_time(odd_cluster, client):
+    ns = f"future-{next(_seq)}"
+    ahead = "2999-01-01T00:00:00Z"
+    status = {"state": {"phase": "Pending", "lastTransitionTime": ahead}}
+    _create(odd_cluster, JOBS, _job(ns, "fj", status, creationTimestamp=ahead), ns)
+    shown = _shown(client.get(f"/jobs/{ns}/fj/").content.decode())
+    assert "in this phase for unknown (starts in " in shown, shown[:2000]
+    assert "for in " not in shown
+    overview = client.get("/").content.decode()
+    (row,) = re.findall(rf'<li><div class="att-line">(?:(?!</li>).)*?/jobs/{ns}/fj/.*?</li>', overview, re.S)
+    assert "waiting —" in text(row) and "0s" not in text(row), text(row)

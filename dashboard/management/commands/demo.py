@@ -7,27 +7,75 @@ by Django's development server without the autoreloader, so the cluster starts e
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import signal
+import socket
 import tempfile
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.staticfiles.management.commands.runserver import Command as RunserverCommand
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.core.servers.basehttp import WSGIServer
 
-from .simcluster import build_cluster, positive_float, wall_now
+from .simcluster import build_cluster, port_arg, port_or_ephemeral_arg, positive_float, wall_now
+
+
+def _listen_error(host: str, port: int, exc: OSError) -> CommandError:
+    if exc.errno == errno.EADDRINUSE:
+        return CommandError(
+            f"port {port} is in use on {host}; pass another one: make demo PORT=N, or manage.py demo --port N"
+        )
+    return CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Raise CommandError unless ``host:port`` can be bound now, as Django's server will bind it
+    (IPv6 when the address has a colon, SO_REUSEADDR so a port in TIME_WAIT counts as free)."""
+    address = host.strip("[]")
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((address, port))
+        except OSError as exc:
+            raise _listen_error(host, port, exc) from None
+
+
+class _DemoServer(WSGIServer):
+    """Django's development server, but a failed bind raises CommandError.
+
+    runserver ends the process with ``os._exit(1)`` when its server cannot bind (a port taken
+    between check_port_free and the bind), which skips every ``finally`` and would leave the demo's
+    temporary directory (an admin kubeconfig) behind. CommandError is not an OSError, so it passes
+    runserver's handler and reaches the demo's cleanup.
+    """
+
+    def __init__(self, server_address, *args, **kwargs):
+        try:
+            super().__init__(server_address, *args, **kwargs)
+        except OSError as exc:
+            raise _listen_error(str(server_address[0]), int(server_address[1]), exc) from None
+
+
+class _DemoRunserver(RunserverCommand):
+    server_cls = _DemoServer
 
 
 class Command(BaseCommand):
     help = "Start the simulated Volcano cluster (demo scenario) and serve the dashboard against it."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--port", type=int, default=8000, help="dashboard port (default 8000)")
+        parser.add_argument("--port", type=port_arg, default=8000, help="dashboard port (default 8000)")
         parser.add_argument("--host", default="127.0.0.1", help="dashboard address (default 127.0.0.1)")
         parser.add_argument(
-            "--sim-port", type=int, default=0, help="simulated API server port (default: ephemeral)"
+            "--sim-port",
+            type=port_or_ephemeral_arg,
+            default=0,
+            help="simulated API server port (default: ephemeral)",
         )
         parser.add_argument(
             "--speed",
@@ -39,21 +87,55 @@ class Command(BaseCommand):
         parser.add_argument("--scenario", default="demo", help="scenario for the cluster (default demo)")
 
     def handle(self, *args, **opts) -> None:
-        cluster, _ = build_cluster(
-            scenario=opts["scenario"],
-            seed=opts["seed"],
-            speed=opts["speed"],
-            controllers=True,
-            history=10000,
-            start_time=wall_now(),
-        )
+        # Before anything is started or printed: a taken port is the common failure.
+        check_port_free(opts["host"], opts["port"])
+
+        def on_signal(signum, frame) -> None:
+            # SIGTERM/SIGHUP stop the demo like Ctrl-C: KeyboardInterrupt is not an Exception, so
+            # no handler on the way swallows it before the cleanup below.
+            raise KeyboardInterrupt
+
+        stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        previous = {sig: signal.getsignal(sig) for sig in stop_signals}
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, on_signal)
+        cluster = None
+        workdir: Path | None = None
+        # Every exit path (Ctrl-C, SIGTERM/SIGHUP, an error while starting or serving) goes through
+        # the finally below, which deletes the temporary directory with the admin kubeconfig.
         try:
-            sim_url = cluster.start("127.0.0.1", opts["sim_port"])
-        except OSError as exc:
-            raise CommandError(
-                f"cannot start the simulated cluster on port {opts['sim_port']}: {exc}"
-            ) from None
-        workdir = Path(tempfile.mkdtemp(prefix="volcano-ui-demo-"))
+            cluster, _ = build_cluster(
+                scenario=opts["scenario"],
+                seed=opts["seed"],
+                speed=opts["speed"],
+                controllers=True,
+                history=10000,
+                start_time=wall_now(),
+            )
+            try:
+                sim_url = cluster.start("127.0.0.1", opts["sim_port"])
+            except OSError as exc:
+                raise CommandError(
+                    f"cannot start the simulated cluster on port {opts['sim_port']}: {exc}"
+                ) from None
+            workdir = Path(tempfile.mkdtemp(prefix="volcano-ui-demo-"))
+            self._serve(cluster, sim_url, workdir, opts)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            # A second Ctrl-C must not interrupt the cleanup halfway.
+            for sig in stop_signals:
+                signal.signal(sig, signal.SIG_IGN)
+            try:
+                if cluster is not None:
+                    cluster.stop()
+            finally:
+                if workdir is not None:
+                    shutil.rmtree(workdir, ignore_errors=True)
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    def _serve(self, cluster, sim_url: str, workdir: Path, opts: dict) -> None:
         kubeconfig = cluster.write_kubeconfig(workdir / "kubeconfig")
         os.environ["KUBECONFIG"] = str(kubeconfig)
         os.environ["VOLCANO_UI_KUBECONFIG"] = str(kubeconfig)
@@ -77,21 +159,9 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"volcano-ui dashboard: {url}")
         self.stdout.flush()
-
-        def on_sigterm(signum, frame) -> None:
-            raise KeyboardInterrupt  # stop like Ctrl-C, so the cleanup below runs
-
-        previous = signal.signal(signal.SIGTERM, on_sigterm)
-        try:
-            call_command(
-                "runserver",
-                f"{opts['host']}:{opts['port']}",
-                use_reloader=False,
-                use_threading=True,
-            )
-        except KeyboardInterrupt:
-            pass
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-            cluster.stop()
-            shutil.rmtree(workdir, ignore_errors=True)
+        call_command(
+            _DemoRunserver(),
+            f"{opts['host']}:{opts['port']}",
+            use_reloader=False,
+            use_threading=True,
+        )

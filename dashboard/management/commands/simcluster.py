@@ -16,6 +16,7 @@ resourceVersion are refused (410 Expired or 504 "Too large resource version") an
 
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 import threading
@@ -47,6 +48,30 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise ValueError("must be > 0")
     return value
+
+
+def _port(text: str, *, ephemeral: bool) -> int:
+    low = 0 if ephemeral else 1
+    try:
+        value = int(text, 10)
+    except ValueError:
+        value = -1
+    if not low <= value <= 65535:
+        # argparse prints this after "argument --port:" and exits with status 2.
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a TCP port: use {low}-65535{' (0 = any free port)' if ephemeral else ''}"
+        )
+    return value
+
+
+def port_arg(text: str) -> int:
+    """A TCP port, 1-65535 (argparse type)."""
+    return _port(text, ephemeral=False)
+
+
+def port_or_ephemeral_arg(text: str) -> int:
+    """A TCP port, 1-65535, or 0 for an ephemeral port chosen by the kernel (argparse type)."""
+    return _port(text, ephemeral=True)
 
 
 def build_cluster(
@@ -107,8 +132,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-        parser.add_argument("--port", type=int, default=0, help="plain-HTTP port (default: ephemeral)")
-        parser.add_argument("--tls-port", type=int, default=0, help="HTTPS port (default: ephemeral)")
+        parser.add_argument(
+            "--port", type=port_or_ephemeral_arg, default=0, help="plain-HTTP port (default: ephemeral)"
+        )
+        parser.add_argument(
+            "--tls-port", type=port_or_ephemeral_arg, default=0, help="HTTPS port (default: ephemeral)"
+        )
         parser.add_argument("--kubeconfig", required=True, help="path to write the admin kubeconfig to")
         parser.add_argument(
             "--state-file",
