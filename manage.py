@@ -17,6 +17,8 @@ def main() -> None:
     except ImproperlyConfigured as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except ImportError:
+        pass  # a missing settings module or dependency: Django reports it as it always does
     execute_from_command_line(sys.argv)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
+import json
 import threading
 import time
 import weakref
@@ -34,6 +35,7 @@ from django.utils.text import get_text_list
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
+from django.utils.translation import ngettext
 # Read-only pages take GET and HEAD (require_safe: probes, link checkers, curl -I); set_theme,
 # which sets a cookie, stays GET-only.
 from django.views.decorators.http import require_GET, require_safe
@@ -1846,12 +1848,13 @@ def _kiosk_rotate(raw: str | None) -> tuple[int, str]:
     return max(value, KIOSK_ROTATE_MIN), ""
 
 
-# What the kiosk renders per list. The kiosk's type scales with the screen (app.css: the root
-# font size follows the viewport height, capped by its width), so its layout measures the same in
-# rem on every supported screen (1280×720 … 2560×1440); these caps are what fits the smallest of
-# them, with room left for the one-line notice above the board ("may be out of date"). A list
-# longer than its cap shows its most important rows and says how many more there are: a wall
-# display cannot scroll, and a silently cut list reads as complete.
+# What the kiosk shows per list without script. The kiosk's type scales with the screen (app.css:
+# the root font size follows the viewport height, capped by its width), so its layout measures the
+# same in rem on every 16:9 screen; these caps are what fits the smallest supported one (1280×720),
+# with room left for the one-line notice above the board ("may be out of date") and every pending
+# Job's reason counted at its two-line maximum. A list longer than its cap shows its most important
+# rows and says how many more there are: a wall display cannot scroll, and a silently cut list
+# reads as complete.
 KIOSK_QUEUE_ROWS = 11
 KIOSK_WARNING_ROWS = 3
 # "Needs attention" in lines: a group heading (which carries its "+ N more") and an item are one
@@ -1859,6 +1862,13 @@ KIOSK_WARNING_ROWS = 3
 # group's heading and first item take at most 12 lines (all five groups), so every group shows.
 KIOSK_ATTENTION_LINES = 17
 KIOSK_ATTENTION_GROUPS = ("pending", "below", "crash", "failed", "closed")
+# What the kiosk sends: more rows than the caps above (queues up to KIOSK_QUEUE_RENDER, attention
+# everything in the overview's lists, at most _attention's limit per group), those beyond the caps
+# with the ``hidden`` attribute. static/dashboard/kiosk.js then shows, in the same order of
+# importance, as many as fit each panel on the screen at hand and sets the "+ N more" line from the
+# texts the server wrote for every possible cut (``data-cuts``). 40 queue rows fill a panel on a
+# 16:10 or 4:3 screen, which are taller in rem than 16:9.
+KIOSK_QUEUE_RENDER = 40
 
 
 def kiosk_queue_problem(row: dict) -> bool:
@@ -1871,51 +1881,97 @@ def kiosk_queue_problem(row: dict) -> bool:
     return bool(row["problem"]) or any(b.over for b in row["bars"])
 
 
-def kiosk_queues(rows: list[dict], limit: int = KIOSK_QUEUE_ROWS) -> tuple[list[dict], int, int]:
-    """The queue rows the kiosk shows, in tree order, as (rows, hidden, hidden problems).
+def kiosk_queues(
+    rows: list[dict], limit: int = KIOSK_QUEUE_ROWS, render: int = KIOSK_QUEUE_RENDER
+) -> tuple[list[dict], int, int]:
+    """The queue rows the kiosk sends, in tree order, as (rows, hidden, hidden problems) where the
+    counts are those of the cut to ``limit`` (what shows without script).
 
-    All of them when they fit in ``limit``; else ``limit - 1`` rows (the "+ N more" line takes a
-    row's place): every problem queue (kiosk_queue_problem; the first of them in tree order if
-    even they are too many) and, in the slots left, the top of the tree (the shallowest queues
-    first, then tree order). A shown row whose parent is not shown gets ``kiosk_path`` (its
-    ancestors, root first), so it still reads in place. ``hidden problems`` counts the problem
-    queues left out (only when there are more of them than rows). Rows are copies; ``rows``
-    (shared with the overview's memo) is not changed."""
-    if len(rows) <= limit:
-        return rows, 0, 0
-    limit = max(1, limit - 1)
-    order = range(len(rows))
+    Importance (``kiosk_rank``, 0 first): every problem queue (kiosk_queue_problem) in tree order,
+    then the top of the tree (the shallowest queues first, then tree order). A cut to N rows shows
+    ranks 0..N-1: all rows when they fit in N, else N - 1 (the "+ N more" line takes a row's place).
+    The rows sent are the cut to ``render``; those outside the cut to ``limit`` have
+    ``kiosk_hidden``. A row whose parent may be left out while it shows (the parent ranks after it,
+    or is not sent) gets ``kiosk_path`` (its ancestors, root first), so it still reads in place;
+    ``kiosk_path_hidden`` says its parent shows in the cut to ``limit`` (kiosk.js decides per cut
+    after that). ``hidden problems`` counts the problem queues left out (only when there are more
+    of them than rows). Rows are copies; ``rows`` (shared with the overview's memo) is not changed."""
+    total = len(rows)
+    order = range(total)
     problems = [i for i in order if kiosk_queue_problem(rows[i])]
-    chosen = set(problems[:limit])
-    for i in sorted(order, key=lambda i: (rows[i]["depth"], i)):
-        if len(chosen) >= limit:
-            break
-        chosen.add(i)
-    shown_names = {rows[i]["name"] for i in chosen}
+    problem_set = set(problems)
+    ranked = problems + sorted((i for i in order if i not in problem_set), key=lambda i: (rows[i]["depth"], i))
+    rank = {i: r for r, i in enumerate(ranked)}
+
+    def cut(n: int) -> int:
+        return total if total <= n else max(1, n - 1)
+
+    base, sent = cut(limit), cut(max(render, limit))
+    rank_by_name = {rows[i]["name"]: rank[i] for i in order}
     parent_of = {r["name"]: r["tree_parent"] for r in rows}
     out = []
-    for i in sorted(chosen):
-        row = rows[i]
+    for i in sorted(ranked[:sent]):
+        row, r = rows[i], rank[i]
         path: list[str] = []
         parent = row["tree_parent"]
-        if parent and parent not in shown_names and not row["problem"]:
+        parent_rank = rank_by_name.get(parent, total) if parent else -1
+        if parent and not row["problem"] and (parent_rank > r or parent_rank >= sent):
             seen = {row["name"]}
             while parent and parent not in seen and len(path) < 50:
                 path.append(parent)
                 seen.add(parent)
                 parent = parent_of.get(parent, "")
             path.reverse()
-        out.append({**row, "kiosk_path": path})
-    hidden_problems = len(problems) - len([i for i in problems if i in chosen])
-    return out, len(rows) - len(out), hidden_problems
+        out.append(
+            {
+                **row,
+                "kiosk_rank": r,
+                "kiosk_hidden": r >= base,
+                "kiosk_path": path,
+                "kiosk_path_hidden": bool(path) and parent_rank < base,
+            }
+        )
+    return out, total - base, max(0, len(problems) - base)
+
+
+def kiosk_queue_cuts(sent: int, total: int, problems: int) -> list[list]:
+    """The "+ N more" line of each cut of kiosk_queues' ``sent`` rows as [N, text]: item k is for
+    the k + 1 most important rows shown (text "" when nothing is left out). ``total``: all queues; ``problems``:
+    how many of them are problem queues (they rank first)."""
+    return [[total - k, _queues_more_text(total - k, max(0, problems - k))] for k in range(1, sent + 1)]
+
+
+def _queues_more_text(hidden: int, hidden_problems: int) -> str:
+    if hidden <= 0:
+        return ""
+    text = ngettext("+ %(n)s more queue", "+ %(n)s more queues", hidden) % {"n": hidden}
+    if hidden_problems:
+        text += ngettext(
+            ", %(n)s of them with a problem", ", %(n)s of them with problems", hidden_problems
+        ) % {"n": hidden_problems}
+    return text
+
+
+# The "+ N more" line of each "needs attention" group (the msgids of _attention.html's).
+_ATTENTION_MORE = {
+    "pending": ("+ %(n)s more pending Job", "+ %(n)s more pending Jobs"),
+    "below": ("+ %(n)s more gang below minMember", "+ %(n)s more gangs below minMember"),
+    "crash": ("+ %(n)s more crash-looping pod", "+ %(n)s more crash-looping pods"),
+    "failed": ("+ %(n)s more failed Job", "+ %(n)s more failed Jobs"),
+    "closed": ("+ %(n)s more closed queue", "+ %(n)s more closed queues"),
+}
 
 
 def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict:
-    """The "needs attention" lists cut to ``lines`` (see KIOSK_ATTENTION_LINES), as a new dict
-    with the same keys (lists shortened) plus ``<group>_more``: how many of the group's total are
-    not shown (the kiosk says "+ N more" in the group's heading). Every non-empty group keeps its
-    heading and first item; the lines left go to the groups in turn (pending Jobs first), one item
-    each round. ``attention``: ``_attention``'s dict (not changed; the overview memoizes it)."""
+    """The "needs attention" lists for the kiosk, as a new dict with the same keys plus, per group,
+    ``<group>_base``: how many of its items show without script (the cut to ``lines``, see
+    KIOSK_ATTENTION_LINES), ``<group>_more``: how many of the group's total that cut leaves out
+    (the kiosk says "+ N more" in the group's heading), and ``<group>_cuts``: the "+ N more" line
+    for each number of items shown as JSON [N, text] pairs (item k: k + 1 shown; text "" when none
+    is left out), for kiosk.js,
+    which shows as many as fit. Every non-empty group keeps its heading and first item; the lines
+    left go to the groups in turn (pending Jobs first), one item each round. The lists are sent
+    whole. ``attention``: ``_attention``'s dict (not changed; the overview memoizes it)."""
     cost = {"pending": 3}
     totals = {
         "pending": attention.get("pending_total", 0),
@@ -1943,11 +1999,15 @@ def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict
                 shown[g] -= 1
     out = dict(attention)
     for g in KIOSK_ATTENTION_GROUPS:
-        if g in shown:
-            out[g] = attention[g][: shown[g]]
-            out[f"{g}_more"] = max(0, totals[g] - shown[g])
-        else:
-            out[f"{g}_more"] = 0
+        items = attention.get(g) or []
+        out[f"{g}_base"] = shown.get(g, 0)
+        out[f"{g}_more"] = max(0, totals[g] - shown[g]) if g in shown else 0
+        one, many = _ATTENTION_MORE[g]
+        cuts = []
+        for k in range(1, len(items) + 1):
+            n = max(0, totals[g] - k)
+            cuts.append([n, ngettext(one, many, n) % {"n": n} if n else ""])
+        out[f"{g}_cuts"] = json.dumps(cuts, ensure_ascii=False)
     return out
 
 
@@ -1990,7 +2050,11 @@ def kiosk(request: HttpRequest) -> HttpResponse:
     kiosk_poll = (
         min(settings.VOLCANO_UI_POLL_SECONDS * 2, rotate) if rotate else settings.VOLCANO_UI_POLL_SECONDS * 2
     )
-    queue_rows, queues_more, queue_problems_more = kiosk_queues(ctx.get("queue_rows") or [])
+    all_queue_rows = ctx.get("queue_rows") or []
+    queue_rows, queues_more, queue_problems_more = kiosk_queues(all_queue_rows)
+    queue_cuts = kiosk_queue_cuts(
+        len(queue_rows), len(all_queue_rows), sum(1 for r in all_queue_rows if kiosk_queue_problem(r))
+    )
     warnings = ctx.get("warnings") or []
     attention = kiosk_attention(ctx["attention"])
     ctx.update(
@@ -2000,6 +2064,8 @@ def kiosk(request: HttpRequest) -> HttpResponse:
             "queue_rows": queue_rows,
             "queues_more": queues_more,
             "queue_problems_more": queue_problems_more,
+            "queues_more_text": _queues_more_text(queues_more, queue_problems_more),
+            "queue_cuts": json.dumps(queue_cuts, ensure_ascii=False),
             "warnings": warnings[:KIOSK_WARNING_ROWS],
             "warnings_more": max(0, len(warnings) - KIOSK_WARNING_ROWS),
             # _recent_warnings stops at its limit: more than it kept may exist.

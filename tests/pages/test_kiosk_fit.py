@@ -1,8 +1,11 @@
-"""The kiosk fits its lists to the screen on the server: at most views.KIOSK_* rows per list, the
-problem queues never among those left out, and a "+ N more" wherever rows were left out."""
+"""The kiosk's lists on the server: without script at most views.KIOSK_* rows per list show, the
+problem queues never among those left out, and a "+ N more" wherever rows were left out; more rows
+are sent (hidden) in the same order of importance, with the "+ N more" text of every cut, for
+static/dashboard/kiosk.js to fill the screen at hand (tests/browser/test_kiosk_fit.py)."""
 
 from __future__ import annotations
 
+import json
 import re
 from types import SimpleNamespace
 
@@ -46,33 +49,52 @@ def _tree() -> list[dict]:
     ]
 
 
+def _names(rows: list[dict], *, hidden: bool | None = False) -> list[str]:
+    return [r["name"] for r in rows if hidden is None or r["kiosk_hidden"] == hidden]
+
+
 def test_all_queues_when_they_fit():
     rows = _tree()[:5]
     shown, more, problems_more = views.kiosk_queues(rows, limit=10)
-    assert shown == rows and more == 0 and problems_more == 0
+    assert _names(shown) == [r["name"] for r in rows] and more == 0 and problems_more == 0
+    assert [r["kiosk_rank"] for r in shown] == [0, 1, 2, 3, 4]  # the shallowest first, tree order
+    assert all(r["kiosk_path"] == [] for r in shown)  # every parent ranks before its children
 
 
 def test_problem_queues_are_never_the_ones_cut_and_read_in_place():
     rows = _tree()
-    shown, more, problems_more = views.kiosk_queues(rows, limit=9)
-    names = [r["name"] for r in shown]
-    # 8 rows and the "+ N more" line: every problem queue, then the top of the tree by depth, in
-    # tree order; 6 left out.
-    assert {"c-1-x", "c-2", "d", "orphan"} <= set(names)
-    assert names == ["root", "a", "b", "c", "c-1-x", "c-2", "d", "orphan"]
+    shown, more, problems_more = views.kiosk_queues(rows, limit=9, render=12)
+    # Without script, 8 rows and the "+ N more" line: every problem queue, then the top of the
+    # tree by depth, in tree order; 6 left out.
+    assert _names(shown) == ["root", "a", "b", "c", "c-1-x", "c-2", "d", "orphan"]
     assert (more, problems_more) == (6, 0)
+    # Sent: the cut to 12 (11 rows), the 3 after the first 8 in the order of importance hidden.
+    assert _names(shown, hidden=True) == ["a-1", "a-2", "a-3"]
     by_name = {r["name"]: r for r in shown}
-    # c-1 is left out: c-1-x shows its ancestors; c-2's parent is shown, so no path.
-    assert by_name["c-1-x"]["kiosk_path"] == ["root", "c", "c-1"]
-    assert by_name["c-2"]["kiosk_path"] == [] and by_name["orphan"]["kiosk_path"] == []
+    ranks = sorted(shown, key=lambda r: r["kiosk_rank"])
+    assert [r["name"] for r in ranks][:4] == ["c-1-x", "c-2", "d", "orphan"]  # problems first
+    # c-1 is not sent: c-1-x shows its ancestors. c ranks after c-2, so c-2 carries its path,
+    # hidden while c shows; a-1's parent ranks before it: no path. A problem row outside the
+    # tree never gets one.
+    assert by_name["c-1-x"]["kiosk_path"] == ["root", "c", "c-1"] and not by_name["c-1-x"]["kiosk_path_hidden"]
+    assert by_name["c-2"]["kiosk_path"] == ["root", "c"] and by_name["c-2"]["kiosk_path_hidden"]
+    assert by_name["a-1"]["kiosk_path"] == [] and by_name["orphan"]["kiosk_path"] == []
     assert "kiosk_path" not in rows[10]  # the overview's memoized rows are not changed
 
 
 def test_more_problem_queues_than_rows_says_so():
     rows = _tree()
-    shown, more, problems_more = views.kiosk_queues(rows, limit=3)
-    assert [r["name"] for r in shown] == ["c-1-x", "c-2"]
+    shown, more, problems_more = views.kiosk_queues(rows, limit=3, render=3)
+    assert _names(shown, hidden=None) == ["c-1-x", "c-2"]
     assert (more, problems_more) == (12, 2)
+
+
+def test_queue_cuts_count_what_each_cut_leaves_out():
+    cuts = views.kiosk_queue_cuts(sent=4, total=14, problems=2)
+    assert [n for n, _text in cuts] == [13, 12, 11, 10]
+    assert cuts[0][1] == "+ 13 more queues, 1 of them with a problem"
+    assert cuts[1][1] == "+ 12 more queues"
+    assert views.kiosk_queue_cuts(sent=3, total=3, problems=0)[-1] == [0, ""]
 
 
 def _attention(pending: int, below: int, crash: int, failed: int, closed: int) -> dict:
@@ -91,7 +113,7 @@ def _attention(pending: int, below: int, crash: int, failed: int, closed: int) -
 
 
 def _lines(a: dict) -> int:
-    return sum(1 + len(a[g]) * (3 if g == "pending" else 1) for g in views.KIOSK_ATTENTION_GROUPS if a[g])
+    return sum(1 + a[f"{g}_base"] * (3 if g == "pending" else 1) for g in views.KIOSK_ATTENTION_GROUPS if a[g])
 
 
 @pytest.mark.parametrize(
@@ -103,22 +125,29 @@ def test_attention_fits_its_lines_and_counts_the_rest(counts):
     assert _lines(k) <= views.KIOSK_ATTENTION_LINES
     totals = dict(zip(views.KIOSK_ATTENTION_GROUPS, counts, strict=True))
     for g, total in totals.items():
-        assert bool(k[g]) == bool(total)  # every group that has something shows
-        assert len(k[g]) + k[f"{g}_more"] == total
+        assert bool(k[f"{g}_base"]) == bool(total)  # every group that has something shows
+        assert k[f"{g}_base"] + k[f"{g}_more"] == total
+        # Sent whole, with the "+ N more" line of each cut.
+        assert k[g] == a[g]
+        cuts = json.loads(k[f"{g}_cuts"])
+        assert [n for n, _text in cuts] == [total - i for i in range(1, len(a[g]) + 1)]
+        assert all(bool(text) == bool(n) for n, text in cuts)
     assert len(a["pending"]) == min(counts[0], 8)  # the shared dict is not changed
 
 
 def test_attention_fills_its_lines_when_there_is_more():
     k = views.kiosk_attention(_attention(40, 0, 12, 0, 0), lines=15)
     # 2 headings; the 13 lines left go to the two groups in turn: 3 pending Jobs (9), 4 pods (4).
-    assert (len(k["pending"]), len(k["crash"])) == (3, 4)
+    assert (k["pending_base"], k["crash_base"]) == (3, 4)
     assert (k["pending_more"], k["crash_more"]) == (37, 8)
+    assert json.loads(k["pending_cuts"])[2] == [37, "+ 37 more pending Jobs"]
 
 
 @pytest.mark.usefixtures("demo_cache")
 def test_kiosk_page_renders_the_caps_and_the_more_lines(client, demo_cluster):
     page = client.get("/kiosk/").content.decode()
-    rows = re.findall(r'<tr data-queue="([^"]+)"', page)
+    # Without script: the rows not marked hidden.
+    rows = [name for name, attrs in re.findall(r'<tr data-queue="([^"]+)"([^>]*)>', page) if " hidden" not in attrs]
     assert 0 < len(rows) <= views.KIOSK_QUEUE_ROWS
     # The demo's over-quota queues are on the board.
     assert "research" in rows and "research-nlp" in rows
@@ -130,6 +159,6 @@ def test_kiosk_page_renders_the_caps_and_the_more_lines(client, demo_cluster):
     # Needs attention: names as text, no links or controls; "+ N more" wherever rows were left out.
     attention = page[page.index('data-panel="attention"') : page.index('data-panel="queues"')]
     assert "<a " not in attention and "All pending Jobs" not in attention
-    for m in re.finditer(r'data-more="(\d+)"', attention):
-        assert int(m.group(1)) > 0
+    for m in re.finditer(r'data-more="(\d+)"[^>]*>', attention):
+        assert (int(m.group(1)) > 0) == (" hidden" not in m.group(0))
     assert len(re.findall(r"<li>", page[page.index('class="kiosk-events"') :])) <= views.KIOSK_WARNING_ROWS
