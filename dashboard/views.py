@@ -478,14 +478,19 @@ def _attention_uncached(snap, now: datetime, limit: int = 8) -> dict[str, list]:
     for wait, job in pending:
         pg = snap.podgroup_for_job(job)
         qname = p.as_str(p.spec_of(job).get("queue"))
+        queue = snap.queues.get(None, qname) if qname else None
+        # The same reading as the Job's page (ancestors, Inqueue reservations); the memo key of
+        # this section follows the PodGroup and Queue collections, so it stays current.
         findings = p.why_pending(
             job,
             pg,
-            snap.queues.get(None, qname) if qname else None,
+            queue,
             qname,
             _pod_list(snap, "pods_for_job", job),
             pg_state=snap.podgroups.state,
             queue_state=snap.queues.state,
+            queue_lookup=lambda n: snap.queues.get(None, n),
+            room=_gang_room(snap, queue, pg),
         )
         pending_rows.append(
             {

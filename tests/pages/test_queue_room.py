@@ -9,6 +9,7 @@ scheduler decides), plus unit tests of the pure functions on odd shapes."""
 from __future__ import annotations
 
 import html
+import re
 from decimal import Decimal
 
 import pytest
@@ -366,3 +367,12 @@ def test_a_very_deep_tree_renders():
     (finding,) = [f for f in findings if f.text.startswith("No room")]
     assert "ancestor queue “q0”" in finding.text
     assert finding.items == ["cpu: needs 1, 0 left (capability 4, allocated 3, reserved 1 by 1 Inqueue PodGroup)"]
+
+
+def test_demo_overview_attention_names_the_reservation_too(client, demo_cluster, demo_cache):
+    body = text(client.get("/").content.decode())
+    section = body.split("Needs attention", 1)[1].split("All pending Jobs", 1)[0]
+    # The Job's first finding, right after its wait time.
+    m = re.search(r"pytorch-job-04 platform waiting \S+ (No room in queue “prod-training”.*?\))", section)
+    assert m, section
+    assert "reserved 96 by 1 Inqueue PodGroup" in m.group(1)
