@@ -182,7 +182,10 @@ def targets(ep: Endpoints, base: str) -> list[Target]:
         out.append(Target.fixed("queue list", ep.queues))
     if "fragment" not in ep.missing:
         out.append(unchanged_fragment_target(ep, base))
-        out.append(Target.fixed("fragment, changed (200)", _with_version(ep.fragment(), "0"), headers=HX))
+        # Every sampled Job's fragment in turn: one deleted by churn meanwhile (a slow run) leaves
+        # the rotation instead of answering 404 for the rest of the phase.
+        changed = [_with_version(ep.fragment(i), "0") for i in range(len(ep.job_details))]
+        out.append(Target.cycle("fragment, changed (200)", changed, headers=HX))
     return out
 
 
@@ -190,15 +193,16 @@ def unchanged_fragment_target(ep: Endpoints, base: str) -> Target:
     """Polls of one fragment with its current version: 204 unless it changed meanwhile.
 
     A 200 (the Job changed, or the age bucket moved on) hands the new version to the next
-    request, as htmx swapping the fragment in would; the share of 204s is reported.
+    request, as htmx swapping the fragment in would; the share of 204s is reported. A 404 (the
+    Job was deleted by churn: a slow run outlives the sampled Jobs' retirement) moves on to the
+    next sampled Job, as poll_mix's pollers do; such 404s are counted in the statuses.
     """
-    fragment = ep.fragment()
-    state = {"v": fragment_version(base, fragment) or "0"}
+    state = {"i": 0, "v": fragment_version(base, ep.fragment()) or "0"}
     lock = threading.Lock()
 
     def path() -> str:
         with lock:
-            return _with_version(fragment, state["v"])
+            return _with_version(ep.fragment(state["i"]), state["v"])
 
     def observe(status: int, body: bytes, headers: object, path: str) -> None:
         if status == 200:
@@ -206,8 +210,13 @@ def unchanged_fragment_target(ep: Endpoints, base: str) -> Target:
             if new:
                 with lock:
                     state["v"] = new
+        elif status == 404:
+            with lock:
+                if path.startswith(ep.fragment(state["i"]) + "&"):
+                    state["i"] += 1
+                    state["v"] = "0"  # the next request answers 200 with the new Job's version
 
-    return Target("fragment, unchanged (204)", path, frozenset({200, 204}), dict(HX), observe)
+    return Target("fragment, unchanged (204)", path, frozenset({200, 204, 404}), dict(HX), observe)
 
 
 def poll_mix(ep: Endpoints, base: str, page_every: int = 0):

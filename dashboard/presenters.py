@@ -1145,6 +1145,11 @@ class Finding:
     text: str
     verbatim: str = ""
     items: list[str] = field(default_factory=list)
+    # PodGroups (namespace, name) the finding names as links under ``podgroups_label``, and how
+    # many more there are beyond them.
+    podgroups: list[tuple[str, str]] = field(default_factory=list)
+    podgroups_label: str = ""
+    podgroups_more: int = 0
 
 
 # Quota-style keys of PodGroup.spec.minResources (REFERENCE.md §4) mapped to Queue resource names.
@@ -1155,17 +1160,10 @@ def _queue_resource(key: str) -> str | None:
 
 
 def min_resource_needs(pg: Mapping | None) -> dict[str, Decimal]:
-    """The PodGroup's spec.minResources by Queue resource name (quota keys mapped, REFERENCE.md §4:
-    ``requests.cpu`` and ``cpu`` are the same need; ``limits.*``/``count/*``/``pods`` skipped).
-    Values that are no usable amount (derive.resource_amount) are left out."""
-    needs: dict[str, Decimal] = {}
-    for key, raw in as_dict(spec_of(pg).get("minResources") if pg else None).items():
-        res = _queue_resource(as_str(key))
-        q = derive.resource_amount(raw)
-        if res is None or q is None:
-            continue
-        needs[res] = max(needs.get(res, Decimal(0)), q)
-    return needs
+    """The PodGroup's spec.minResources by Queue resource name (derive.podgroup_min_resources:
+    quota keys mapped, REFERENCE.md §4: ``requests.cpu`` and ``cpu`` are the same need;
+    ``limits.*``/``count/*``/``pods`` skipped). Values that are no usable amount are left out."""
+    return derive.podgroup_min_resources(pg) if pg else {}
 
 
 def exact_quantity(resource: str, value: Decimal) -> str:
@@ -1184,50 +1182,161 @@ def _plain_decimal(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def queue_headroom(queue: Mapping | None, pg: Mapping | None) -> list[dict]:
-    """For each resource the PodGroup needs (spec.minResources): need, allocated, deserved,
-    capability and what is left under capability, as display strings plus ``short`` (True when the
-    need exceeds what is left). A capability or allocated value that is no usable amount is shown
-    verbatim as invalid, with "?" left and never ``short``."""
+def queue_headroom(
+    queue: Mapping | None,
+    pg: Mapping | None,
+    *,
+    queue_lookup: Callable[[str], Mapping | None] | None = None,
+    queue_children: Callable[[str], Iterable[Mapping]] | None = None,
+    inqueue_podgroups: Callable[[str], Iterable[Mapping]] | None = None,
+) -> list[dict]:
+    """The headroom table's rows: ``gang_room(...).rows``."""
+    room = gang_room(
+        queue,
+        pg,
+        queue_lookup=queue_lookup,
+        queue_children=queue_children,
+        inqueue_podgroups=inqueue_podgroups,
+    )
+    return room.rows
+
+
+@dataclass
+class GangRoom:
+    """The gang's room in its queue and the queue's ancestors (derive.queue_room).
+
+    ``rows``: one per resource the PodGroup needs (spec.minResources) for its own queue, then one per
+    ancestor that sets a capability on it; display strings ``need``, ``allocated``, ``reserved``,
+    ``deserved`` (own queue only), ``capability``, ``left`` ("?" when a value is no usable amount,
+    "" without a capability), plus ``resource``, ``queue``, ``depth`` (0 own, 1 parent, ...),
+    ``reservers`` [(namespace, name)] of the Inqueue PodGroups holding ``reserved``, ``short`` (the
+    need exceeds what is left there), ``binding`` (the row that limits the resource most) and
+    ``over_deserved``. ``read``: the Queues and PodGroups the numbers come from beyond the queue and
+    its ancestors (child queues, Inqueue PodGroups), for the pages' version keys."""
+
+    rows: list[dict] = field(default_factory=list)
+    read: list[Mapping] = field(default_factory=list)
+
+
+def gang_room(
+    queue: Mapping | None,
+    pg: Mapping | None,
+    *,
+    queue_lookup: Callable[[str], Mapping | None] | None = None,
+    queue_children: Callable[[str], Iterable[Mapping]] | None = None,
+    inqueue_podgroups: Callable[[str], Iterable[Mapping]] | None = None,
+) -> GangRoom:
+    """What is left for the gang under the capability of its queue and of each ancestor, as the
+    scheduler's enqueue decides it (derive.queue_room: capability − allocated − minResources
+    reserved by other Inqueue PodGroups; REFERENCE.md §2, §3). ``queue_lookup`` finds the
+    ancestors (none without it), ``queue_children(name)`` a queue's child queues,
+    ``inqueue_podgroups(name)`` the Inqueue PodGroups of a queue (nothing reserved without it).
+    A capability or allocated value that is no usable amount is shown verbatim as invalid, with
+    "?" left and never ``short``."""
     if not queue or not pg:
-        return []
+        return GangRoom()
+    read: list[Mapping] = []
+
+    def children(name: str) -> list[Mapping]:
+        found = list(queue_children(name)) if queue_children is not None else []
+        read.extend(found)
+        return found
+
+    def inqueue(name: str) -> list[Mapping]:
+        found = list(inqueue_podgroups(name)) if inqueue_podgroups is not None else []
+        read.extend(found)
+        return found
+
+    chain = derive.queue_ancestry(queue, queue_lookup)
+    needs = min_resource_needs(pg)
+    own_key = (namespace_of(pg), name_of(pg))
+    rooms = derive.queue_room(
+        needs,
+        chain,
+        children=children if queue_children is not None else None,
+        inqueue=inqueue if inqueue_podgroups is not None else None,
+        exclude=own_key,
+    )
     spec = spec_of(queue)
     alloc = as_dict(status_of(queue).get("allocated"))
-    cap = as_dict(spec.get("capability"))
     des = as_dict(spec.get("deserved"))
-    needs = min_resource_needs(pg)
-    rows = []
+    rows: list[dict] = []
     for res in sorted(needs, key=resource_sort_key):
         need = needs[res]
-        if res in alloc:
-            a, a_text = amount_text(res, alloc.get(res))
-        else:
-            a, a_text = Decimal(0), format_quantity(res, Decimal(0))
-        c, c_text = amount_text(res, cap.get(res)) if res in cap else (None, "")
-        d, d_text = amount_text(res, des.get(res)) if res in des else (None, "")
-        unknown = (res in cap and c is None) or a is None
-        left = (c - a) if c is not None and a is not None else None
-        if unknown:
-            left_text = "?"
-        else:
-            left_text = format_quantity(res, max(left, Decimal(0))) if left is not None else ""
-        need_text = format_quantity(res, need)
-        if left is not None and need > left and left_text == need_text:
-            # Rounded alike although the gang needs more ("needs 512Mi, 512Mi left"): both exactly.
-            need_text, left_text = exact_quantity(res, need), exact_quantity(res, max(left, Decimal(0)))
-        rows.append(
-            {
-                "resource": res,
-                "need": need_text,
-                "allocated": a_text,
-                "capability": c_text,
-                "deserved": d_text,
-                "left": left_text,
-                "short": left is not None and need > left,
-                "over_deserved": d is not None and a is not None and a + need > d,
-            }
-        )
-    return rows
+        d = amount_text(res, des.get(res))[0] if res in des else None
+        by_queue = {r.depth: r for r in rooms[res]}
+        binding = derive.binding_room(rooms[res])
+        own_alloc = alloc.get(res) if res in alloc else None
+        levels = [by_queue.get(0)] + [r for r in rooms[res] if r.depth > 0]
+        for room in levels:
+            if room is None:  # the own queue sets no capability on it: "no limit" there
+                if res in alloc:
+                    a, a_text = amount_text(res, own_alloc)
+                else:
+                    a, a_text = Decimal(0), format_quantity(res, Decimal(0))
+                row = _room_row(res, need, name_of(queue), 0, None, "", a, a_text, Decimal(0), ())
+            else:
+                raw_cap = as_dict(spec_of(chain[room.depth]).get("capability")).get(res)
+                raw_alloc = as_dict(status_of(chain[room.depth]).get("allocated")).get(res)
+                a_text = (
+                    amount_text(res, raw_alloc)[1]
+                    if raw_alloc is not None
+                    else format_quantity(res, room.allocated if room.allocated is not None else Decimal(0))
+                )
+                c_text = amount_text(res, raw_cap)[1]
+                row = _room_row(
+                    res, need, room.queue, room.depth, room.capability, c_text,
+                    room.allocated, a_text, room.reserved, room.reservers,
+                )
+                row["binding"] = room is binding
+            if row["depth"] == 0:
+                row["deserved"] = amount_text(res, des.get(res))[1] if res in des else ""
+                a = row.pop("_alloc")
+                row["over_deserved"] = d is not None and a is not None and a + need > d
+            else:
+                row.pop("_alloc")
+                row["deserved"] = ""
+                row["over_deserved"] = False
+            rows.append(row)
+    return GangRoom(rows=rows, read=read)
+
+
+def _room_row(
+    res: str,
+    need: Decimal,
+    queue: str,
+    depth: int,
+    c: Decimal | None,
+    c_text: str,
+    a: Decimal | None,
+    a_text: str,
+    reserved: Decimal,
+    reservers: tuple[tuple[str, str], ...],
+) -> dict:
+    unknown = (bool(c_text) and c is None) or a is None
+    left = (c - a - reserved) if c is not None and a is not None else None
+    if unknown:
+        left_text = "?"
+    else:
+        left_text = format_quantity(res, max(left, Decimal(0))) if left is not None else ""
+    need_text = format_quantity(res, need)
+    if left is not None and need > left and left_text == need_text:
+        # Rounded alike although the gang needs more ("needs 512Mi, 512Mi left"): both exactly.
+        need_text, left_text = exact_quantity(res, need), exact_quantity(res, max(left, Decimal(0)))
+    return {
+        "resource": res,
+        "queue": queue,
+        "depth": depth,
+        "need": need_text,
+        "allocated": a_text,
+        "reserved": format_quantity(res, reserved) if reservers else "",
+        "reservers": list(reservers),
+        "capability": c_text,
+        "left": left_text,
+        "short": left is not None and need > left,
+        "binding": False,
+        "_alloc": a,
+    }
 
 
 # --- "does not exist" claims ----------------------------------------------------------------------
@@ -1393,6 +1502,78 @@ def never_start(
     return out, {lim.resource for lim in limits}
 
 
+# PodGroups a "no room" finding links to by name; the rest are counted ("+ 3 more").
+NO_ROOM_PODGROUP_LINKS = 3
+
+
+def _no_room_findings(room: GangRoom, queue_name: str, impossible: set[str]) -> list[Finding]:
+    """One "bad" finding per queue that limits at least one resource the gang lacks room for (the
+    binding row of ``room``, see GangRoom), the gang's own queue first, then its ancestors."""
+    by_queue: dict[tuple[int, str], list[dict]] = {}
+    for row in room.rows:
+        if row["binding"] and row["short"] and row["resource"] not in impossible:
+            by_queue.setdefault((row["depth"], row["queue"]), []).append(row)
+    out = []
+    for (depth, qname), rows in sorted(by_queue.items()):
+        items = []
+        holders: dict[tuple[str, str], None] = {}
+        for r in rows:
+            values = {
+                "res": r["resource"],
+                "need": r["need"],
+                "left": r["left"],
+                "cap": r["capability"],
+                "alloc": r["allocated"],
+                "reserved": r["reserved"],
+                "n": len(r["reservers"]),
+            }
+            if r["reservers"]:
+                items.append(
+                    ngettext(
+                        "%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, allocated "
+                        "%(alloc)s, reserved %(reserved)s by %(n)d Inqueue PodGroup)",
+                        "%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, allocated "
+                        "%(alloc)s, reserved %(reserved)s by %(n)d Inqueue PodGroups)",
+                        len(r["reservers"]),
+                    )
+                    % values
+                )
+            else:
+                items.append(
+                    _("%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, allocated %(alloc)s)")
+                    % values
+                )
+            holders.update(dict.fromkeys(tuple(k) for k in r["reservers"]))
+        if depth == 0:
+            text = _("No room in queue “%(queue)s” for the gang's minimum resources:") % {"queue": qname}
+        elif depth == 1:
+            text = _(
+                "No room in parent queue “%(queue)s” (its capability covers “%(own)s” and every "
+                "other queue below it) for the gang's minimum resources:"
+            ) % {"queue": qname, "own": queue_name}
+        else:
+            text = _(
+                "No room in ancestor queue “%(queue)s” (its capability covers “%(own)s” and every "
+                "other queue below it) for the gang's minimum resources:"
+            ) % {"queue": qname, "own": queue_name}
+        names = list(holders)
+        out.append(
+            Finding(
+                "bad",
+                text,
+                items=items,
+                podgroups=names[:NO_ROOM_PODGROUP_LINKS],
+                podgroups_label=ngettext(
+                    "Reserved by the Inqueue PodGroup:", "Reserved by the Inqueue PodGroups:", len(names)
+                )
+                if names
+                else "",
+                podgroups_more=max(0, len(names) - NO_ROOM_PODGROUP_LINKS),
+            )
+        )
+    return out
+
+
 def why_pending(
     job: Mapping | None,
     pg: Mapping | None,
@@ -1404,6 +1585,9 @@ def why_pending(
     queue_state: Any = None,
     owner_job: Mapping | None = None,
     queue_lookup: Callable[[str], Mapping | None] | None = None,
+    queue_children: Callable[[str], Iterable[Mapping]] | None = None,
+    inqueue_podgroups: Callable[[str], Iterable[Mapping]] | None = None,
+    room: GangRoom | None = None,
 ) -> list[Finding]:
     """Plain-words reasons why a Job (or a PodGroup) is not running yet, most decisive first.
 
@@ -1417,6 +1601,10 @@ def why_pending(
     Gangs that can never be satisfied come first (``never_start``): ``owner_job`` is the Volcano Job
     owning ``pg`` when ``job`` is None (the PodGroup's page), ``queue_lookup(name)`` finds the
     queue's ancestors for their capability.
+
+    "No room" findings name the queue that limits each resource, the gang's own or an ancestor, with
+    its capability, allocated and the minResources reserved by Inqueue PodGroups (``gang_room``;
+    ``queue_children``/``inqueue_podgroups`` as there, or ``room`` when the caller has it already).
     """
     never, impossible = never_start(job, pg, queue, pods, owner_job=owner_job, queue_lookup=queue_lookup)
     findings: list[Finding] = list(never)
@@ -1545,32 +1733,15 @@ def why_pending(
                     )
                 )
             # A resource above the capability itself is a "never" finding above, not a lack of room.
-            short = [r for r in queue_headroom(queue, pg) if r["short"] and r["resource"] not in impossible]
-            if short:
-                findings.append(
-                    Finding(
-                        "bad",
-                        _(
-                            "Queue “%(queue)s” does not have room for the gang's minimum "
-                            "resources under its capability:"
-                        )
-                        % {"queue": queue_name},
-                        items=[
-                            _(
-                                "%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, "
-                                "allocated %(alloc)s)"
-                            )
-                            % {
-                                "res": r["resource"],
-                                "need": r["need"],
-                                "left": r["left"],
-                                "cap": r["capability"],
-                                "alloc": r["allocated"],
-                            }
-                            for r in short
-                        ],
-                    )
+            if room is None:
+                room = gang_room(
+                    queue,
+                    pg,
+                    queue_lookup=queue_lookup,
+                    queue_children=queue_children,
+                    inqueue_podgroups=inqueue_podgroups,
                 )
+            findings.extend(_no_room_findings(room, queue_name, impossible))
     blockers: list[str] = []
     for pod in pods:
         for text in pod_blockers(pod):

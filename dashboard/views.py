@@ -478,14 +478,19 @@ def _attention_uncached(snap, now: datetime, limit: int = 8) -> dict[str, list]:
     for wait, job in pending:
         pg = snap.podgroup_for_job(job)
         qname = p.as_str(p.spec_of(job).get("queue"))
+        queue = snap.queues.get(None, qname) if qname else None
+        # The same reading as the Job's page (ancestors, Inqueue reservations); the memo key of
+        # this section follows the PodGroup and Queue collections, so it stays current.
         findings = p.why_pending(
             job,
             pg,
-            snap.queues.get(None, qname) if qname else None,
+            queue,
             qname,
             _pod_list(snap, "pods_for_job", job),
             pg_state=snap.podgroups.state,
             queue_state=snap.queues.state,
+            queue_lookup=lambda n: snap.queues.get(None, n),
+            room=_gang_room(snap, queue, pg),
         )
         pending_rows.append(
             {
@@ -1328,6 +1333,19 @@ def _or_404(obj, kind: str, snap, *names: str):
 GONE_HEADER = "X-Volcano-Gone"
 
 
+def _gang_room(snap, queue, pg) -> p.GangRoom:
+    """The gang's room in its queue and the queue's ancestors (p.gang_room), read from the
+    snapshot's indexes: child queues by parent, Inqueue PodGroups by (queue, phase). A user limited
+    to some namespaces sees only their PodGroups' reservations."""
+    return p.gang_room(
+        queue,
+        pg,
+        queue_lookup=lambda n: snap.queues.get(None, n),
+        queue_children=snap.child_queues,
+        inqueue_podgroups=lambda n: snap.podgroups.lookup("queue_phase", (n, "Inqueue")),
+    )
+
+
 @require_safe
 def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     snap = _snapshot(request)
@@ -1342,13 +1360,24 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     queue = snap.queues.get(None, qname) if qname else None
     # The queue's ancestors: their capability can make the gang impossible (p.never_start).
     ancestors = p.queue_ancestors(queue, lambda n: snap.queues.get(None, n))
+    phase = p.job_phase(job)
+    pending_like = p.job_phase_name(job) in ("Pending", "") or (
+        pg is not None and p.podgroup_phase_name(pg) in ("Pending", "Inqueue", "Unknown") and not phase.final
+    )
+    room = _gang_room(snap, queue, pg) if pending_like else p.GangRoom()
     events = _events(snap, job, pg, *pods)
     kinds = ("jobs", "podgroups", "pods", "queues", "events")
     states = _kind_states(snap, *kinds)
     b = _bucket(now)
     pods_v = p.resource_versions(pods)
     versions = {
-        "status": p.version_key(p.resource_versions([job, pg, queue, *ancestors]), pods_v, states, b),
+        "status": p.version_key(
+            p.resource_versions([job, pg, queue, *ancestors]),
+            p.resource_versions(room.read),
+            pods_v,
+            states,
+            b,
+        ),
         "pods": p.version_key(pods_v, states, b),
         "events": p.version_key(p.resource_versions(events), states, b),
     }
@@ -1356,11 +1385,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, ("jobs", "podgroups", "pods", "queues", "events"), "jobs")
-    phase = p.job_phase(job)
     state = p.as_dict(p.status_of(job).get("state"))
-    pending_like = p.job_phase_name(job) in ("Pending", "") or (
-        pg is not None and p.podgroup_phase_name(pg) in ("Pending", "Inqueue", "Unknown") and not phase.final
-    )
     event_rows = p.event_rows(events)
     ctx.update(
         {
@@ -1386,7 +1411,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             # The same hints as the Job's row in the lists (crash-looping pods, image pulls, ...).
             "hints": p.job_health_hint(job, pods, pg),
             "queue_state": p.queue_state(queue) if queue else None,
-            "headroom": p.queue_headroom(queue, pg),
+            "headroom": room.rows,
             "pending_like": pending_like,
             "findings": p.why_pending(
                 job,
@@ -1397,6 +1422,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
                 pg_state=snap.podgroups.state,
                 queue_state=snap.queues.state,
                 queue_lookup=lambda n: snap.queues.get(None, n),
+                room=room,
             )
             if pending_like else [],
             "warning_events": p.latest_per_object(
@@ -1621,13 +1647,22 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
     qname = p.as_str(p.spec_of(pg).get("queue"))
     queue = snap.queues.get(None, qname) if qname else None
     ancestors = p.queue_ancestors(queue, lambda n: snap.queues.get(None, n))
+    phase = p.podgroup_phase(pg)
+    pending_like = phase.label in ("Pending", "Inqueue", "Unknown") or not phase.known
+    room = _gang_room(snap, queue, pg) if pending_like else p.GangRoom()
     events = _events(snap, pg, *pods)
     kinds = ("podgroups", "jobs", "pods", "queues", "events")
     states = _kind_states(snap, *kinds)
     b = _bucket(now)
     pods_v = p.resource_versions(pods)
     versions = {
-        "status": p.version_key(p.resource_versions([pg, job, queue, *ancestors]), pods_v, states, b),
+        "status": p.version_key(
+            p.resource_versions([pg, job, queue, *ancestors]),
+            p.resource_versions(room.read),
+            pods_v,
+            states,
+            b,
+        ),
         "pods": p.version_key(pods_v, states, b),
         "events": p.version_key(p.resource_versions(events), states, b),
     }
@@ -1635,8 +1670,6 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
     if resp := _unchanged(request, versions):
         return resp
     ctx = _base_ctx(request, snap, now, ("podgroups", "jobs", "pods", "queues", "events"), "podgroups")
-    phase = p.podgroup_phase(pg)
-    pending_like = phase.label in ("Pending", "Inqueue", "Unknown") or not phase.known
     event_rows = p.event_rows(events)
     ctx.update(
         {
@@ -1657,7 +1690,7 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
             "queue": queue,
             "queue_missing": p.absent_hint(queue, snap.queues.state),
             "queue_state": p.queue_state(queue) if queue else None,
-            "headroom": p.queue_headroom(queue, pg),
+            "headroom": room.rows,
             "findings": p.why_pending(
                 None,
                 pg,
@@ -1668,6 +1701,7 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
                 queue_state=snap.queues.state,
                 owner_job=job,
                 queue_lookup=lambda n: snap.queues.get(None, n),
+                room=room,
             )
             if pending_like else [],
             "pending_like": pending_like,

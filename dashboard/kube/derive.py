@@ -844,6 +844,168 @@ def capability_limits(needs: Mapping[str, Decimal], chain: Iterable[Any]) -> lis
     return out
 
 
+# -- room in the queue and its ancestors ------------------------------------------------------
+
+
+def podgroup_min_resources(pg: Any) -> dict[str, Decimal]:
+    """PodGroup.spec.minResources by Queue resource name (REFERENCE.md §4: the keys are quota-style,
+    so ``requests.cpu`` and ``cpu`` are the same amount and the larger is taken; ``limits.*``,
+    ``count/*`` and ``pods`` are left out). Values that are no usable amount (resource_amount) are
+    left out; a missing spec or minResources gives {}."""
+    out: dict[str, Decimal] = {}
+    for key, raw in _d(_d(_d(pg).get("spec")).get("minResources")).items():
+        name, value = _queue_key(str(key)), resource_amount(raw)
+        if name is not None and name != "pods" and value is not None:
+            out[name] = max(out.get(name, Decimal(0)), value)
+    return out
+
+
+@dataclass(frozen=True)
+class QueueRoom:
+    """What one queue of the gang's chain (its own queue, ``depth`` 0, or an ancestor, depth 1 =
+    parent) has left of one resource under its spec.capability, as Volcano's enqueue checks it
+    (REFERENCE.md §2: a PodGroup stays Pending while "the queue lacks quota"; §5: the event "queue
+    resource quota insufficient: insufficient cpu"): capability − allocated − reserved.
+
+    ``allocated`` is the queue's status.allocated, which the scheduler sums up into parents (§3), or
+    for a queue whose status.allocated lacks the resource the sum over its child queues; None when a
+    value is no usable amount. ``reserved`` is the sum of spec.minResources (§4) over the PodGroups
+    that are Inqueue (§2: admitted by the enqueue action, pods not yet bound) in the queue and, for a
+    parent, in every queue below it; ``reservers`` names them as (namespace, name), sorted. Amounts
+    in base units (cores, bytes, counts). ``capability`` None: the value is no usable amount."""
+
+    queue: str
+    depth: int
+    resource: str
+    capability: Decimal | None
+    allocated: Decimal | None
+    reserved: Decimal
+    reservers: tuple[tuple[str, str], ...]
+
+    @property
+    def left(self) -> Decimal | None:
+        """capability − allocated − reserved (negative when over), None when not computable."""
+        if self.capability is None or self.allocated is None:
+            return None
+        return self.capability - self.allocated - self.reserved
+
+
+def _queue_name(queue: Any) -> str:
+    return str(meta(queue).get("name") or "")
+
+
+def _subtree(queue: dict, children: Any) -> list[dict]:
+    """``queue`` and every queue below it (``children(name) -> Iterable[Queue]``), each once; a
+    cycle or QUEUE_CHAIN_LIMIT queues end the walk."""
+    out: list[dict] = []
+    seen: set[str] = set()
+    stack = [queue]
+    while stack and len(out) < QUEUE_CHAIN_LIMIT:
+        current = _d(stack.pop())
+        name = _queue_name(current)
+        if name in seen:
+            continue
+        seen.add(name)
+        out.append(current)
+        if children is not None:
+            stack.extend(c for c in children(name) or () if isinstance(c, dict))
+    return out
+
+
+def _allocated(queue: dict, resource: str, children: Any) -> Decimal | None:
+    """status.allocated[resource] of ``queue``; when the key is absent, the sum over its children,
+    each by the same rule (0 for a leaf). None when a value found is no usable amount. Walks
+    without recursion, each queue once, at most QUEUE_CHAIN_LIMIT queues (any depth renders)."""
+    total = Decimal(0)
+    seen: set[str] = set()
+    stack = [queue]
+    while stack and len(seen) < QUEUE_CHAIN_LIMIT:
+        current = _d(stack.pop())
+        name = _queue_name(current)
+        if name in seen:
+            continue
+        seen.add(name)
+        alloc = _d(_d(current.get("status")).get("allocated"))
+        if resource in alloc:
+            value = resource_amount(alloc[resource])
+            if value is None:
+                return None
+            total += value
+        elif children is not None:
+            stack.extend(c for c in children(name) or () if isinstance(c, dict))
+    return total
+
+
+def queue_room(
+    needs: Mapping[str, Decimal],
+    chain: Iterable[Any],
+    *,
+    children: Any = None,
+    inqueue: Any = None,
+    exclude: tuple[str, str] | None = None,
+) -> dict[str, list[QueueRoom]]:
+    """Per resource in ``needs`` (Queue resource names), the room of each queue in ``chain``
+    (queue_ancestry: the gang's queue first, then its ancestors) that sets a capability on it, in
+    chain order. The rule is the one Volcano's capacity plugin applies with hierarchy and the
+    simulated scheduler (dashboard/sim/scheduler.py ``_queue_free``) applies: a gang is admitted
+    only if, for every such queue, need ≤ capability − allocated − reserved, where an ancestor's
+    allocated and reserved cover its whole subtree (siblings included; REFERENCE.md §3: a child's
+    capability bounds nothing above it, an ancestor's bounds every queue below it).
+
+    ``children(name) -> Iterable[Queue]`` lists a queue's child queues; ``inqueue(name) ->
+    Iterable[PodGroup]`` the Inqueue PodGroups whose spec.queue is ``name``; either None counts
+    nothing below the queue / nothing reserved. ``exclude`` is the gang's own PodGroup
+    (namespace, name): an Inqueue PodGroup does not compete with its own reservation. Running
+    PodGroups are in status.allocated already and are not counted again. A queue in ``chain``
+    without a usable capability amount on a resource gives a QueueRoom whose ``left`` is None."""
+    chain = [_d(q) for q in chain if q]
+    out: dict[str, list[QueueRoom]] = {res: [] for res in needs}
+    reserved_in: dict[str, dict[str, tuple[Decimal, tuple[str, str]]]] = {}
+
+    def reservations(qname: str) -> dict[str, tuple[Decimal, tuple[str, str]]]:
+        # {"namespace/name": (amounts, key)} of the Inqueue PodGroups in one queue, read once.
+        if qname not in reserved_in:
+            found = {}
+            for pg in (inqueue(qname) or ()) if inqueue is not None else ():
+                pg = _d(pg)
+                key = (str(meta(pg).get("namespace") or ""), str(meta(pg).get("name") or ""))
+                if key == exclude or phase_of(pg) != "Inqueue":
+                    continue
+                found[key] = podgroup_min_resources(pg)
+            reserved_in[qname] = found
+        return reserved_in[qname]
+
+    for depth, queue in enumerate(chain):
+        caps = _d(_d(queue.get("spec")).get("capability"))
+        wanted = [res for res in needs if res in caps]
+        if not wanted:
+            continue
+        held: dict[tuple[str, str], dict[str, Decimal]] = {}
+        for member in _subtree(queue, children):
+            held.update(reservations(_queue_name(member)))
+        for res in wanted:
+            amounts = {key: a[res] for key, a in held.items() if a.get(res)}
+            out[res].append(
+                QueueRoom(
+                    queue=_queue_name(queue),
+                    depth=depth,
+                    resource=res,
+                    capability=resource_amount(caps[res]),
+                    allocated=_allocated(queue, res, children),
+                    reserved=sum(amounts.values(), Decimal(0)),
+                    reservers=tuple(sorted(amounts)),
+                )
+            )
+    return out
+
+
+def binding_room(rooms: Iterable[QueueRoom]) -> QueueRoom | None:
+    """The queue that limits a resource most: the least ``left`` among computable rooms, the nearest
+    queue on a tie; None when none is computable."""
+    known = [r for r in rooms if r.left is not None]
+    return min(known, key=lambda r: (r.left, r.depth)) if known else None
+
+
 def gang_never_reasons(job: Any, podgroup: Any, queue: Any, queue_lookup: Any = None) -> list[Reason]:
     """"gang_never" Reasons for a Volcano Job's gang that can never be satisfied as it is: the
     Job's minAvailable (status, else spec) above Σ tasks[].replicas (REFERENCE.md §1; the
@@ -909,14 +1071,17 @@ def explain_pending(
     events: Iterable[Any] = (),
     max_events: int = 5,
     queue_lookup: Any = None,
+    queue_children: Any = None,
+    inqueue: Any = None,
 ) -> list[Reason]:
     """Why a Job / PodGroup is not running, as a list of Reasons (most decisive first).
 
     Inputs are cache objects: the Job (optional), its PodGroup (None when missing), its Queue (None
     when missing; ``queue_name`` names it then), its pods, and the events of the Job, PodGroup and
     pods. Reads: PodGroup phase and its Unschedulable condition message verbatim (§2); queue state
-    (§3); queue headroom (capability - allocated) vs the PodGroup's minResources (§4 keys:
-    ``requests.cpu``/``cpu``...); Warning events deduplicated with counts and first/last seen (§5);
+    (§3); queue headroom vs the PodGroup's minResources (§4 keys: ``requests.cpu``/``cpu``...):
+    capability − allocated − reserved by other Inqueue PodGroups, for the queue and each ancestor
+    (queue_room; ``queue_lookup``, ``queue_children(name)`` and ``inqueue(name)`` as there); Warning events deduplicated with counts and first/last seen (§5);
     pod blockers: PodScheduled=False Unschedulable, ImagePullBackOff/ErrImagePull, CrashLoopBackOff.
     Returns [] when nothing indicates a problem."""
     job, podgroup, queue = (
@@ -999,7 +1164,8 @@ def explain_pending(
                 )
             )
         if podgroup is not None and phase_of(podgroup) in ("", "Pending"):
-            reasons.extend(_headroom_reasons(podgroup, queue, qname))
+            chain = queue_ancestry(queue, queue_lookup)
+            reasons.extend(_headroom_reasons(podgroup, chain, qname, queue_children, inqueue))
 
     for summary in summarize_events(events)[:max_events]:
         reasons.append(
@@ -1018,17 +1184,10 @@ def explain_pending(
     return reasons
 
 
-def _headroom_reasons(pg: dict, queue: dict, qname: str) -> list[Reason]:
-    needs = _d(_d(pg.get("spec")).get("minResources"))
-    usage = {u.name: u for u in queue_usage(queue)}
+def _headroom_reasons(pg: dict, chain: list[dict], qname: str, children: Any, inqueue: Any) -> list[Reason]:
     out = []
-    for key, raw_need in needs.items():
-        rname = _queue_key(str(key))
-        if rname is None or rname not in usage:
-            continue
-        need = quantity(raw_need)
-        u = usage[rname]
-        if need is None:
+    for key, raw_need in _d(_d(pg.get("spec")).get("minResources")).items():
+        if _queue_key(str(key)) is not None and quantity(raw_need) is None:
             out.append(
                 Reason(
                     "queue_headroom",
@@ -1037,20 +1196,35 @@ def _headroom_reasons(pg: dict, queue: dict, qname: str) -> list[Reason]:
                     severity="info",
                 )
             )
-            continue
-        if u.capability is not None and u.headroom is not None and need > u.headroom:
+    needs = podgroup_min_resources(pg)
+    own = (str(meta(pg).get("namespace") or ""), str(meta(pg).get("name") or ""))
+    rooms = queue_room(needs, chain, children=children, inqueue=inqueue, exclude=own)
+    usage = {u.name: u for u in queue_usage(chain[0])} if chain else {}
+    for rname, need in needs.items():
+        room = binding_room(rooms[rname])
+        if room is not None and room.left is not None and need > room.left:
+            where = f"Queue {qname!r}" if room.depth == 0 else f"Ancestor queue {room.queue!r} of {qname!r}"
+            reserved = (
+                f", reserved {format_quantity(rname, room.reserved)} by {len(room.reservers)} Inqueue "
+                f"PodGroup(s): {', '.join(f'{ns}/{n}' for ns, n in room.reservers[:3])}"
+                if room.reservers
+                else ""
+            )
             out.append(
                 Reason(
                     "queue_headroom",
-                    f"Queue {qname!r} has not enough {rname} left for the gang.",
+                    f"{where} has not enough {rname} left for the gang.",
                     f"needs {format_quantity(rname, need)}; "
-                    f"capability {format_quantity(rname, u.capability)}, "
-                    f"allocated {format_quantity(rname, u.allocated or Decimal(0))}, "
-                    f"free {format_quantity(rname, u.headroom)}",
+                    f"capability {format_quantity(rname, room.capability)}, "
+                    f"allocated {format_quantity(rname, room.allocated)}{reserved}, "
+                    f"free {format_quantity(rname, room.left)}",
                     severity="blocker",
+                    objects=tuple(f"{ns}/{n}" for ns, n in room.reservers),
                 )
             )
-        elif u.deserved is not None and (u.allocated or Decimal(0)) + need > u.deserved:
+            continue
+        u = usage.get(rname)
+        if u is not None and u.deserved is not None and (u.allocated or Decimal(0)) + need > u.deserved:
             out.append(
                 Reason(
                     "queue_headroom",
@@ -1124,4 +1298,6 @@ def explain_pending_from_snapshot(snapshot: Any, obj: Mapping) -> list[Reason]:
         pods=pods,
         events=events,
         queue_lookup=lambda name: snapshot.queues.get(None, name),
+        queue_children=snapshot.child_queues,
+        inqueue=lambda name: snapshot.podgroups.lookup("queue_phase", (name, "Inqueue")),
     )

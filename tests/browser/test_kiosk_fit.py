@@ -298,3 +298,26 @@ def test_jobs_list_keeps_age_and_time_in_phase_on_a_1280_screen(large_dashboard,
         screenshot(page, "list-jobs-1280x800", full_page=False)
     finally:
         context.close()
+
+
+def test_kiosk_refits_after_a_live_swap(live_dashboard, browser):
+    """The board is swapped in place when the cluster changes; the new board (sent with the
+    no-script cut) is fitted again before it is shown: no overflow, counts consistent."""
+    base, cluster, cache = live_dashboard
+    context, page = _open_kiosk(browser, base, 1920, 1080)
+    try:
+        page.evaluate("document.querySelector('.kiosk-board').dataset.old = '1'")
+        fits = page.evaluate("+document.documentElement.dataset.kioskFit")
+        version = cache.snapshot().jobs.version
+        cluster.advance(30)  # Jobs progress: the board changes
+        cache.wait_for(lambda snap: snap.jobs.version != version, timeout=15)
+        # A new board element (outerHTML swap), then a fit after it.
+        page.wait_for_function("() => !document.querySelector('.kiosk-board').dataset.old", timeout=30000)
+        assert page.evaluate("+document.documentElement.dataset.kioskFit") > fits
+        fill = page.evaluate(_FILL)
+        for name in ("attention", "queues"):
+            assert fill[name]["scroll"] <= fill[name]["client"] + 1, name
+        for g in fill["attention"]["groups"]:
+            assert g["more"] == g["total"] - g["shown"], g
+    finally:
+        context.close()
