@@ -1268,11 +1268,24 @@ def _unreadable(request: HttpRequest, snap, kind: str, *names: str) -> HttpRespo
         return None
     now = p.reference_now(snap)
     ctx = _base_ctx(request, snap, now, (kind,), kind)
-    ctx.update({"kind_label": _(KIND_LABELS.get(kind, kind)), "why": why, "name": "/".join(names)})
-    status = 403 if getattr(snap, kind).state.name == "forbidden" else 503
+    state_name = getattr(snap, kind).state.name
+    # The page has no live fragment to poll: it reloads itself, soon while the first list is on its
+    # way (a page opened right after start-up), slowly while the kind stays unreadable (RBAC or a
+    # CRD may be fixed meanwhile). A plain <meta> refresh: no script, allowed by the CSP.
+    retry = UNREADABLE_RETRY_SECONDS[0] if state_name == "syncing" else UNREADABLE_RETRY_SECONDS[1]
+    ctx.update(
+        {"kind_label": _(KIND_LABELS.get(kind, kind)), "why": why, "name": "/".join(names), "retry_seconds": retry}
+    )
+    status = 403 if state_name == "forbidden" else 503
     resp = render(request, "dashboard/unreadable.html", ctx, status=status)
+    if status == 503:
+        resp["Retry-After"] = str(retry)
     patch_vary_headers(resp, ["HX-Request"])
     return resp
+
+
+# Seconds before an "cannot be read" detail page reloads itself: (still loading, other reasons).
+UNREADABLE_RETRY_SECONDS = (2, 15)
 
 
 ALL_KINDS = ("jobs", "podgroups", "queues", "pods", "events")

@@ -124,6 +124,13 @@ VOLCANO_UI_CLUSTER = env_choice("VOLCANO_UI_CLUSTER", "auto", ("auto", "kubeconf
 VOLCANO_UI_KUBECONFIG = env_str("VOLCANO_UI_KUBECONFIG", "") or env_str("KUBECONFIG", "")
 VOLCANO_UI_KUBE_CONTEXT = env_str("VOLCANO_UI_KUBE_CONTEXT", "")
 VOLCANO_UI_SCHEDULER_NAMES = env_list("VOLCANO_UI_SCHEDULER_NAMES", ["volcano"])
+if not VOLCANO_UI_SCHEDULER_NAMES:
+    # Set but empty: with VOLCANO_UI_POD_WATCH=selector no pod would be watched at all, and every
+    # gang would read 0 pods with no notice.
+    raise ImproperlyConfigured(
+        f"VOLCANO_UI_SCHEDULER_NAMES={env_str('VOLCANO_UI_SCHEDULER_NAMES')!r} lists no scheduler: it must "
+        "list at least one schedulerName (comma-separated), e.g. volcano."
+    )
 VOLCANO_UI_LIST_PAGE_SIZE = env_int("VOLCANO_UI_LIST_PAGE_SIZE", 500, minimum=1, maximum=10000)
 VOLCANO_UI_WATCH_TIMEOUT = env_int("VOLCANO_UI_WATCH_TIMEOUT", 300, minimum=10, maximum=3600)
 VOLCANO_UI_POLL_SECONDS = env_int("VOLCANO_UI_POLL_SECONDS", 2, minimum=1, maximum=3600)

@@ -52,6 +52,24 @@ def test_queue_page_when_queues_forbidden_says_so_instead_of_404(client, cache):
     assert "not found" not in page.lower()
 
 
+@pytest.mark.parametrize("cache", [("queues",)], indirect=True)
+def test_a_detail_page_opened_while_its_kind_is_still_loading_reloads_itself(client, cache):
+    """The demo prints its address before the first list arrives: the page opened then must not
+    stay on "still loading" (it has no fragment to poll)."""
+    from dashboard.views import UNREADABLE_RETRY_SECONDS
+
+    resp = client.get("/queues/research/")
+    assert resp.status_code == 503 and "still loading" in text(resp.content.decode())
+    fast, slow = UNREADABLE_RETRY_SECONDS
+    assert f'<meta http-equiv="refresh" content="{fast}">' in resp.content.decode()
+    assert resp["Retry-After"] == str(fast)
+    cache.store("queues").set_state("forbidden", error="queues is forbidden")
+    resp = client.get("/queues/research/")
+    assert resp.status_code == 403 and f'<meta http-equiv="refresh" content="{slow}">' in resp.content.decode()
+    cache.store("queues").mark_synced()
+    assert client.get("/queues/research/").status_code == 404  # loaded: the reload now tells
+
+
 def test_queue_page_when_synced_and_absent_is_still_404(client, cache):
     assert client.get("/queues/research/").status_code == 404
 

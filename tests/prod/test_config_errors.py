@@ -71,6 +71,10 @@ BAD_SETTINGS = [
         {"VOLCANO_UI_ALLOWED_HOSTS": " , "},
         "error: VOLCANO_UI_ALLOWED_HOSTS=' , ' lists no host",
     ),
+    (
+        {"VOLCANO_UI_SCHEDULER_NAMES": ","},
+        "error: VOLCANO_UI_SCHEDULER_NAMES=',' lists no scheduler: it must list at least one schedulerName",
+    ),
 ]
 
 
