@@ -1182,25 +1182,6 @@ def _plain_decimal(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def queue_headroom(
-    queue: Mapping | None,
-    pg: Mapping | None,
-    *,
-    queue_lookup: Callable[[str], Mapping | None] | None = None,
-    queue_children: Callable[[str], Iterable[Mapping]] | None = None,
-    inqueue_podgroups: Callable[[str], Iterable[Mapping]] | None = None,
-) -> list[dict]:
-    """The headroom table's rows: ``gang_room(...).rows``."""
-    room = gang_room(
-        queue,
-        pg,
-        queue_lookup=queue_lookup,
-        queue_children=queue_children,
-        inqueue_podgroups=inqueue_podgroups,
-    )
-    return room.rows
-
-
 @dataclass
 class GangRoom:
     """The gang's room in its queue and the queue's ancestors (derive.queue_room).

@@ -181,12 +181,12 @@ def test_a_closed_or_missing_queue_leads_the_why_pending_findings(queue, first):
 def test_headroom_that_rounds_alike_is_shown_exactly():
     """0.5Gi capability with 1e3 bytes allocated leaves 1,000 bytes less than 512Mi: "needs 512Mi,
     512Mi left" next to "no room" would contradict itself."""
-    from dashboard.presenters import queue_headroom
+    from dashboard.presenters import gang_room
 
     queue = {"metadata": {"name": "oddq"}, "spec": {"capability": {"memory": "0.5Gi", "cpu": "2"}},
              "status": {"allocated": {"memory": "1e3", "cpu": "1001m"}}}
     pg = {"metadata": {"name": "pg"}, "spec": {"minResources": {"memory": "512Mi", "cpu": "999.2m"}}}
-    rows = {r["resource"]: r for r in queue_headroom(queue, pg)}
+    rows = {r["resource"]: r for r in gang_room(queue, pg).rows}
     assert rows["memory"]["short"]
     assert rows["memory"]["need"] == "536,870,912 bytes"
     assert rows["memory"]["left"] == "536,869,912 bytes"

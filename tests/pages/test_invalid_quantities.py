@@ -69,7 +69,7 @@ def test_pages_show_invalid_quantities_without_percentages(client, cache, url):
 
 def test_headroom_ignores_an_invalid_capability():
     pg = {"spec": {"minResources": {"nvidia.com/gpu": "4", "requests.memory": "2Gi"}}}
-    rows = {r["resource"]: r for r in p.queue_headroom(QUEUE, pg)}
+    rows = {r["resource"]: r for r in p.gang_room(QUEUE, pg).rows}
     assert rows["nvidia.com/gpu"]["capability"] == "abc (not a quantity)"
     assert rows["memory"]["capability"] == "-1Gi (negative)"
     assert not rows["nvidia.com/gpu"]["short"] and not rows["memory"]["short"]
