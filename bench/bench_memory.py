@@ -87,7 +87,11 @@ def render_pages(cache, seconds: float, threads: int) -> int:
 
     def detail(prefix: str, obj: dict) -> str:
         meta = obj["metadata"]
-        return f"/{prefix}/{meta['namespace']}/{meta['name']}/" if meta.get("namespace") else f"/{prefix}/{meta['name']}/"
+        return (
+            f"/{prefix}/{meta['namespace']}/{meta['name']}/"
+            if meta.get("namespace")
+            else f"/{prefix}/{meta['name']}/"
+        )
 
     paths = [
         "/",
@@ -129,7 +133,6 @@ def render_pages(cache, seconds: float, threads: int) -> int:
 
 def debugmallocstats_text() -> str:
     """What ``sys._debugmallocstats()`` writes (CPython writes it to stderr, fd 2), as text."""
-    import io
 
     r, w = os.pipe()
     saved = os.dup(2)
@@ -140,7 +143,7 @@ def debugmallocstats_text() -> str:
         os.dup2(saved, 2)
         os.close(w)
         os.close(saved)
-    with io.open(r, encoding="utf-8", errors="replace") as fh:
+    with open(r, encoding="utf-8", errors="replace") as fh:
         return fh.read()
 
 
@@ -165,7 +168,9 @@ def pymalloc_summary() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--kubeconfig", help="a running simulated cluster's kubeconfig (else one is started)")
     parser.add_argument("--jobs", type=int, default=10_000)
     parser.add_argument("--pods", type=int, default=50_000)
@@ -190,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
         "dashboard/kube/memory.py)",
     )
     parser.add_argument(
-        "--mallocstats", action="store_true", help="print pymalloc's summary (sys._debugmallocstats) after the sync"
+        "--mallocstats",
+        action="store_true",
+        help="print pymalloc's summary (sys._debugmallocstats) after the sync",
     )
     args = parser.parse_args(argv)
 
@@ -230,7 +237,9 @@ def main(argv: list[str] | None = None) -> int:
                 libc.mallopt(memory.M_MMAP_THRESHOLD, args.mmap_threshold)
         gc.collect()
         before = rss_mb()
-        cache = build_cluster_cache(kubeconfig=kubeconfig, context="", mode="kubeconfig", options=CacheOptions())
+        cache = build_cluster_cache(
+            kubeconfig=kubeconfig, context="", mode="kubeconfig", options=CacheOptions()
+        )
         cpu0, t0 = time.process_time(), time.perf_counter()
         cache.start()
         cache.wait_synced(timeout=1800)
@@ -284,7 +293,9 @@ def main(argv: list[str] | None = None) -> int:
             stats = tracemalloc.take_snapshot().statistics("lineno")
             for stat in stats[: args.top]:
                 frame = stat.traceback[0]
-                print(f"   {stat.size / 1e6:7.1f} MB {stat.count:9,}  {frame.filename.replace(str(REPO) + '/', '')}:{frame.lineno}")
+                print(
+                    f"   {stat.size / 1e6:7.1f} MB {stat.count:9,}  {frame.filename.replace(str(REPO) + '/', '')}:{frame.lineno}"
+                )
             tracemalloc.stop()
         cache.stop()
     finally:

@@ -31,7 +31,9 @@ def main() -> None:
         help="bench/scale.py's bulk loader, or dashboard/sim/generator.py (queues with resources, as make bench)",
     )
     ap.add_argument("--paths", default="/,/queues/", help="comma-separated paths")
-    ap.add_argument("--profile", default="", help="write a pyinstrument HTML/text profile of the churn runs here")
+    ap.add_argument(
+        "--profile", default="", help="write a pyinstrument HTML/text profile of the churn runs here"
+    )
     ap.add_argument(
         "--memos",
         action="store_true",
@@ -143,7 +145,9 @@ def main() -> None:
                     profiler.stop()
                     out = f"{args.profile}-{path.strip('/') or 'overview'}.txt"
                     with open(out, "w") as fh:
-                        fh.write(profiler.output_text(unicode=False, show_all=bool(os.environ.get("PROFILE_ALL"))))
+                        fh.write(
+                            profiler.output_text(unicode=False, show_all=bool(os.environ.get("PROFILE_ALL")))
+                        )
                 q = statistics.quantiles(times, n=10)
                 size = len(client0.get(path).content)
                 print(

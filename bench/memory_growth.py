@@ -64,8 +64,21 @@ def glibc() -> dict[str, float]:
     import ctypes
 
     class MallInfo2(ctypes.Structure):
-        _fields_ = [(n, ctypes.c_size_t) for n in (
-            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+        _fields_ = [
+            (n, ctypes.c_size_t)
+            for n in (
+                "arena",
+                "ordblks",
+                "smblks",
+                "hblks",
+                "hblkhd",
+                "usmblks",
+                "fsmblks",
+                "uordblks",
+                "fordblks",
+                "keepcost",
+            )
+        ]
 
     try:
         libc = ctypes.CDLL("libc.so.6")
@@ -74,8 +87,11 @@ def glibc() -> dict[str, float]:
     except (OSError, AttributeError):
         return {}
     mb = 2**20
-    return {"malloc_used_MB": round(mi.uordblks / mb, 1), "malloc_free_MB": round(mi.fordblks / mb, 1),
-            "mmapped_MB": round(mi.hblkhd / mb, 1)}
+    return {
+        "malloc_used_MB": round(mi.uordblks / mb, 1),
+        "malloc_free_MB": round(mi.fordblks / mb, 1),
+        "mmapped_MB": round(mi.hblkhd / mb, 1),
+    }
 
 
 def census() -> collections.Counter:
@@ -88,7 +104,10 @@ def census() -> collections.Counter:
 def gc_stats() -> dict[str, list[int]]:
     """The cyclic GC's collections and collected objects per generation so far (gc.get_stats())."""
     stats = gc.get_stats()
-    return {"gc_collections": [g["collections"] for g in stats], "gc_collected": [g["collected"] for g in stats]}
+    return {
+        "gc_collections": [g["collections"] for g in stats],
+        "gc_collected": [g["collected"] for g in stats],
+    }
 
 
 def pinned(cache) -> int:
@@ -122,15 +141,23 @@ def tables() -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--minutes", type=float, default=20.0)
     parser.add_argument("--warmup-minutes", type=float, default=3.0)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--frames", type=int, default=4, help="tracemalloc frames per allocation")
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--sample-seconds", type=float, default=60.0)
-    parser.add_argument("--deep-every", type=int, default=3, help="deep size of the cached objects every N samples (0: never)")
-    parser.add_argument("--trace-from-start", action="store_true", help="trace allocations from before the sync (complete diffs, slower)")
+    parser.add_argument(
+        "--deep-every", type=int, default=3, help="deep size of the cached objects every N samples (0: never)"
+    )
+    parser.add_argument(
+        "--trace-from-start",
+        action="store_true",
+        help="trace allocations from before the sync (complete diffs, slower)",
+    )
     parser.add_argument("--no-trace", action="store_true", help="RSS and tables only (tracemalloc off)")
     parser.add_argument(
         "--census",
@@ -168,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"simulated cluster: {sim.info.get('counts')} churn {sim.info.get('churn')}", flush=True)
     if args.trace_from_start:
         tracemalloc.start(args.frames)
-    cache = build_cluster_cache(kubeconfig=str(sim.kubeconfig), context="", mode="kubeconfig", options=CacheOptions())
+    cache = build_cluster_cache(
+        kubeconfig=str(sim.kubeconfig), context="", mode="kubeconfig", options=CacheOptions()
+    )
     t0 = time.perf_counter()
     cache.start()
     cache.wait_synced(timeout=1800)
@@ -188,7 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         jobs = snap.jobs.all()
         step = max(1, len(jobs) // 50)
         sample = jobs[::step][:50]
-        running = sum(1 for j in jobs if ((j.get("status") or {}).get("state") or {}).get("phase") == "Running")
+        running = sum(
+            1 for j in jobs if ((j.get("status") or {}).get("state") or {}).get("phase") == "Running"
+        )
         deep = max(1, running // 100)
         out = ["/", "/jobs/", f"/jobs/?phase=Running&page={deep}", "/queues/"]
         out += [f"/jobs/{j['metadata']['namespace']}/{j['metadata']['name']}/" for j in sample[:5]]
@@ -242,7 +273,10 @@ def main(argv: list[str] | None = None) -> int:
                         sizes = deep_sizes(snap.views())
                         print(
                             "   deep size MB: "
-                            + ", ".join(f"{k} {b / 2**20:.1f} ({b / max(1, n):.0f} B each)" for k, (n, b) in sizes.items())
+                            + ", ".join(
+                                f"{k} {b / 2**20:.1f} ({b / max(1, n):.0f} B each)"
+                                for k, (n, b) in sizes.items()
+                            )
                             + f"; total {sum(b for _, b in sizes.values()) / 2**20:.1f} (took {time.perf_counter() - t_deep:.1f} s)",
                             flush=True,
                         )
@@ -250,11 +284,21 @@ def main(argv: list[str] | None = None) -> int:
 
                         t_purge = time.perf_counter()
                         dropped = trim.share.purge()
-                        print(f"   share.purge(): {dropped} dropped in {(time.perf_counter() - t_purge) * 1000:.0f} ms", flush=True)
+                        print(
+                            f"   share.purge(): {dropped} dropped in {(time.perf_counter() - t_purge) * 1000:.0f} ms",
+                            flush=True,
+                        )
                     if args.census and base_census is None and elapsed >= args.warmup_minutes * 60:
                         base_census = census()
-                        print(f"   (census at the end of the warm-up: {sum(base_census.values()):,} tracked objects)", flush=True)
-                    if base_snapshot is None and elapsed >= args.warmup_minutes * 60 and tracemalloc.is_tracing():
+                        print(
+                            f"   (census at the end of the warm-up: {sum(base_census.values()):,} tracked objects)",
+                            flush=True,
+                        )
+                    if (
+                        base_snapshot is None
+                        and elapsed >= args.warmup_minutes * 60
+                        and tracemalloc.is_tracing()
+                    ):
                         gc.collect()
                         base_snapshot = tracemalloc.take_snapshot()
                         print("   (baseline snapshot taken: end of warm-up)", flush=True)
@@ -269,7 +313,9 @@ def main(argv: list[str] | None = None) -> int:
         stop.set()
         end_census = census()
         grown = sorted(((n - base_census.get(t, 0), t) for t, n in end_census.items()), reverse=True)
-        print(f"\nGC-tracked objects: {sum(base_census.values()):,} -> {sum(end_census.values()):,}; largest growth by type:")
+        print(
+            f"\nGC-tracked objects: {sum(base_census.values()):,} -> {sum(end_census.values()):,}; largest growth by type:"
+        )
         for diff, name in grown[: args.top]:
             print(f"  {diff:+9,} {name} (now {end_census[name]:,})")
     if base_snapshot is not None:
@@ -279,7 +325,9 @@ def main(argv: list[str] | None = None) -> int:
         diff = end.filter_traces(filters).compare_to(base_snapshot.filter_traces(filters), "traceback")
         print(f"\nlargest growth of live allocations since the end of the warm-up (top {args.top}):")
         for stat in diff[: args.top]:
-            print(f"  {stat.size_diff / 2**20:+8.2f} MB {stat.count_diff:+9,} blocks (now {stat.size / 2**20:7.2f} MB)")
+            print(
+                f"  {stat.size_diff / 2**20:+8.2f} MB {stat.count_diff:+9,} blocks (now {stat.size / 2**20:7.2f} MB)"
+            )
             for frame in stat.traceback:
                 print(f"        {frame.filename.replace(str(REPO) + '/', '')}:{frame.lineno}")
     cache.stop()

@@ -54,7 +54,9 @@ def one_cycle(start: object, members: set[int]) -> list[object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=5, help="requests per path")
     parser.add_argument("--cycle", action="store_true", help="print one cycle through the request per path")
     args = parser.parse_args(argv)
@@ -76,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     tmp = tempfile.TemporaryDirectory(prefix="request-cycles-")
     sim = start_sim(Path(tmp.name), scenario="demo", extra=["--churn", "off"])
-    cache = build_cluster_cache(kubeconfig=str(sim.kubeconfig), context="", mode="kubeconfig", options=CacheOptions())
+    cache = build_cluster_cache(
+        kubeconfig=str(sim.kubeconfig), context="", mode="kubeconfig", options=CacheOptions()
+    )
     try:
         cache.start()
         cache.wait_synced(timeout=120)

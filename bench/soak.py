@@ -65,7 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pollers", type=int, default=50)
     parser.add_argument("--interval", type=float, default=2.0)
     parser.add_argument(
-        "--sample-seconds", type=float, default=10.0, help="RSS sample period (the report's table shows one a minute)"
+        "--sample-seconds",
+        type=float,
+        default=10.0,
+        help="RSS sample period (the report's table shows one a minute)",
     )
     parser.add_argument("--scenario", default="large")
     parser.add_argument("--jobs", type=int)
@@ -93,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         dash = start_dashboard(workdir, sim, port=args.port, workers=args.workers, threads=args.threads)
         sync_s = wait_ready(dash)
         if warmup is None:
-            warmup = default_warmup_minutes(args.minutes, sim.info["counts"].get("jobs"), sim.info.get("arrivals_per_min"))
+            warmup = default_warmup_minutes(
+                args.minutes, sim.info["counts"].get("jobs"), sim.info.get("arrivals_per_min")
+            )
         eps = ep_mod.resolve(dash.base, str(sim.kubeconfig))
         request, observe = ep_mod.poll_mix(eps, dash.base, page_every=5)
         log(f"ready in {sync_s:.1f}s; warm-up {warmup:g} min with {args.pollers} pollers")
@@ -189,7 +194,14 @@ def main(argv: list[str] | None = None) -> int:
             ),
             "",
             markdown_table(
-                ["t (s)", "RSS MB", "PSS MB", "threads", "open watches", "cluster objects (Jobs/PodGroups/pods/events)"],
+                [
+                    "t (s)",
+                    "RSS MB",
+                    "PSS MB",
+                    "threads",
+                    "open watches",
+                    "cluster objects (Jobs/PodGroups/pods/events)",
+                ],
                 [
                     [
                         s["t_s"],
@@ -197,7 +209,10 @@ def main(argv: list[str] | None = None) -> int:
                         s["pss_mb"],
                         s["threads"],
                         s["watches"],
-                        "/".join(f"{(s.get('objects') or {}).get(k) or 0:,}" for k in ("jobs", "podgroups", "pods", "events")),
+                        "/".join(
+                            f"{(s.get('objects') or {}).get(k) or 0:,}"
+                            for k in ("jobs", "podgroups", "pods", "events")
+                        ),
                     ]
                     for s in _every_minute(samples)
                 ],
@@ -358,8 +373,14 @@ def windows(argv: list[str] | None = None) -> int:
         start += args.step_minutes * 60
     print(
         markdown_table(
-            ["minutes after warm-up start" if args.include_warmup else "minutes after warm-up", "samples", "RSS MB (medians of first/last sixth)", "growth",
-             "trend MB/10 min", "< 5 %"],
+            [
+                "minutes after warm-up start" if args.include_warmup else "minutes after warm-up",
+                "samples",
+                "RSS MB (medians of first/last sixth)",
+                "growth",
+                "trend MB/10 min",
+                "< 5 %",
+            ],
             rows,
         )
     )

@@ -537,7 +537,7 @@ def pod_is_crashlooping(pod: Mapping) -> bool:
 
 
 def exit_text(terminated: Mapping) -> str:
-    """"exit code 137, signal 9" for a container's ``state.terminated`` (Kubernetes
+    """ "exit code 137, signal 9" for a container's ``state.terminated`` (Kubernetes
     ContainerStateTerminated: exitCode int32 required, signal optional), as ``kubectl describe``
     prints them; "" when the exit code is missing."""
     code = terminated.get("exitCode")
@@ -1266,8 +1266,16 @@ def gang_room(
                 )
                 c_text = amount_text(res, raw_cap)[1]
                 row = _room_row(
-                    res, need, room.queue, room.depth, room.capability, c_text,
-                    room.allocated, a_text, room.reserved, room.reservers,
+                    res,
+                    need,
+                    room.queue,
+                    room.depth,
+                    room.capability,
+                    c_text,
+                    room.allocated,
+                    a_text,
+                    room.reserved,
+                    room.reservers,
                 )
                 row["binding"] = room is binding
             if row["depth"] == 0:
@@ -1343,7 +1351,7 @@ def unreadable_reason(state: Any) -> str:
 
 
 def absent_hint(obj: Mapping | None, state: Any) -> str:
-    """"" when ``obj`` is in the cache (link to it); else the hint shown beside its unlinked name:
+    """ "" when ``obj`` is in the cache (link to it); else the hint shown beside its unlinked name:
     "(not found)" when the kind is readable, "(cannot be read: <reason>)" when it is not
     (``unreadable_reason``). A link to an object the cache does not hold would lead to a 404."""
     if obj is not None:
@@ -1742,7 +1750,9 @@ def why_pending(
     # queue, no room under its capability) before the phase it leaves the PodGroup in ("Pending:
     # not admitted yet" is the symptom; the closed queue is the cause). Stable otherwise.
     rest = findings[len(never) :]
-    return findings[: len(never)] + [f for f in rest if f.level == "bad"] + [f for f in rest if f.level != "bad"]
+    return (
+        findings[: len(never)] + [f for f in rest if f.level == "bad"] + [f for f in rest if f.level != "bad"]
+    )
 
 
 # --- filtering, sorting, paging of the Job list -----------------------------------------------
@@ -1764,9 +1774,8 @@ _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 
 def _label_key(key: str) -> str:
     prefix, _sep, name = key.rpartition("/")
-    if (
-        not _LABEL_NAME.fullmatch(name)
-        or (_sep and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)))
+    if not _LABEL_NAME.fullmatch(name) or (
+        _sep and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix))
     ):
         raise SelectorError(_("“%(key)s” is not a valid label key") % {"key": key})
     return key
@@ -1828,9 +1837,7 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
                     if t != ",":
                         values.append(_label_value(t))
                 if not values:
-                    raise SelectorError(
-                        _("%(op)s needs at least one value in its parentheses") % {"op": op}
-                    )
+                    raise SelectorError(_("%(op)s needs at least one value in its parentheses") % {"op": op})
                 reqs.append((key, op, frozenset(values)))
             else:
                 reqs.append((key, "exists", frozenset()))

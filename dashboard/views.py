@@ -27,15 +27,14 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.template.loader import get_template
+from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import get_text_list
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
-from django.utils.translation import ngettext
+
 # Read-only pages take GET and HEAD (require_safe: probes, link checkers, curl -I); set_theme,
 # which sets a cookie, stays GET-only.
 from django.views.decorators.http import require_GET, require_safe
@@ -269,7 +268,11 @@ def _notices(snap, *kinds: str) -> list[dict]:
         text, level = _notice_text(name, category, label, has_data)
         # "Last synced": when the data was last known current (the watch kept it current until
         # the kind left "synced"), the same moment "Data as of" uses.
-        current = [t for _k, st in members if (t := getattr(st, "live_until", None) or getattr(st, "synced_at", None))]
+        current = [
+            t
+            for _k, st in members
+            if (t := getattr(st, "live_until", None) or getattr(st, "synced_at", None))
+        ]
         since = [t for _k, st in members if (t := getattr(st, "since", None))]
         out.append(
             {
@@ -848,8 +851,10 @@ def _mark_missing(snap, rows: list) -> list:
         kind = _EVENT_OBJECT_KINDS.get(row.object_kind)
         if kind:
             view = getattr(snap, kind)
-            obj = view.get(None, row.object_name) if kind == "queues" else view.get(
-                row.object_namespace, row.object_name
+            obj = (
+                view.get(None, row.object_name)
+                if kind == "queues"
+                else view.get(row.object_namespace, row.object_name)
             )
             row = dataclasses.replace(row, object_missing=p.absent_hint(obj, view.state))
         out.append(row)
@@ -957,7 +962,9 @@ def _overview_ctx(
         ctx["attention_html"] = _attention_html(attention, now)
     if want("events"):
         ctx["warnings"] = _memo(
-            ("events", *base, snap.events.version), lambda: _recent_warnings(snap), stale_key=("events", *base)
+            ("events", *base, snap.events.version),
+            lambda: _recent_warnings(snap),
+            stale_key=("events", *base),
         )
         ctx["warnings"] = _mark_missing(snap, ctx["warnings"])
     return ctx
@@ -1147,7 +1154,6 @@ def _filtered(
     return result
 
 
-
 def _narrowed(snap, view, lq: ListQuery, in_queue: str) -> Callable[[], list[dict]]:
     """The objects a list must scan (called only on a memo miss): the namespace or queue index when
     filtered by one."""
@@ -1274,7 +1280,12 @@ def _unreadable(request: HttpRequest, snap, kind: str, *names: str) -> HttpRespo
     # CRD may be fixed meanwhile). A plain <meta> refresh: no script, allowed by the CSP.
     retry = UNREADABLE_RETRY_SECONDS[0] if state_name == "syncing" else UNREADABLE_RETRY_SECONDS[1]
     ctx.update(
-        {"kind_label": _(KIND_LABELS.get(kind, kind)), "why": why, "name": "/".join(names), "retry_seconds": retry}
+        {
+            "kind_label": _(KIND_LABELS.get(kind, kind)),
+            "why": why,
+            "name": "/".join(names),
+            "retry_seconds": retry,
+        }
     )
     status = 403 if state_name == "forbidden" else 503
     resp = render(request, "dashboard/unreadable.html", ctx, status=status)
@@ -1437,7 +1448,8 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
                 queue_lookup=lambda n: snap.queues.get(None, n),
                 room=room,
             )
-            if pending_like else [],
+            if pending_like
+            else [],
             "warning_events": p.latest_per_object(
                 (r for r in event_rows if r.warning), limit=8, by_message=True
             ),
@@ -1611,7 +1623,13 @@ def podgroups(request: HttpRequest) -> HttpResponse:
     states = _kind_states(snap, *kinds)
     versions = {
         "results": p.version_key(
-            snap.podgroups.version, snap.jobs.version, snap.queues.version, states, lq.key(), lq.page, _bucket(now)
+            snap.podgroups.version,
+            snap.jobs.version,
+            snap.queues.version,
+            states,
+            lq.key(),
+            lq.page,
+            _bucket(now),
         )
     }
     versions = _versions(snap, now, kinds, **versions)
@@ -1716,7 +1734,8 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
                 queue_lookup=lambda n: snap.queues.get(None, n),
                 room=room,
             )
-            if pending_like else [],
+            if pending_like
+            else [],
             "pending_like": pending_like,
             "warning_events": p.latest_per_object(
                 (r for r in event_rows if r.warning), limit=8, by_message=True
@@ -1922,7 +1941,9 @@ def kiosk_queues(
     order = range(total)
     problems = [i for i in order if kiosk_queue_problem(rows[i])]
     problem_set = set(problems)
-    ranked = problems + sorted((i for i in order if i not in problem_set), key=lambda i: (rows[i]["depth"], i))
+    ranked = problems + sorted(
+        (i for i in order if i not in problem_set), key=lambda i: (rows[i]["depth"], i)
+    )
     rank = {i: r for r, i in enumerate(ranked)}
 
     def cut(n: int) -> int:

@@ -27,7 +27,16 @@ def fresh_catalog(tmp_path_factory) -> Path:
         src = REPO / name
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, work / name)
     subprocess.run(
-        [sys.executable, "manage.py", "makemessages", "-l", "zh_Hans", "-i", "dashboard/sim/*", "--no-location"],
+        [
+            sys.executable,
+            "manage.py",
+            "makemessages",
+            "-l",
+            "zh_Hans",
+            "-i",
+            "dashboard/sim/*",
+            "--no-location",
+        ],
         cwd=work,
         check=True,
         capture_output=True,
@@ -53,7 +62,10 @@ def _msgids(po_text: str) -> list[str]:
 def test_every_marked_string_has_a_zh_hans_translation(fresh_catalog):
     for flag in ("--untranslated", "--only-fuzzy"):
         out = subprocess.run(
-            ["msgattrib", flag, "--no-obsolete", str(fresh_catalog)], check=True, capture_output=True, text=True
+            ["msgattrib", flag, "--no-obsolete", str(fresh_catalog)],
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
         missing = _msgids(out)
         assert not missing, f"{flag[2:]} in {PO} (translate, then compile): {missing}"
@@ -62,4 +74,6 @@ def test_every_marked_string_has_a_zh_hans_translation(fresh_catalog):
 def test_the_committed_catalog_compiles(tmp_path):
     if not shutil.which("msgfmt"):
         pytest.skip("GNU gettext (msgfmt) is not installed; .ci/run installs it")
-    subprocess.run(["msgfmt", "--check-format", "-o", str(tmp_path / "django.mo"), str(REPO / PO)], check=True)
+    subprocess.run(
+        ["msgfmt", "--check-format", "-o", str(tmp_path / "django.mo"), str(REPO / PO)], check=True
+    )

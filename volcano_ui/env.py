@@ -101,7 +101,9 @@ def env_list(name: str, default: list[str], env: Mapping[str, str] | None = None
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-def env_choice(name: str, default: str, choices: tuple[str, ...], env: Mapping[str, str] | None = None) -> str:
+def env_choice(
+    name: str, default: str, choices: tuple[str, ...], env: Mapping[str, str] | None = None
+) -> str:
     """Return one of ``choices``; any other value is an error listing the choices."""
     value = _raw(name, env)
     if value is None or value.strip() == "":

@@ -102,8 +102,10 @@ TIME_ZONE = env_time_zone("VOLCANO_UI_TIME_ZONE", "UTC")
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [path for path in [ASSET_DIR / "static"] if path.is_dir()]
-STATIC_ROOT = Path(env_str("VOLCANO_UI_STATIC_ROOT", "")) if env_str("VOLCANO_UI_STATIC_ROOT", "") else (
-    BASE_DIR / "staticfiles"
+STATIC_ROOT = (
+    Path(env_str("VOLCANO_UI_STATIC_ROOT", ""))
+    if env_str("VOLCANO_UI_STATIC_ROOT", "")
+    else (BASE_DIR / "staticfiles")
 )
 # Hashed, pre-compressed files served by WhiteNoise with far-future cache headers; the manifest is
 # written by `collectstatic` (the image runs it at build time). DEBUG serves from the finders instead.
@@ -138,7 +140,9 @@ VOLCANO_UI_POLL_SECONDS = env_int("VOLCANO_UI_POLL_SECONDS", 2, minimum=1, maxim
 # a PodGroup by annotation); "selector" = one spec.schedulerName watch per scheduler name.
 VOLCANO_UI_POD_WATCH = env_choice("VOLCANO_UI_POD_WATCH", "all", ("all", "selector"))
 # Seconds without any byte on a watch (bookmarks included) before it is reconnected.
-VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT = env_int("VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT", 70, minimum=5, maximum=3600)
+VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT = env_int(
+    "VOLCANO_UI_WATCH_INACTIVITY_TIMEOUT", 70, minimum=5, maximum=3600
+)
 # Ceiling of the informers' exponential reconnect backoff, in seconds.
 VOLCANO_UI_BACKOFF_MAX = env_int("VOLCANO_UI_BACKOFF_MAX", 30, minimum=1, maximum=600)
 # Events kept in memory: per involved object and in total (oldest dropped first).

@@ -139,7 +139,9 @@ def build_cluster_cache(
         log.error("%s; retrying whenever the kubeconfig file changes", exc)
         cache = ClusterCache(KubeClient(None, timeouts, source=source, load_error=str(exc)), options)
         for name in ("jobs", "podgroups", "queues", "pods", "events"):
-            cache.store(name).set_state("unreachable", error=f"No usable cluster connection: {exc}", category="unconfigured")
+            cache.store(name).set_state(
+                "unreachable", error=f"No usable cluster connection: {exc}", category="unconfigured"
+            )
         return cache
     # The client re-reads the kubeconfig when it changes on disk (see KubeClient.reload_if_changed).
     return ClusterCache(KubeClient(configuration, timeouts, source=source), options)

@@ -238,7 +238,9 @@ class ClusterCache:
         store = self._stores[informer.spec.name]
         peers = [i for i in self.informers if i.spec.name == informer.spec.name] or [informer]
         worst = min(peers, key=lambda i: _STATE_RANK.index(i.state))
-        store.set_state(worst.state, error=worst.last_error, detail=worst.detail, category=worst.error_category)
+        store.set_state(
+            worst.state, error=worst.last_error, detail=worst.detail, category=worst.error_category
+        )
 
     def kind_counters(self, kind: str) -> KindCounters:
         """Counters of the informer(s) feeding ``kind`` (jobs, podgroups, ...), summed; for

@@ -88,7 +88,11 @@ class KubeError(Exception):
             return self.message
         if self.status == 0:
             plain = _plain_transport_cause(self.message)
-            return f"API server unreachable: {plain}" if plain else f"API server unreachable ({self.reason}): {self.message}"
+            return (
+                f"API server unreachable: {plain}"
+                if plain
+                else f"API server unreachable ({self.reason}): {self.message}"
+            )
         return f"HTTP {self.status} {self.reason}" + (f": {self.message}" if self.message else "")
 
 
@@ -114,7 +118,11 @@ def _plain_transport_cause(message: str) -> str:
         # http.client.RemoteDisconnected / ssl.SSLEOFError: the server went away mid-request
         # (stopping, restarting, or a proxy dropping the connection).
         return f"the connection{at} was closed without a response"
-    if "response ended prematurely" in lowered or "incompleteread" in lowered or "connection broken" in lowered:
+    if (
+        "response ended prematurely" in lowered
+        or "incompleteread" in lowered
+        or "connection broken" in lowered
+    ):
         # urllib3 ProtocolError while streaming a body (a watch): the server or a proxy cut it off.
         return f"the connection{at} was cut off in the middle of a response"
     return ""
@@ -166,9 +174,7 @@ class TooLargeResourceVersion(KubeError):
 _CAUSE_RV_TOO_LARGE = "ResourceVersionTooLarge"
 
 
-def error_from_status(
-    code: int, reason: str, status: object, retry_after: float | None = None
-) -> KubeError:
+def error_from_status(code: int, reason: str, status: object, retry_after: float | None = None) -> KubeError:
     """The KubeError for an HTTP error ``code`` (or a watch ERROR event's Status ``code``) whose body
     is the decoded Kubernetes Status ``status`` (anything else is tolerated): Gone for 410,
     TooLargeResourceVersion for 504 with a ResourceVersionTooLarge cause (or, from older servers,
@@ -204,9 +210,15 @@ def load_configuration(
     if mode == "auto":
         in_pod = bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and SERVICE_ACCOUNT_TOKEN.exists()
         mode = "incluster" if in_pod else "kubeconfig"
-    if mode != "incluster" and kubeconfig and not any(Path(p).exists() for p in kubeconfig.split(os.pathsep) if p):
+    if (
+        mode != "incluster"
+        and kubeconfig
+        and not any(Path(p).exists() for p in kubeconfig.split(os.pathsep) if p)
+    ):
         # The loader would say "Invalid kube-config file. No configuration found."
-        raise ImproperlyConfigured(f"Cannot load the Kubernetes connection ({mode}): {kubeconfig} does not exist (yet)")
+        raise ImproperlyConfigured(
+            f"Cannot load the Kubernetes connection ({mode}): {kubeconfig} does not exist (yet)"
+        )
     try:
         if mode == "incluster":
             k8s_config.load_incluster_config(client_configuration=configuration)
@@ -364,7 +376,9 @@ class KubeClient:
     def _request(self, path: str, query: list[tuple[str, Any]] | None, timeout) -> Any:
         api = self.api  # one ApiClient per request, even if reload_if_changed() swaps it meanwhile
         if api is None:
-            raise KubeError(0, "NotConfigured", self.load_error or "no connection settings", category=UNCONFIGURED)
+            raise KubeError(
+                0, "NotConfigured", self.load_error or "no connection settings", category=UNCONFIGURED
+            )
         method, url, headers, body, post = api.param_serialize(
             "GET",
             path,

@@ -1007,7 +1007,7 @@ def binding_room(rooms: Iterable[QueueRoom]) -> QueueRoom | None:
 
 
 def gang_never_reasons(job: Any, podgroup: Any, queue: Any, queue_lookup: Any = None) -> list[Reason]:
-    """"gang_never" Reasons for a Volcano Job's gang that can never be satisfied as it is: the
+    """ "gang_never" Reasons for a Volcano Job's gang that can never be satisfied as it is: the
     Job's minAvailable (status, else spec) above Σ tasks[].replicas (REFERENCE.md §1; the
     admission webhook rejects this, so it exists only with the webhook off), the PodGroup's
     minMember above them, or the gang's minimum resources (PodGroup.spec.minResources, else the
@@ -1046,7 +1046,9 @@ def gang_never_reasons(job: Any, podgroup: Any, queue: Any, queue_lookup: Any = 
         if name is not None and name not in ("pods",) and value is not None:
             needs[name] = max(needs.get(name, Decimal(0)), value)
     if not needs and job is not None:
-        needs = {k: v for k, v in job_min_resources(job, min_av).items() if _queue_key(k) == k and k != "pods"}
+        needs = {
+            k: v for k, v in job_min_resources(job, min_av).items() if _queue_key(k) == k and k != "pods"
+        }
     for lim in capability_limits(needs, queue_ancestry(queue, queue_lookup)) if queue else []:
         out.append(
             Reason(

@@ -884,7 +884,9 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
         rs = {
             "apiVersion": "apps/v1",
             "kind": "ReplicaSet",
-            "metadata": meta(rs_name, generation=1, labels=dict(pod_labels), ownerReferences=[owner_reference(dep)]),
+            "metadata": meta(
+                rs_name, generation=1, labels=dict(pod_labels), ownerReferences=[owner_reference(dep)]
+            ),
             "spec": {
                 "replicas": replicas,
                 "selector": {"matchLabels": dict(pod_labels)},
@@ -1035,7 +1037,9 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
     for pod in pods:
         pod["metadata"]["annotations"][GROUP_NAME] = pg_name
     pg_refs = (
-        [owner_reference(controller)] if controller is not None else [{**owner_reference(pods[0]), "apiVersion": "v1", "kind": "Pod"}]
+        [owner_reference(controller)]
+        if controller is not None
+        else [{**owner_reference(pods[0]), "apiVersion": "v1", "kind": "Pod"}]
     )
     min_res = {
         "count/pods": str(min_member),

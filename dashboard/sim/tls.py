@@ -67,7 +67,9 @@ def load_identity(path: str | os.PathLike) -> tuple[str, TlsMaterial] | None:
             data = json.load(f)
         token = data["admin_token"]
         mat = TlsMaterial(
-            ca_pem=data["ca_pem"].encode(), cert_pem=data["cert_pem"].encode(), key_pem=data["key_pem"].encode()
+            ca_pem=data["ca_pem"].encode(),
+            cert_pem=data["cert_pem"].encode(),
+            key_pem=data["key_pem"].encode(),
         )
         if not isinstance(token, str) or not token:
             return None

@@ -33,7 +33,10 @@ def test_a_steady_climb_fails_and_reports_its_trend():
 
 
 def test_errors_or_more_threads_fail():
-    assert judge(_samples([450] * 12), SimpleNamespace(error_count=1, count=100, errors={"x": 1}), OK)[0] == "FAIL"
+    assert (
+        judge(_samples([450] * 12), SimpleNamespace(error_count=1, count=100, errors={"x": 1}), OK)[0]
+        == "FAIL"
+    )
     grown = _samples([450] * 12)
     for s in grown[-3:]:
         s["threads"] = 17
@@ -62,7 +65,9 @@ def test_windows_re_judges_later_windows_of_a_saved_run(tmp_path, capsys):
     path.write_text(json.dumps({"samples": samples}))
     assert windows([str(path), "--window-minutes", "30", "--step-minutes", "30"]) == 0
     out = capsys.readouterr().out
-    first, second = [line for line in out.splitlines() if line.startswith("| 0-30") or line.startswith("| 30-60")]
+    first, second = [
+        line for line in out.splitlines() if line.startswith("| 0-30") or line.startswith("| 30-60")
+    ]
     assert "FAIL" in first and "+12." in first  # 405 -> 455 MB: the climb
     assert "pass" in second and "+0.0%" in second
 
@@ -75,7 +80,9 @@ def test_windows_can_start_in_the_warm_up(tmp_path, capsys):
     from bench.soak import windows
 
     # A 20-minute warm-up climbing 40 MB, then 30 level minutes: counted from the warm-up's start.
-    warm = [{"t_s": t - 1200, "rss_mb": 400 + t / 30, "threads": 16, "watches": 5} for t in range(0, 1200, 10)]
+    warm = [
+        {"t_s": t - 1200, "rss_mb": 400 + t / 30, "threads": 16, "watches": 5} for t in range(0, 1200, 10)
+    ]
     level = [{"t_s": t, "rss_mb": 440.0, "threads": 16, "watches": 5} for t in range(0, 1801, 10)]
     path = tmp_path / "soak.json"
     path.write_text(json.dumps({"samples": level, "warmup_samples": warm}))

@@ -31,7 +31,9 @@ SIZES = [(1280, 720, False), (1280, 720, True), (1280, 800, False), (1920, 1080,
 @pytest.mark.parametrize(
     ("width", "height", "notice"), SIZES, ids=[f"{w}x{h}{'-notice' if n else ''}" for w, h, n in SIZES]
 )
-def test_kiosk_fits_the_screen_with_every_panel_and_whole_rows(live_dashboard, browser, width, height, notice):
+def test_kiosk_fits_the_screen_with_every_panel_and_whole_rows(
+    live_dashboard, browser, width, height, notice
+):
     base, cluster, cache = live_dashboard
     if notice:
         # As the informer marks a kind whose watch broke (the data stays on the board).
@@ -216,7 +218,9 @@ def test_lost_connection_notice_covers_no_row(large_dashboard, browser, width, h
         n = notice.bounding_box()
         assert n["x"] >= 0 and n["y"] >= 0 and n["x"] + n["width"] <= width and n["y"] + n["height"] <= height
         # Whole, on one line.
-        assert page.evaluate("(e) => e.scrollWidth <= e.clientWidth && e.clientHeight < 60", notice.element_handle())
+        assert page.evaluate(
+            "(e) => e.scrollWidth <= e.clientWidth && e.clientHeight < 60", notice.element_handle()
+        )
         boxes = page.evaluate(
             """() => [...document.querySelectorAll('[data-panel], [data-panel] li, [data-panel] tr, .kiosk-head h1, .kiosk-clock')]
                  .filter(e => e.getClientRects().length).map(e => {

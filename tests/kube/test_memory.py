@@ -81,7 +81,9 @@ def test_pods_of_one_task_share_equal_subtrees_and_keep_every_read_field():
         "nodeName": "node-1",
         "schedulerName": "volcano",
         "restartPolicy": "OnFailure",
-        "containers": [{"name": "main", "image": "pytorch/pytorch:2.5.1", "resources": {"requests": {"cpu": "1"}}}],
+        "containers": [
+            {"name": "main", "image": "pytorch/pytorch:2.5.1", "resources": {"requests": {"cpu": "1"}}}
+        ],
     }
     assert a["status"]["containerStatuses"] == [
         {
@@ -185,7 +187,12 @@ def _event(name: str, second: int, obj: str) -> dict:
     stamp = f"2026-11-29T10:{second // 60:02d}:{second % 60:02d}Z"
     return {
         "metadata": {"name": name, "namespace": "team-a", "resourceVersion": str(second + 1)},
-        "involvedObject": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "namespace": "team-a", "name": obj},
+        "involvedObject": {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "namespace": "team-a",
+            "name": obj,
+        },
         "reason": "Scheduled",
         "message": f"event at {second}",
         "type": "Normal",

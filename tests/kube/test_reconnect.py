@@ -61,7 +61,11 @@ def test_new_credentials_are_rejected_honestly_then_picked_up_from_the_rewritten
         # The kubeconfig is rewritten on disk: the next reconnect loads it, no restart needed.
         b.write_kubeconfig(kubeconfig)
         cache.wait_for(
-            lambda s: s.queues.state.name == "synced" and "from-b" in _queue_names(s) and "from-a" not in _queue_names(s),
+            lambda s: (
+                s.queues.state.name == "synced"
+                and "from-b" in _queue_names(s)
+                and "from-a" not in _queue_names(s)
+            ),
             timeout=10,
         )
         cache.wait_synced(timeout=10)
@@ -70,7 +74,12 @@ def test_new_credentials_are_rejected_honestly_then_picked_up_from_the_rewritten
         b.stop()
 
         # Cluster C: B's CA (same state file) but another token -> 401: rejected, not unreachable.
-        c = SimulatedCluster(controllers=False, bookmark_interval=1.0, state_file=tmp_path / "b.json", admin_token="sim-admin-rotated")
+        c = SimulatedCluster(
+            controllers=False,
+            bookmark_interval=1.0,
+            state_file=tmp_path / "b.json",
+            admin_token="sim-admin-rotated",
+        )
         c.start(port=ports[0], tls_port=ports[1])
         state = cache.wait_for(
             lambda s: s.queues.state if s.queues.state.name == "forbidden" else None, timeout=10
@@ -173,7 +182,9 @@ def test_a_cache_started_before_its_kubeconfig_exists_connects_once_it_is_writte
     from tests.conftest import fast_cache_options
 
     path = tmp_path / "later" / "kubeconfig"
-    cache = build_cluster_cache(kubeconfig=str(path), context="", mode="kubeconfig", options=fast_cache_options())
+    cache = build_cluster_cache(
+        kubeconfig=str(path), context="", mode="kubeconfig", options=fast_cache_options()
+    )
     try:
         state = cache.snapshot().jobs.state
         assert state.name == "unreachable" and state.error_category == "unconfigured"

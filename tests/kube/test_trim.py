@@ -179,9 +179,9 @@ def test_env_entries_stay_visible_without_literal_values():
     }
     for out in (
         trim.trim_pod({"spec": {"containers": [container]}})["spec"]["containers"][0],
-        trim.trim_job({"spec": {"tasks": [{"template": {"spec": {"containers": [container]}}}]}})["spec"]["tasks"][0][
-            "template"
-        ]["spec"]["containers"][0],
+        trim.trim_job({"spec": {"tasks": [{"template": {"spec": {"containers": [container]}}}]}})["spec"][
+            "tasks"
+        ][0]["template"]["spec"]["containers"][0],
     ):
         assert out["env"] == [
             {"name": "PASSWORD", "value": "(hidden by volcano-ui)"},

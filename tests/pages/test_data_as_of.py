@@ -1,4 +1,4 @@
-""""Data as of" is the last moment the cache was known current: for a kind whose watch broke, the
+""" "Data as of" is the last moment the cache was known current: for a kind whose watch broke, the
 moment it left "synced" (not the start-up list); kinds that can never be read do not freeze it."""
 
 from __future__ import annotations

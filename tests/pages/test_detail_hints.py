@@ -17,8 +17,13 @@ def job(name: str, phase: str, **status) -> dict:
     return {
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "Job",
-        "metadata": {"name": name, "namespace": "ml", "uid": f"u-{name}", "resourceVersion": "3",
-                     "creationTimestamp": "2026-11-29T10:00:00Z"},
+        "metadata": {
+            "name": name,
+            "namespace": "ml",
+            "uid": f"u-{name}",
+            "resourceVersion": "3",
+            "creationTimestamp": "2026-11-29T10:00:00Z",
+        },
         "spec": {"queue": "default", "minAvailable": 4, "tasks": [{"name": "w", "replicas": 4}]},
         "status": {"state": {"phase": phase}, "minAvailable": 4, **status},
     }
@@ -28,9 +33,14 @@ def pod(name: str, job_name: str, container_status: dict) -> dict:
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": name, "namespace": "ml", "uid": f"u-{name}", "resourceVersion": "4",
-                     "labels": {"volcano.sh/job-name": job_name},
-                     "annotations": {"volcano.sh/job-name": job_name}},
+        "metadata": {
+            "name": name,
+            "namespace": "ml",
+            "uid": f"u-{name}",
+            "resourceVersion": "4",
+            "labels": {"volcano.sh/job-name": job_name},
+            "annotations": {"volcano.sh/job-name": job_name},
+        },
         "spec": {"containers": [{"name": "main", "image": "busybox"}]},
         "status": {
             "phase": "Running",
@@ -43,15 +53,23 @@ def pod(name: str, job_name: str, container_status: dict) -> dict:
 def cache(memory_cache):
     for kind in ALL:
         memory_cache.store(kind).mark_synced()
-    memory_cache.store("queues").upsert({"metadata": {"name": "default", "resourceVersion": "1"},
-                                         "spec": {"weight": 1}, "status": {"state": "Open"}})
+    memory_cache.store("queues").upsert(
+        {
+            "metadata": {"name": "default", "resourceVersion": "1"},
+            "spec": {"weight": 1},
+            "status": {"state": "Open"},
+        }
+    )
     return memory_cache
 
 
-@pytest.mark.parametrize("phase,status,outcome", [
-    ("Completed", {"succeeded": 4}, "finished: 4 succeeded"),
-    ("Failed", {"succeeded": 1, "failed": 3}, "finished: 1 succeeded, 3 failed"),
-])
+@pytest.mark.parametrize(
+    "phase,status,outcome",
+    [
+        ("Completed", {"succeeded": 4}, "finished: 4 succeeded"),
+        ("Failed", {"succeeded": 1, "failed": 3}, "finished: 1 succeeded, 3 failed"),
+    ],
+)
 def test_final_job_shows_outcome_not_minavailable_reached(client, cache, phase, status, outcome):
     cache.store("jobs").upsert(job("done", phase, **status))
     for url in ("/jobs/ml/done/", "/jobs/"):
@@ -67,13 +85,16 @@ def test_running_job_still_shows_gang_bar(client, cache):
     assert "minAvailable reached" in page and "4 /4" in page
 
 
-@pytest.mark.parametrize("status,below", [
-    ({"running": 2, "succeeded": 2}, False),  # finished pods count toward minAvailable (REFERENCE §1)
-    ({"running": 3, "failed": 1}, False),
-    ({"running": 2}, True),
-    ({"running": 2, "succeeded": 1}, True),
-    ({"running": 5, "succeeded": -1}, False),  # a negative counter proves nothing
-])
+@pytest.mark.parametrize(
+    "status,below",
+    [
+        ({"running": 2, "succeeded": 2}, False),  # finished pods count toward minAvailable (REFERENCE §1)
+        ({"running": 3, "failed": 1}, False),
+        ({"running": 2}, True),
+        ({"running": 2, "succeeded": 1}, True),
+        ({"running": 5, "succeeded": -1}, False),  # a negative counter proves nothing
+    ],
+)
 def test_below_minavailable_hint_counts_finished_pods(client, cache, status, below):
     cache.store("jobs").upsert(job("gang", "Running", **status))
     for url in ("/jobs/", "/jobs/ml/gang/"):
@@ -137,9 +158,7 @@ def test_kiosk_collapses_stale_notices_into_one_line(client, cache):
 
 
 def test_an_outage_is_one_notice_naming_every_kind_and_the_plain_cause(client, cache):
-    refused = (
-        "API server unreachable: cannot connect to 127.0.0.1:6443: connection refused"
-    )
+    refused = "API server unreachable: cannot connect to 127.0.0.1:6443: connection refused"
     for kind in ALL:
         cache.store(kind).set_state("unreachable", error=refused, category="unreachable")
     page = client.get("/jobs/").content.decode()
@@ -154,7 +173,10 @@ def test_an_outage_is_one_notice_naming_every_kind_and_the_plain_cause(client, c
 @pytest.mark.parametrize(
     ("queue", "first"),
     [
-        ({"metadata": {"name": "archive"}, "spec": {"weight": 1}, "status": {"state": "Closed"}}, "is Closed"),
+        (
+            {"metadata": {"name": "archive"}, "spec": {"weight": 1}, "status": {"state": "Closed"}},
+            "is Closed",
+        ),
         (None, "does not exist"),
     ],
 )
@@ -183,8 +205,11 @@ def test_headroom_that_rounds_alike_is_shown_exactly():
     512Mi left" next to "no room" would contradict itself."""
     from dashboard.presenters import gang_room
 
-    queue = {"metadata": {"name": "oddq"}, "spec": {"capability": {"memory": "0.5Gi", "cpu": "2"}},
-             "status": {"allocated": {"memory": "1e3", "cpu": "1001m"}}}
+    queue = {
+        "metadata": {"name": "oddq"},
+        "spec": {"capability": {"memory": "0.5Gi", "cpu": "2"}},
+        "status": {"allocated": {"memory": "1e3", "cpu": "1001m"}},
+    }
     pg = {"metadata": {"name": "pg"}, "spec": {"minResources": {"memory": "512Mi", "cpu": "999.2m"}}}
     rows = {r["resource"]: r for r in gang_room(queue, pg).rows}
     assert rows["memory"]["short"]

@@ -13,30 +13,53 @@ from tests.pages.helpers import text
 def cache(memory_cache):
     for kind in ("jobs", "podgroups", "queues", "pods", "events"):
         memory_cache.store(kind).mark_synced()
-    memory_cache.store("jobs").upsert({
-        "metadata": {"name": "j", "namespace": "ml", "uid": "u", "resourceVersion": "2",
-                     "labels": {"team": "ml"}},
-        "spec": {"queue": "default"}, "status": {"state": {"phase": "Running"}},
-    })
+    memory_cache.store("jobs").upsert(
+        {
+            "metadata": {
+                "name": "j",
+                "namespace": "ml",
+                "uid": "u",
+                "resourceVersion": "2",
+                "labels": {"team": "ml"},
+            },
+            "spec": {"queue": "default"},
+            "status": {"state": {"phase": "Running"}},
+        }
+    )
     return memory_cache
 
 
-@pytest.mark.parametrize("bad", [
-    "!!", "a!=b,c notin ()", "x in ()", "-a=b", "a=b!", "a=-b", "Example.com/a=b", "/a", "a/",
-    "a=" + "x" * 64, "k" * 64,
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "!!",
+        "a!=b,c notin ()",
+        "x in ()",
+        "-a=b",
+        "a=b!",
+        "a=-b",
+        "Example.com/a=b",
+        "/a",
+        "a/",
+        "a=" + "x" * 64,
+        "k" * 64,
+    ],
+)
 def test_invalid_selectors_are_rejected(bad):
     with pytest.raises(p.SelectorError):
         p.parse_selector(bad)
 
 
-@pytest.mark.parametrize("good,labels,match", [
-    ("team=ml", {"team": "ml"}, True),
-    ("example.com/team in (ml, ops),!legacy", {"example.com/team": "ops"}, True),
-    ("a=,b", {"a": "", "b": "x"}, True),
-    ("a!=b", {"a": "b"}, False),
-    ("tier notin (x)", {}, True),
-])
+@pytest.mark.parametrize(
+    "good,labels,match",
+    [
+        ("team=ml", {"team": "ml"}, True),
+        ("example.com/team in (ml, ops),!legacy", {"example.com/team": "ops"}, True),
+        ("a=,b", {"a": "", "b": "x"}, True),
+        ("a!=b", {"a": "b"}, False),
+        ("tier notin (x)", {}, True),
+    ],
+)
 def test_valid_selectors_still_parse(good, labels, match):
     assert p.selector_matches(labels, p.parse_selector(good)) is match
 
@@ -59,12 +82,17 @@ def test_unknown_phase_hint_but_literal_filter(client, cache):
 
 @pytest.mark.parametrize("value", ["running", "RUNNING", "rUnNiNg"])
 def test_known_phase_in_any_case_filters_by_the_canonical_phase(client, cache, value):
-    cache.store("podgroups").upsert({
-        "metadata": {"name": "pg", "namespace": "ml", "uid": "pgu", "resourceVersion": "3"},
-        "spec": {"queue": "default", "minMember": 1}, "status": {"phase": "Running"},
-    })
-    for url, row in ((f"/jobs/?phase={value}", 'href="/jobs/ml/j/"'),
-                     (f"/podgroups/?phase={value}", 'href="/podgroups/ml/pg/"')):
+    cache.store("podgroups").upsert(
+        {
+            "metadata": {"name": "pg", "namespace": "ml", "uid": "pgu", "resourceVersion": "3"},
+            "spec": {"queue": "default", "minMember": 1},
+            "status": {"phase": "Running"},
+        }
+    )
+    for url, row in (
+        (f"/jobs/?phase={value}", 'href="/jobs/ml/j/"'),
+        (f"/podgroups/?phase={value}", 'href="/podgroups/ml/pg/"'),
+    ):
         page = client.get(url).content.decode()
         assert "Unknown phase" not in text(page), url
         assert row in page, url

@@ -16,24 +16,29 @@ def _objects() -> dict[str, dict]:
     meta = {"namespace": "ml", "resourceVersion": "3", "creationTimestamp": "2026-11-29T10:00:00Z"}
     return {
         "jobs": {
-            "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
             "metadata": {"name": "train", "uid": "u-job", **meta},
             "spec": {"queue": "default", "minAvailable": 1, "tasks": [{"name": "w", "replicas": 1}]},
             "status": {"state": {"phase": "Running"}, "running": 1},
         },
         "podgroups": {
-            "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
             "metadata": {"name": "train-pg", "uid": "u-pg", **meta},
             "spec": {"queue": "default", "minMember": 1},
             "status": {"phase": "Running", "running": 1},
         },
         "queues": {
-            "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
             "metadata": {"name": "team", "uid": "u-q", "resourceVersion": "2"},
-            "spec": {"weight": 1}, "status": {"state": "Open"},
+            "spec": {"weight": 1},
+            "status": {"state": "Open"},
         },
         "pods": {
-            "apiVersion": "v1", "kind": "Pod",
+            "apiVersion": "v1",
+            "kind": "Pod",
             "metadata": {"name": "train-w-0", "uid": "u-pod", **meta},
             "spec": {"containers": [{"name": "main", "image": "busybox"}]},
             "status": {"phase": "Running"},
@@ -41,8 +46,12 @@ def _objects() -> dict[str, dict]:
     }
 
 
-URLS = {"jobs": "/jobs/ml/train/", "podgroups": "/podgroups/ml/train-pg/", "queues": "/queues/team/",
-        "pods": "/pods/ml/train-w-0/"}
+URLS = {
+    "jobs": "/jobs/ml/train/",
+    "podgroups": "/podgroups/ml/train-pg/",
+    "queues": "/queues/team/",
+    "pods": "/pods/ml/train-w-0/",
+}
 LABELS = {"jobs": "Job", "podgroups": "PodGroup", "queues": "Queue", "pods": "Pod"}
 
 

@@ -23,8 +23,10 @@ QUEUE = {
         "deserved": {"example.com/fpga": "2"},
         "guarantee": {"resource": {"example.com/fpga": "x1"}},
     },
-    "status": {"state": "Open", "allocated": {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "2",
-                                              "example.com/fpga": "1"}},
+    "status": {
+        "state": "Open",
+        "allocated": {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "2", "example.com/fpga": "1"},
+    },
 }
 
 

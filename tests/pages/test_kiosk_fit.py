@@ -76,7 +76,9 @@ def test_problem_queues_are_never_the_ones_cut_and_read_in_place():
     # c-1 is not sent: c-1-x shows its ancestors. c ranks after c-2, so c-2 carries its path,
     # hidden while c shows; a-1's parent ranks before it: no path. A problem row outside the
     # tree never gets one.
-    assert by_name["c-1-x"]["kiosk_path"] == ["root", "c", "c-1"] and not by_name["c-1-x"]["kiosk_path_hidden"]
+    assert (
+        by_name["c-1-x"]["kiosk_path"] == ["root", "c", "c-1"] and not by_name["c-1-x"]["kiosk_path_hidden"]
+    )
     assert by_name["c-2"]["kiosk_path"] == ["root", "c"] and by_name["c-2"]["kiosk_path_hidden"]
     assert by_name["a-1"]["kiosk_path"] == [] and by_name["orphan"]["kiosk_path"] == []
     assert "kiosk_path" not in rows[10]  # the overview's memoized rows are not changed
@@ -113,7 +115,9 @@ def _attention(pending: int, below: int, crash: int, failed: int, closed: int) -
 
 
 def _lines(a: dict) -> int:
-    return sum(1 + a[f"{g}_base"] * (3 if g == "pending" else 1) for g in views.KIOSK_ATTENTION_GROUPS if a[g])
+    return sum(
+        1 + a[f"{g}_base"] * (3 if g == "pending" else 1) for g in views.KIOSK_ATTENTION_GROUPS if a[g]
+    )
 
 
 @pytest.mark.parametrize(
@@ -147,7 +151,11 @@ def test_attention_fills_its_lines_when_there_is_more():
 def test_kiosk_page_renders_the_caps_and_the_more_lines(client, demo_cluster):
     page = client.get("/kiosk/").content.decode()
     # Without script: the rows not marked hidden.
-    rows = [name for name, attrs in re.findall(r'<tr data-queue="([^"]+)"([^>]*)>', page) if " hidden" not in attrs]
+    rows = [
+        name
+        for name, attrs in re.findall(r'<tr data-queue="([^"]+)"([^>]*)>', page)
+        if " hidden" not in attrs
+    ]
     assert 0 < len(rows) <= views.KIOSK_QUEUE_ROWS
     # The demo's over-quota queues are on the board.
     assert "research" in rows and "research-nlp" in rows

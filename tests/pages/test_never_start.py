@@ -1,4 +1,4 @@
-""""Why is it pending?" says plainly when a gang can never be satisfied, first in the list:
+""" "Why is it pending?" says plainly when a gang can never be satisfied, first in the list:
 minAvailable above the Job's replicas, a PodGroup's minMember above the pods that can exist, and
 minimum resources above the capability of the queue or of a tighter ancestor (REFERENCE.md §1-§4).
 Uses the in-memory ClusterCache filled with objects shaped as Volcano writes them."""
@@ -20,16 +20,26 @@ def _queue(name: str, capability: dict | None = None, parent: str = "") -> dict:
         spec["capability"] = capability
     if parent:
         spec["parent"] = parent
-    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
-            "metadata": {"name": name, "uid": f"q-{name}", "resourceVersion": "1"},
-            "spec": spec, "status": {"state": "Open"}}
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": name, "uid": f"q-{name}", "resourceVersion": "1"},
+        "spec": spec,
+        "status": {"state": "Open"},
+    }
 
 
 def _job(name: str, queue: str, min_available: int, tasks: list[dict]) -> dict:
     return {
-        "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
-        "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "resourceVersion": "2",
-                     "creationTimestamp": "2026-11-29T10:00:00Z"},
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "namespace": NS,
+            "uid": f"uid-{name}",
+            "resourceVersion": "2",
+            "creationTimestamp": "2026-11-29T10:00:00Z",
+        },
         "spec": {"queue": queue, "minAvailable": min_available, "tasks": tasks},
         "status": {"state": {"phase": "Pending"}, "minAvailable": min_available, "pending": 1},
     }
@@ -38,37 +48,83 @@ def _job(name: str, queue: str, min_available: int, tasks: list[dict]) -> dict:
 def _task(name: str, replicas: int, gpus: int = 0, memory: str = "1Gi") -> dict:
     requests = {"cpu": "1", "memory": memory}
     limits = {"nvidia.com/gpu": str(gpus)} if gpus else {}
-    return {"name": name, "replicas": replicas, "template": {"spec": {"containers": [
-        {"name": "main", "image": "busybox", "resources": {"requests": requests, "limits": limits}}]}}}
+    return {
+        "name": name,
+        "replicas": replicas,
+        "template": {
+            "spec": {
+                "containers": [
+                    {
+                        "name": "main",
+                        "image": "busybox",
+                        "resources": {"requests": requests, "limits": limits},
+                    }
+                ]
+            }
+        },
+    }
 
 
-def _podgroup(name: str, queue: str, min_member: int, phase: str, owner: dict | None = None,
-              min_resources: dict | None = None, message: str = "") -> dict:
+def _podgroup(
+    name: str,
+    queue: str,
+    min_member: int,
+    phase: str,
+    owner: dict | None = None,
+    min_resources: dict | None = None,
+    message: str = "",
+) -> dict:
     status: dict = {"phase": phase}
     if message:
-        status["conditions"] = [{"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources",
-                                 "message": message, "lastTransitionTime": "2026-11-29T10:01:00Z"}]
+        status["conditions"] = [
+            {
+                "type": "Unschedulable",
+                "status": "True",
+                "reason": "NotEnoughResources",
+                "message": message,
+                "lastTransitionTime": "2026-11-29T10:01:00Z",
+            }
+        ]
     return {
-        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-        "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "resourceVersion": "3",
-                     "ownerReferences": [owner] if owner else []},
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": name,
+            "namespace": NS,
+            "uid": f"uid-{name}",
+            "resourceVersion": "3",
+            "ownerReferences": [owner] if owner else [],
+        },
         "spec": {"minMember": min_member, "queue": queue, "minResources": min_resources or {}},
         "status": status,
     }
 
 
 def _job_owner(name: str) -> dict:
-    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": name, "uid": f"uid-{name}",
-            "controller": True}
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "name": name,
+        "uid": f"uid-{name}",
+        "controller": True,
+    }
 
 
 def _pod(name: str, group: str, owner: dict) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}", "resourceVersion": "4",
-                         "annotations": {"scheduling.k8s.io/group-name": group},
-                         "ownerReferences": [owner]},
-            "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "nginx"}]},
-            "status": {"phase": "Pending"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": NS,
+            "uid": f"uid-{name}",
+            "resourceVersion": "4",
+            "annotations": {"scheduling.k8s.io/group-name": group},
+            "ownerReferences": [owner],
+        },
+        "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "nginx"}]},
+        "status": {"phase": "Pending"},
+    }
 
 
 @pytest.fixture
@@ -88,22 +144,34 @@ def cache(memory_cache):
 def _findings(client, url: str) -> list[str]:
     page = client.get(url)
     assert page.status_code == 200, url
-    items = re.findall(r'<li class="finding finding-(\w+)">(.*?)</li>\s*(?=<li class="finding|</ol>)',
-                       page.content.decode(), re.S)
+    items = re.findall(
+        r'<li class="finding finding-(\w+)">(.*?)</li>\s*(?=<li class="finding|</ol>)',
+        page.content.decode(),
+        re.S,
+    )
     return [f"{level}: {text(body).strip()}" for level, body in items]
 
 
 def test_min_available_above_all_replicas_never_starts(client, cache):
     cache.store("jobs").upsert(_job("big", "default", 100, [_task("ps", 1), _task("worker", 2)]))
-    cache.store("podgroups").upsert(_podgroup(
-        "big-uid-big", "default", 100, "Inqueue", _job_owner("big"),
-        {"cpu": "100", "requests.memory": "100Gi"},
-        "3/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 100 minAvailable; "
-        "Pending: 3 Unschedulable. Origin reason is Insufficient memory"))
+    cache.store("podgroups").upsert(
+        _podgroup(
+            "big-uid-big",
+            "default",
+            100,
+            "Inqueue",
+            _job_owner("big"),
+            {"cpu": "100", "requests.memory": "100Gi"},
+            "3/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 100 minAvailable; "
+            "Pending: 3 Unschedulable. Origin reason is Insufficient memory",
+        )
+    )
     for url in ("/jobs/ml/big/", "/podgroups/ml/big-uid-big/"):
         found = _findings(client, url)
-        assert found[0].startswith("bad: This will never start: minAvailable (100) is more than "
-                                   "the Job's 3 replicas in all tasks, so the gang can never be complete"), found
+        assert found[0].startswith(
+            "bad: This will never start: minAvailable (100) is more than "
+            "the Job's 3 replicas in all tasks, so the gang can never be complete"
+        ), found
         assert "admission webhook" in found[0]
         # The scheduler's own words still follow, without the misleading "yet".
         assert any("Insufficient memory" in f for f in found[1:])
@@ -118,19 +186,28 @@ def test_podgroup_min_member_above_its_jobs_replicas(client, cache):
     cache.store("podgroups").upsert(_podgroup("mm-uid-mm", "default", 5, "Inqueue", _job_owner("mm")))
     for url in ("/jobs/ml/mm/", "/podgroups/ml/mm-uid-mm/"):
         found = _findings(client, url)
-        assert found[0].startswith("bad: This will never start: the PodGroup's minMember (5) is more than "
-                                   "the Job's 2 replicas in all tasks"), (url, found)
+        assert found[0].startswith(
+            "bad: This will never start: the PodGroup's minMember (5) is more than "
+            "the Job's 2 replicas in all tasks"
+        ), (url, found)
 
 
 def test_other_workloads_podgroup_min_member_above_existing_pods(client, cache):
-    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5d8", "uid": "rs-uid",
-             "controller": True}
+    owner = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "name": "web-5d8",
+        "uid": "rs-uid",
+        "controller": True,
+    }
     cache.store("podgroups").upsert(_podgroup("podgroup-rs-uid", "default", 5, "Inqueue", owner))
     for i in range(2):
         cache.store("pods").upsert(_pod(f"web-5d8-{i}", "podgroup-rs-uid", owner))
     found = _findings(client, "/podgroups/ml/podgroup-rs-uid/")
-    assert found[0].startswith("bad: This will never start as it is: the PodGroup's minMember (5) is more "
-                               "than the 2 pods that exist for it"), found
+    assert found[0].startswith(
+        "bad: This will never start as it is: the PodGroup's minMember (5) is more "
+        "than the 2 pods that exist for it"
+    ), found
     assert "unless its owner creates more pods" in found[0]
     # Enough pods: no claim.
     for i in range(2, 5):
@@ -141,13 +218,21 @@ def test_other_workloads_podgroup_min_member_above_existing_pods(client, cache):
 def test_gpus_above_the_queue_capability_never_fit(client, cache):
     # 8 workers x 8 GPUs, minAvailable 8: the PodGroup's minResources say 64 GPUs.
     cache.store("jobs").upsert(_job("gpu", "small", 8, [_task("worker", 8, gpus=8)]))
-    cache.store("podgroups").upsert(_podgroup(
-        "gpu-uid-gpu", "small", 8, "Pending", _job_owner("gpu"),
-        {"cpu": "8", "requests.nvidia.com/gpu": "64", "count/pods": "8"}))
+    cache.store("podgroups").upsert(
+        _podgroup(
+            "gpu-uid-gpu",
+            "small",
+            8,
+            "Pending",
+            _job_owner("gpu"),
+            {"cpu": "8", "requests.nvidia.com/gpu": "64", "count/pods": "8"},
+        )
+    )
     for url in ("/jobs/ml/gpu/", "/podgroups/ml/gpu-uid-gpu/"):
         found = _findings(client, url)
-        assert found[0].startswith("bad: This will never start: the gang's minimum resources exceed the "
-                                   "capability of queue “small”"), found
+        assert found[0].startswith(
+            "bad: This will never start: the gang's minimum resources exceed the capability of queue “small”"
+        ), found
         assert "nvidia.com/gpu: needs 64, capability 8" in found[0]
         assert not any("8 left" in f for f in found), found
 
@@ -156,8 +241,9 @@ def test_capability_of_a_tighter_ancestor_and_no_podgroup_yet(client, cache):
     # No PodGroup: the need is the sum over the Job's first minAvailable pods (4 of 6 x 16 GPUs).
     cache.store("jobs").upsert(_job("deep", "eng-train", 4, [_task("worker", 6, gpus=16)]))
     found = _findings(client, "/jobs/ml/deep/")
-    assert found[0].startswith("bad: This will never start: the gang's minimum resources exceed the "
-                               "capability of queue “eng-train”"), found
+    assert found[0].startswith(
+        "bad: This will never start: the gang's minimum resources exceed the capability of queue “eng-train”"
+    ), found
     assert "nvidia.com/gpu: needs 64, capability 8 (set on ancestor queue “eng”)" in found[0]
     # Under both capabilities: nothing "never".
     cache.store("jobs").upsert(_job("ok", "eng-train", 1, [_task("worker", 6, gpus=8)]))
@@ -184,7 +270,9 @@ def test_findings_are_translated(client, cache):
     cache.store("jobs").upsert(_job("big", "small", 100, [_task("worker", 3, gpus=8)]))
     client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
     found = _findings(client, "/jobs/ml/big/")
-    assert found[0].startswith("bad: 它永远不会启动：minAvailable（100）大于该 Job 所有任务的副本总数 3"), found
+    assert found[0].startswith("bad: 它永远不会启动：minAvailable（100）大于该 Job 所有任务的副本总数 3"), (
+        found
+    )
     assert "nvidia.com/gpu：需要 24，capability 为 8" in found[1], found
 
 
@@ -200,8 +288,11 @@ def test_derive_explain_pending_puts_gang_never_first():
     assert never[0].detail == "minAvailable 100 > 3 replicas in all tasks"
     assert "queue 'eng'" in never[1].summary and never[1].detail == "needs 24; capability 8"
     fits = _job("k", "leaf", 1, [_task("w", 1, gpus=8)])
-    assert not [r for r in derive.explain_pending(job=fits, queue=queues["leaf"], queue_lookup=queues.get)
-                if r.kind == "gang_never"]
+    assert not [
+        r
+        for r in derive.explain_pending(job=fits, queue=queues["leaf"], queue_lookup=queues.get)
+        if r.kind == "gang_never"
+    ]
 
 
 def test_status_fragment_follows_an_ancestors_capability(client, cache):

@@ -17,8 +17,13 @@ ALL = ("jobs", "podgroups", "queues", "pods", "events")
 def cache(memory_cache):
     for kind in ALL:
         memory_cache.store(kind).mark_synced()
-    memory_cache.store("queues").upsert({"metadata": {"name": "default", "resourceVersion": "1"},
-                                         "spec": {"weight": 1}, "status": {"state": "Open"}})
+    memory_cache.store("queues").upsert(
+        {
+            "metadata": {"name": "default", "resourceVersion": "1"},
+            "spec": {"weight": 1},
+            "status": {"state": "Open"},
+        }
+    )
     return memory_cache
 
 

@@ -102,7 +102,13 @@ def test_pending_podgroup_with_absurd_min_resources(odd_cluster, client):
     _create(
         odd_cluster,
         PODGROUPS,
-        _podgroup(ns, "pg", qname, {"minResources": {"cpu": "1e1000000", "memory": "1e999999"}}, {"phase": "Pending"}),
+        _podgroup(
+            ns,
+            "pg",
+            qname,
+            {"minResources": {"cpu": "1e1000000", "memory": "1e999999"}},
+            {"phase": "Pending"},
+        ),
         ns,
     )
     pages = _get_all(client, ["/", "/podgroups/", f"/podgroups/{ns}/pg/", f"/queues/{qname}/"])
@@ -137,7 +143,9 @@ def test_quantity_helpers_never_raise(value):
             o = presenters.quantity(other)
             if q is not None and o is not None:
                 assert 0 <= presenters._pct(abs(q), abs(o)) <= presenters.PCT_CAP
-    for usage in derive.queue_usage({"spec": {"capability": {"cpu": value}}, "status": {"allocated": {"cpu": "1m"}}}):
+    for usage in derive.queue_usage(
+        {"spec": {"capability": {"cpu": value}}, "status": {"allocated": {"cpu": "1m"}}}
+    ):
         usage.percent_of_capability, usage.headroom  # noqa: B018 - must not raise
 
 
@@ -197,7 +205,13 @@ def test_huge_event_and_condition_messages_are_cut_on_the_pages(odd_cluster, cli
         qname,
         status={"phase": "Inqueue", "conditions": [cond]},
         ownerReferences=[
-            {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "big", "uid": f"uid-big-{n}", "controller": True}
+            {
+                "apiVersion": "batch.volcano.sh/v1alpha1",
+                "kind": "Job",
+                "name": "big",
+                "uid": f"uid-big-{n}",
+                "controller": True,
+            }
         ],
     )
     _create(odd_cluster, PODGROUPS, pg, ns)
@@ -206,8 +220,13 @@ def test_huge_event_and_condition_messages_are_cut_on_the_pages(odd_cluster, cli
             "apiVersion": "v1",
             "kind": "Event",
             "metadata": {"name": f"big.{i}", "namespace": ns},
-            "involvedObject": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "big",
-                               "namespace": ns, "uid": f"uid-big-{n}"},
+            "involvedObject": {
+                "apiVersion": "batch.volcano.sh/v1alpha1",
+                "kind": "Job",
+                "name": "big",
+                "namespace": ns,
+                "uid": f"uid-big-{n}",
+            },
             "type": "Warning",
             "reason": "FailedScheduling",
             "message": f"{i}{huge}",
@@ -253,8 +272,13 @@ def test_warnings_with_one_reason_and_different_messages_stay_apart_on_the_detai
             "apiVersion": "v1",
             "kind": "Event",
             "metadata": {"name": f"wj.{i}", "namespace": ns},
-            "involvedObject": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "wj",
-                               "namespace": ns, "uid": f"uid-{ns}-wj"},
+            "involvedObject": {
+                "apiVersion": "batch.volcano.sh/v1alpha1",
+                "kind": "Job",
+                "name": "wj",
+                "namespace": ns,
+                "uid": f"uid-{ns}-wj",
+            },
             "type": "Warning",
             "reason": "PodGroupPending",
             "message": f"queue resource quota insufficient: insufficient {what}",
@@ -287,7 +311,10 @@ def test_yaml_view_lists_every_env_entry_and_envfrom_without_values(odd_cluster,
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "Job",
         "metadata": {"name": "envjob", "namespace": ns, "uid": f"uid-env-{n}"},
-        "spec": {"minAvailable": 1, "tasks": [{"name": "t", "replicas": 1, "template": {"spec": {"containers": [container]}}}]},
+        "spec": {
+            "minAvailable": 1,
+            "tasks": [{"name": "t", "replicas": 1, "template": {"spec": {"containers": [container]}}}],
+        },
     }
     _create(odd_cluster, JOBS, job, ns)
     pod = {
@@ -304,7 +331,13 @@ def test_yaml_view_lists_every_env_entry_and_envfrom_without_values(odd_cluster,
     for url, page in pages.items():
         shown = text(page)
         assert "s3cr3t-literal-value" not in page, url
-        for expected in ("LITERAL_SECRET", "(hidden by volcano-ui)", "creds-secret", "cm-settings", "sec-settings"):
+        for expected in (
+            "LITERAL_SECRET",
+            "(hidden by volcano-ui)",
+            "creds-secret",
+            "cm-settings",
+            "sec-settings",
+        ):
             assert expected in shown, (url, expected)
 
 
@@ -314,7 +347,11 @@ def test_yaml_view_has_no_aliases_for_shared_subtrees_and_says_it_is_the_cached_
     n = next(_seq)
     ns = f"yaml-{n}"
     res = {"cpu": "2", "memory": "1Gi"}
-    container = {"name": "main", "image": "busybox", "resources": {"requests": dict(res), "limits": dict(res)}}
+    container = {
+        "name": "main",
+        "image": "busybox",
+        "resources": {"requests": dict(res), "limits": dict(res)},
+    }
     job = {
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "Job",
@@ -400,9 +437,18 @@ def test_negative_counters_never_claim_min_available_reached(odd_cluster, client
 
 def test_zero_or_missing_whole_has_no_percentage(odd_cluster, client):
     name = f"zerodes-{next(_seq)}"
-    _create(odd_cluster, QUEUES, _queue(name, {"deserved": {"cpu": "0"}}, {"state": "Open", "allocated": {"cpu": "2"}}))
+    _create(
+        odd_cluster,
+        QUEUES,
+        _queue(name, {"deserved": {"cpu": "0"}}, {"state": "Open", "allocated": {"cpu": "2"}}),
+    )
     pages = _get_all(client, [f"/queues/{name}/", "/queues/"])
-    bar = next(b for b in presenters.queue_resource_bars(_queue(name, {"deserved": {"cpu": "0"}}, {"allocated": {"cpu": "2"}})))
+    bar = next(
+        b
+        for b in presenters.queue_resource_bars(
+            _queue(name, {"deserved": {"cpu": "0"}}, {"allocated": {"cpu": "2"}})
+        )
+    )
     assert bar.pct is None and bar.pct_text == ""
     detail = text(pages[f"/queues/{name}/"])
     assert "100%" not in detail
@@ -436,7 +482,8 @@ def test_objects_being_deleted_are_marked(odd_cluster, client):
     _create(odd_cluster, PODGROUPS, _podgroup(ns, "dpg", qname, status={"phase": "Running"}, **deleting), ns)
     _create(odd_cluster, JOBS, _job(ns, "alive", {"state": {"phase": "Running"}}), ns)
     pages = _get_all(
-        client, [f"/jobs/{ns}/dj/", f"/podgroups/{ns}/dpg/", f"/queues/{qname}/", f"/jobs/?ns={ns}", "/queues/"]
+        client,
+        [f"/jobs/{ns}/dj/", f"/podgroups/{ns}/dpg/", f"/queues/{qname}/", f"/jobs/?ns={ns}", "/queues/"],
     )
     for url, page in pages.items():
         assert "Deleting" in text(page), url
@@ -447,7 +494,9 @@ def test_queue_without_status_allocated_reads_unknown_not_zero(odd_cluster, clie
     """No status.allocated (no scheduler yet, an older Volcano): usage is unknown, so no "0 0%"."""
     name = f"noalloc-{next(_seq)}"
     _create(odd_cluster, QUEUES, _queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}}))
-    (bar,) = presenters.queue_resource_bars(_queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}}))
+    (bar,) = presenters.queue_resource_bars(
+        _queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}})
+    )
     assert bar.allocated == "—" and bar.pct is None and bar.fill == 0 and not bar.over
     (zero,) = presenters.queue_resource_bars(
         _queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}}, status={"allocated": {}})

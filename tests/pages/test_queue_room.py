@@ -19,8 +19,13 @@ from dashboard.kube import derive
 from tests.pages.helpers import text
 
 
-def _queue(name: str, parent: str = "", capability: dict | None = None, allocated: dict | None = None,
-           status: bool = True) -> dict:
+def _queue(
+    name: str,
+    parent: str = "",
+    capability: dict | None = None,
+    allocated: dict | None = None,
+    status: bool = True,
+) -> dict:
     spec: dict = {"weight": 1}
     if parent:
         spec["parent"] = parent
@@ -33,8 +38,11 @@ def _queue(name: str, parent: str = "", capability: dict | None = None, allocate
 
 
 def _pg(name: str, queue: str, phase: str | None, min_resources: dict | None = None, ns: str = "ml") -> dict:
-    pg: dict = {"kind": "PodGroup", "metadata": {"name": name, "namespace": ns, "resourceVersion": "2"},
-                "spec": {"queue": queue, "minMember": 1}}
+    pg: dict = {
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": ns, "resourceVersion": "2"},
+        "spec": {"queue": queue, "minMember": 1},
+    }
     if min_resources is not None:
         pg["spec"]["minResources"] = min_resources
     if phase is not None:
@@ -53,20 +61,40 @@ class World:
         return self.queues.get(name)
 
     def children(self, name: str):
-        return [q for q in self.queues.values()
-                if name != q["metadata"]["name"] and ((q.get("spec") or {}).get("parent") or "root") == name]
+        return [
+            q
+            for q in self.queues.values()
+            if name != q["metadata"]["name"] and ((q.get("spec") or {}).get("parent") or "root") == name
+        ]
 
     def inqueue(self, name: str):
-        return [g for g in self.pgs if (g.get("spec") or {}).get("queue") == name
-                and (g.get("status") or {}).get("phase") == "Inqueue"]
+        return [
+            g
+            for g in self.pgs
+            if (g.get("spec") or {}).get("queue") == name
+            and (g.get("status") or {}).get("phase") == "Inqueue"
+        ]
 
     def room(self, queue: str, pg: dict) -> p.GangRoom:
-        return p.gang_room(self.queues[queue], pg, queue_lookup=self.get, queue_children=self.children,
-                           inqueue_podgroups=self.inqueue)
+        return p.gang_room(
+            self.queues[queue],
+            pg,
+            queue_lookup=self.get,
+            queue_children=self.children,
+            inqueue_podgroups=self.inqueue,
+        )
 
     def findings(self, queue: str, pg: dict) -> list[p.Finding]:
-        return p.why_pending(None, pg, self.queues[queue], queue, [], queue_lookup=self.get,
-                             queue_children=self.children, inqueue_podgroups=self.inqueue)
+        return p.why_pending(
+            None,
+            pg,
+            self.queues[queue],
+            queue,
+            [],
+            queue_lookup=self.get,
+            queue_children=self.children,
+            inqueue_podgroups=self.inqueue,
+        )
 
 
 # --- the pure rule ----------------------------------------------------------------------------
@@ -116,7 +144,8 @@ def test_a_parent_without_status_allocated_sums_its_children():
 
 
 @pytest.mark.parametrize(
-    "value", [None, "", "abc", "-1", "1e1000000", [], {"x": 1}, True, "1.2.3"],
+    "value",
+    [None, "", "abc", "-1", "1e1000000", [], {"x": 1}, True, "1.2.3"],
 )
 def test_odd_quantities_and_shapes_never_raise_and_are_never_counted(value):
     q = _queue("q", capability={"cpu": value, "memory": "1Gi"}, allocated={"cpu": value, "memory": value})
@@ -147,8 +176,9 @@ def test_a_child_queue_cycle_ends_the_walk():
     a = _queue("a", "b", {"cpu": "4"})  # no status at all
     b = _queue("b", "a", {"cpu": "4"})
     w = World([a, b], [_pg("x", "b", "Inqueue", {"cpu": "1"})])
-    rooms = derive.queue_room({"cpu": Decimal(1)}, derive.queue_ancestry(a, w.get), children=w.children,
-                              inqueue=w.inqueue)
+    rooms = derive.queue_room(
+        {"cpu": Decimal(1)}, derive.queue_ancestry(a, w.get), children=w.children, inqueue=w.inqueue
+    )
     assert [(r.queue, r.reserved) for r in rooms["cpu"]] == [("a", 1), ("b", 1)]
 
 
@@ -248,8 +278,11 @@ def test_demo_pytorch_job_04_names_the_inqueue_reservation(client, demo_cluster,
 def test_demo_the_inqueue_podgroup_does_not_compete_with_itself(client, demo_cluster, demo_cache):
     from dashboard.views import _gang_room
 
-    wide = next(g for g in _store(demo_cluster, "podgroups", "platform")
-                if g["metadata"]["name"].startswith("wide-pod-"))
+    wide = next(
+        g
+        for g in _store(demo_cluster, "podgroups", "platform")
+        if g["metadata"]["name"].startswith("wide-pod-")
+    )
     snap = demo_cache.snapshot()
     pg = snap.podgroups.get("platform", wide["metadata"]["name"])
     room = _gang_room(snap, snap.queues.get(None, "prod-training"), pg)
@@ -283,10 +316,13 @@ def hierarchy(sim_cluster, tmp_path):
     c.advance(5)
     pg = c.store.get(PODGROUP, "default", f"needs-four-{waiting['metadata']['uid']}")
     with installed_cache(c, tmp_path) as cache:
+
         def synced(s) -> bool:
             parent = s.queues.get(None, "small-parent") or {}
-            return (s.podgroups.get("default", pg["metadata"]["name"]) is not None
-                    and parent.get("status", {}).get("allocated", {}).get("cpu") == "4")
+            return (
+                s.podgroups.get("default", pg["metadata"]["name"]) is not None
+                and parent.get("status", {}).get("allocated", {}).get("cpu") == "4"
+            )
 
         cache.wait_for(synced, timeout=10)
         yield c, pg
@@ -312,7 +348,6 @@ def test_hierarchy_a_sibling_reservation_counts_at_the_parent(client, hierarchy)
     scheduler would leave it (controllers' view), and read back through the cache."""
     from dashboard.kube import get_cluster_cache
     from dashboard.sim.kinds import PODGROUP
-
     from tests.pages.helpers import fragment_url
 
     cluster, pg = hierarchy
@@ -320,10 +355,14 @@ def test_hierarchy_a_sibling_reservation_counts_at_the_parent(client, hierarchy)
     frag = fragment_url(client.get("/jobs/default/needs-four/").content.decode(), "status")
     assert client.get(frag, headers=htmx).status_code == 204
     held = {
-        "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
         "metadata": {"name": "sib-held", "namespace": "default"},
-        "spec": {"queue": "sibling", "minMember": 1,
-                 "minResources": {"cpu": "1500m", "requests.cpu": "1500m"}},
+        "spec": {
+            "queue": "sibling",
+            "minMember": 1,
+            "minResources": {"cpu": "1500m", "requests.cpu": "1500m"},
+        },
         "status": {"phase": "Inqueue"},
     }
     cluster.store.create(PODGROUP, held, replay=True)
@@ -343,10 +382,13 @@ def test_derive_explain_pending_uses_the_same_rule():
     held = _pg("held", "sibling", "Inqueue", {"cpu": "1"})
     w = World([_queue("root"), parent, child, sibling], [held])
     me = _pg("me", "big-child", "Pending", {"cpu": "2"})
-    reasons = derive.explain_pending(podgroup=me, queue=child, queue_lookup=w.get,
-                                     queue_children=w.children, inqueue=w.inqueue)
+    reasons = derive.explain_pending(
+        podgroup=me, queue=child, queue_lookup=w.get, queue_children=w.children, inqueue=w.inqueue
+    )
     (room,) = [r for r in reasons if r.kind == "queue_headroom"]
-    assert room.summary == "Ancestor queue 'small-parent' of 'big-child' has not enough cpu left for the gang."
+    assert (
+        room.summary == "Ancestor queue 'small-parent' of 'big-child' has not enough cpu left for the gang."
+    )
     assert "reserved 1 by 1 Inqueue PodGroup(s): ml/held" in room.detail and "free 1" in room.detail
     assert room.objects == ("ml/held",)
     # Without the lookups only the queue itself is judged: 100 left, nothing to say.
@@ -366,7 +408,9 @@ def test_a_very_deep_tree_renders():
     findings = w.findings("q2999", _pg("me", "q2999", "Pending", {"cpu": "1"}))
     (finding,) = [f for f in findings if f.text.startswith("No room")]
     assert "ancestor queue “q0”" in finding.text
-    assert finding.items == ["cpu: needs 1, 0 left (capability 4, allocated 3, reserved 1 by 1 Inqueue PodGroup)"]
+    assert finding.items == [
+        "cpu: needs 1, 0 left (capability 4, allocated 3, reserved 1 by 1 Inqueue PodGroup)"
+    ]
 
 
 def test_demo_overview_attention_names_the_reservation_too(client, demo_cluster, demo_cache):

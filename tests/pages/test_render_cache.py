@@ -126,7 +126,9 @@ def test_cached_queue_rows_follow_the_language(rc_cluster, client):
     chinese = _row(client.get("/queues/").content.decode(), f"rc-lang{n}")
     assert "未设置或分配资源。" in text(chinese) and "父队列" in text(chinese)
     client.post("/i18n/setlang/", {"language": "en", "next": "/queues/"})
-    assert "No resources set or allocated." in text(_row(client.get("/queues/").content.decode(), f"rc-lang{n}"))
+    assert "No resources set or allocated." in text(
+        _row(client.get("/queues/").content.decode(), f"rc-lang{n}")
+    )
 
 
 def test_cached_queue_rows_escape_hostile_names(rc_cluster, client):
@@ -166,7 +168,9 @@ def test_overview_counts_and_attention_come_from_indexes_restricted_to_namespace
         assert snap.podgroups.count_by("queue_phase") == walked
         by_phase = {}
         for pg in snap.podgroups.all():
-            by_phase[presenters.podgroup_phase_name(pg)] = by_phase.get(presenters.podgroup_phase_name(pg), 0) + 1
+            by_phase[presenters.podgroup_phase_name(pg)] = (
+                by_phase.get(presenters.podgroup_phase_name(pg), 0) + 1
+            )
         assert snap.podgroups.count_by("phase") == by_phase
     assert views._queue_pg_counts(only_x)[q] == {"Running": 2}
     assert views._queue_pg_counts(everything)[q] == {"Running": 2, "Inqueue": 1}
@@ -194,7 +198,9 @@ def test_below_gang_index_agrees_with_the_pages_gang(status, min_member):
     if status is not None:
         pg["status"] = status
     gang = presenters.podgroup_gang(pg)
-    expected = presenters.podgroup_phase_name(pg) in ("Running", "Unknown") and gang.ready < gang.min_available
+    expected = (
+        presenters.podgroup_phase_name(pg) in ("Running", "Unknown") and gang.ready < gang.min_available
+    )
     assert kinds.podgroup_below_gang(pg) is expected
     assert kinds.podgroup_phase_raw(pg) == presenters.podgroup_phase_name(pg)
 
@@ -278,7 +284,9 @@ def test_list_memo_stays_within_its_byte_budget_and_pages_stay_right(rc_cluster,
     assert 1 <= len(views._LIST_MEMO) <= 2
     page = client.get(f"/podgroups/?queue={q}&sort=-name").content.decode()
     order = [i for i in range(6) if f"/podgroups/rc-m{n}/pg{i}/" in page]
-    assert sorted(order, key=lambda i: page.index(f"/podgroups/rc-m{n}/pg{i}/"), reverse=True) == list(range(6))
+    assert sorted(order, key=lambda i: page.index(f"/podgroups/rc-m{n}/pg{i}/"), reverse=True) == list(
+        range(6)
+    )
 
 
 def test_a_request_that_waited_for_a_concurrent_computation_takes_its_result(monkeypatch):

@@ -15,8 +15,13 @@ ALL = ("jobs", "podgroups", "queues", "pods", "events")
 JOB = {
     "apiVersion": "batch.volcano.sh/v1alpha1",
     "kind": "Job",
-    "metadata": {"name": "quota-starved", "namespace": "platform", "uid": "j1", "resourceVersion": "5",
-                 "creationTimestamp": "2026-11-29T10:00:00Z"},
+    "metadata": {
+        "name": "quota-starved",
+        "namespace": "platform",
+        "uid": "j1",
+        "resourceVersion": "5",
+        "creationTimestamp": "2026-11-29T10:00:00Z",
+    },
     "spec": {"queue": "batch", "minAvailable": 1, "tasks": [{"name": "w", "replicas": 1}]},
     "status": {"state": {"phase": "Pending"}},
 }
@@ -24,9 +29,14 @@ JOB = {
 POD = {
     "apiVersion": "v1",
     "kind": "Pod",
-    "metadata": {"name": "done-w-0", "namespace": "research", "uid": "p1", "resourceVersion": "7",
-                 "labels": {"volcano.sh/job-name": "done", "volcano.sh/queue-name": "gone-queue"},
-                 "annotations": {"scheduling.k8s.io/group-name": "done-148b"}},
+    "metadata": {
+        "name": "done-w-0",
+        "namespace": "research",
+        "uid": "p1",
+        "resourceVersion": "7",
+        "labels": {"volcano.sh/job-name": "done", "volcano.sh/queue-name": "gone-queue"},
+        "annotations": {"scheduling.k8s.io/group-name": "done-148b"},
+    },
     "spec": {"containers": [{"name": "main", "image": "busybox"}]},
     "status": {"phase": "Succeeded"},
 }
@@ -65,7 +75,9 @@ def test_a_detail_page_opened_while_its_kind_is_still_loading_reloads_itself(cli
     assert resp["Retry-After"] == str(fast)
     cache.store("queues").set_state("forbidden", error="queues is forbidden")
     resp = client.get("/queues/research/")
-    assert resp.status_code == 403 and f'<meta http-equiv="refresh" content="{slow}">' in resp.content.decode()
+    assert (
+        resp.status_code == 403 and f'<meta http-equiv="refresh" content="{slow}">' in resp.content.decode()
+    )
     cache.store("queues").mark_synced()
     assert client.get("/queues/research/").status_code == 404  # loaded: the reload now tells
 
@@ -107,24 +119,30 @@ def test_links_only_to_objects_in_the_cache(client, cache):
     page = client.get("/jobs/platform/quota-starved/").content.decode()
     assert 'href="/queues/batch/"' not in page
     assert "batch (not found)" in text(page)
-    cache.store("queues").upsert({"metadata": {"name": "batch", "resourceVersion": "1"}, "spec": {},
-                                  "status": {"state": "Open"}})
+    cache.store("queues").upsert(
+        {"metadata": {"name": "batch", "resourceVersion": "1"}, "spec": {}, "status": {"state": "Open"}}
+    )
     page = client.get("/jobs/platform/quota-starved/").content.decode()
     assert 'href="/queues/batch/"' in page
 
 
 def test_list_pages_link_a_queue_only_when_it_exists(client, cache):
-    pg = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-          "metadata": {"name": "pg1", "namespace": "platform", "uid": "g1", "resourceVersion": "3"},
-          "spec": {"queue": "batch", "minMember": 1}, "status": {"phase": "Pending"}}
+    pg = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "pg1", "namespace": "platform", "uid": "g1", "resourceVersion": "3"},
+        "spec": {"queue": "batch", "minMember": 1},
+        "status": {"phase": "Pending"},
+    }
     cache.store("podgroups").upsert(pg)
     for url in ("/jobs/", "/podgroups/"):
         page = client.get(url).content.decode()
         assert 'href="/queues/batch/"' not in page, url
         assert "batch (not found)" in text(page), url
     jobs_version = _results_version(client, "/jobs/")
-    cache.store("queues").upsert({"metadata": {"name": "batch", "resourceVersion": "1"}, "spec": {},
-                                  "status": {"state": "Open"}})
+    cache.store("queues").upsert(
+        {"metadata": {"name": "batch", "resourceVersion": "1"}, "spec": {}, "status": {"state": "Open"}}
+    )
     # The polled results fragment must change too, or an open page would keep the stale hint.
     assert _results_version(client, "/jobs/") != jobs_version
     for url in ("/jobs/", "/podgroups/"):
@@ -144,18 +162,26 @@ def test_list_pages_do_not_mark_every_queue_when_queues_are_unreadable(client, c
 def _results_version(client, url: str) -> str:
     import re
 
-    m = re.search(r'hx-get="[^"]*[?&]amp;f=results&amp;v=([^"&]+)"|[?&]f=results&(?:amp;)?v=([^"&]+)', client.get(url).content.decode())
+    m = re.search(
+        r'hx-get="[^"]*[?&]amp;f=results&amp;v=([^"&]+)"|[?&]f=results&(?:amp;)?v=([^"&]+)',
+        client.get(url).content.decode(),
+    )
     assert m, "no results fragment"
     return m.group(1) or m.group(2)
 
 
 def test_overview_warning_event_for_missing_object_is_not_linked(client, cache):
-    cache.store("events").upsert({
-        "metadata": {"name": "ev1", "namespace": "research", "uid": "e1", "resourceVersion": "9"},
-        "type": "Warning", "reason": "FailedScheduling", "message": "boom", "count": 1,
-        "lastTimestamp": "2026-11-29T10:00:00Z",
-        "involvedObject": {"kind": "Pod", "namespace": "research", "name": "vanished-0"},
-    })
+    cache.store("events").upsert(
+        {
+            "metadata": {"name": "ev1", "namespace": "research", "uid": "e1", "resourceVersion": "9"},
+            "type": "Warning",
+            "reason": "FailedScheduling",
+            "message": "boom",
+            "count": 1,
+            "lastTimestamp": "2026-11-29T10:00:00Z",
+            "involvedObject": {"kind": "Pod", "namespace": "research", "name": "vanished-0"},
+        }
+    )
     page = client.get("/").content.decode()
     assert "vanished-0" in page
     assert 'href="/pods/research/vanished-0/"' not in page

@@ -99,7 +99,13 @@ def test_readyz_stays_200_when_a_synced_kind_goes_stale(client, memory_cache, lo
     assert status == 200, body
     assert body == {
         "ready": True,
-        "kinds": {"jobs": "syncing", "podgroups": "synced", "queues": "synced", "pods": lost, "events": "synced"},
+        "kinds": {
+            "jobs": "syncing",
+            "podgroups": "synced",
+            "queues": "synced",
+            "pods": lost,
+            "events": "synced",
+        },
         "waiting": [],
         "stale": ["jobs", "pods"],
     }
