@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -14,9 +15,9 @@ from dashboard.kube import memory, trim
 from dashboard.kube.client import KubeClient
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.informer import Informer, InformerOptions
-from dashboard.kube.kinds import ALL_KINDS, EVENTS, PODS, KindSpec, event_ref, pod_group_name
+from dashboard.kube.kinds import ALL_KINDS, EVENTS, PODS, KindSpec, event_ref, obj_key, pod_group_name
 from dashboard.kube.snapshot import Snapshot
-from dashboard.kube.store import EventStore, KindStore
+from dashboard.kube.store import EventStore, Key, KindStore, event_sort_time
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,13 @@ class CacheOptions:
     # Seconds between two releases of the C allocator's free memory while the informers run
     # (memory.MemoryReleaser; 0 = only after full lists).
     memory_release_interval: float = 10.0
+    # Kinds whose informers start one after the other: each waits (at most 60 s) until every kind
+    # before it got an answer to its first list. Pods before events keeps few events waiting for
+    # their pod (PodEventStore); any order loses none.
+    start_order: tuple[str, ...] = ("pods", "events")
+    # Seconds an event of a pod the cache does not hold waits for that pod while the pod watch is
+    # live (the watch may deliver a new pod after its first event); then it is discarded.
+    held_pod_event_seconds: float = 60.0
     informer: InformerOptions = field(default_factory=InformerOptions)
 
 
@@ -80,18 +88,39 @@ class ClusterCache:
         # An in-memory cache publishes every write at once: tests upsert and read straight away.
         interval = self.options.publish_interval if client is not None else 0.0
         self._stores: dict[str, KindStore] = {}
+        # Completed lists per pods informer (its counters["lists"] when it last became synced)
+        # and since when (time.monotonic()) every pod watch is live; None: not all live.
+        self._pods_listed: dict[str, int] = {}
+        self._pods_live_since: float | None = None
+        # An in-memory cache keeps every event it is given: there is no pod watch to wait for.
+        pods = PodStore(PODS, on_change=self._notify, publish_interval=interval)
+        self._stores[PODS.name] = pods
         for spec in ALL_KINDS:
+            if spec is PODS:
+                continue
             if spec is EVENTS:
-                store: KindStore = EventStore(
-                    spec,
-                    per_object=self.options.events_per_object,
-                    total=self.options.events_total,
-                    on_change=self._notify,
-                    publish_interval=interval,
-                )
+                events_options = {
+                    "per_object": self.options.events_per_object,
+                    "total": self.options.events_total,
+                    "on_change": self._notify,
+                    "publish_interval": interval,
+                }
+                if client is None:
+                    store: KindStore = EventStore(spec, **events_options)
+                else:
+                    store = PodEventStore(
+                        spec,
+                        pods=pods,
+                        pod_lists=self._pod_lists,
+                        pods_live_since=lambda: self._pods_live_since,
+                        wait_seconds=self.options.held_pod_event_seconds,
+                        **events_options,
+                    )
+                    pods.on_arrival = store.pod_arrived
             else:
                 store = KindStore(spec, on_change=self._notify, publish_interval=interval)
             self._stores[spec.name] = store
+        self._stores = {spec.name: self._stores[spec.name] for spec in ALL_KINDS}
         self.informers: list[Informer] = []
         self.memory_releaser = memory.MemoryReleaser(
             self.options.memory_release_interval, before=(trim.share.purge,), before_every=6
@@ -143,25 +172,48 @@ class ClusterCache:
         return spec.get("schedulerName") in self.options.scheduler_names or pod_group_name(pod) is not None
 
     def _accept_event(self, event: dict) -> bool:
-        kind, ns, name = event_ref(event)
-        ref = event.get("involvedObject") or {}
+        """Events of the Volcano kinds (by API group) and of pods. Whether a pod event's pod is
+        watched is decided by the events store (PodEventStore): its pod may not be listed yet."""
+        kind = event_ref(event)[0]
         prefix = _VOLCANO_EVENT_KINDS.get(kind)
         if prefix is not None:
+            ref = event.get("involvedObject") or {}
             return str(ref.get("apiVersion") or "").startswith(prefix)
-        if kind == "Pod":
-            # Events of pods the cache does not hold (not scheduled by Volcano) are not kept.
-            return self._stores["pods"].data().objects.get((ns, name)) is not None
-        return False
+        return kind == "Pod"
 
-    def _wait_for_pods(self, stop: threading.Event, timeout: float = 60.0) -> None:
-        """Hold the events informer until the pods are listed (or cannot be), at most ``timeout``:
-        pod events are kept only for cached pods, so listing events first would drop them."""
+    def _pod_lists(self) -> tuple[int, ...]:
+        """Lists begun so far by each pods informer (Informer counters["lists"] counts a list
+        when it starts), in ``self.informers`` order."""
+        return tuple(i.counters["lists"] for i in self.informers if i.spec is PODS)
+
+    def _pods_listed_after(self, begun: tuple[int, ...]) -> bool:
+        """Whether every pods informer completed a list it began after ``_pod_lists()`` was
+        ``begun``: any pod that existed then and is watched is in the pods store (or deleted)."""
+        peers = [i for i in self.informers if i.spec is PODS]
+        if len(peers) != len(begun):
+            return False
+        return all(self._pods_listed.get(i.label, 0) > n for i, n in zip(peers, begun, strict=True))
+
+    def _gate(self, kind: str) -> Callable[[threading.Event], None] | None:
+        order = self.options.start_order
+        if kind not in order or order.index(kind) == 0:
+            return None
+        before = order[: order.index(kind)]
+
+        def gate(stop: threading.Event) -> None:
+            self._wait_for_kinds(before, stop)
+
+        return gate
+
+    def _wait_for_kinds(self, kinds: Iterable[str], stop: threading.Event, timeout: float = 60.0) -> None:
+        """Hold an informer until every kind of ``kinds`` answered its first list (or could not),
+        at most ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         with self._changed:
             while not stop.is_set() and time.monotonic() < deadline:
-                # Any state but "syncing" means the pods informer got an answer (or none at all):
-                # waiting longer would only hide the events informer's own state.
-                if self._stores["pods"].state.name != "syncing":
+                # Any state but "syncing" means that informer got an answer (or none at all):
+                # waiting longer would only hide this informer's own state.
+                if all(self._stores[k].state.name != "syncing" for k in kinds):
                     return
                 self._changed.wait(0.2)
 
@@ -184,9 +236,11 @@ class ClusterCache:
                 else:
                     specs.append((spec, {"accept": self._accept_pod}))
             elif spec is EVENTS:
-                specs.append((spec, {"accept": self._accept_event, "gate": self._wait_for_pods}))
+                specs.append((spec, {"accept": self._accept_event}))
             else:
                 specs.append((spec, {}))
+        for kind_spec, kwargs in specs:
+            kwargs["gate"] = self._gate(kind_spec.name)
         return specs
 
     def start(self) -> ClusterCache:
@@ -238,9 +292,27 @@ class ClusterCache:
         store = self._stores[informer.spec.name]
         peers = [i for i in self.informers if i.spec.name == informer.spec.name] or [informer]
         worst = min(peers, key=lambda i: _STATE_RANK.index(i.state))
+        if informer.spec is PODS:
+            # Before the pods store says "synced": whoever waits for that sees the events settled.
+            self._pods_settled(informer, worst.state == "synced")
         store.set_state(
             worst.state, error=worst.last_error, detail=worst.detail, category=worst.error_category
         )
+
+    def _pods_settled(self, informer: Informer, all_synced: bool) -> None:
+        if all_synced:
+            if self._pods_live_since is None:
+                self._pods_live_since = time.monotonic()
+        else:
+            self._pods_live_since = None
+        if informer.state != "synced":
+            return
+        # A list ends with "synced" (so does a watch resumed after a failure, when the counter
+        # still names the last completed list: a failed list is always retried before a watch).
+        self._pods_listed[informer.label] = informer.counters["lists"]
+        events = self._stores[EVENTS.name]
+        if isinstance(events, PodEventStore):
+            events.recheck(self._pods_listed_after)
 
     def kind_counters(self, kind: str) -> KindCounters:
         """Counters of the informer(s) feeding ``kind`` (jobs, podgroups, ...), summed; for
@@ -263,6 +335,238 @@ class ClusterCache:
     def stats(self) -> dict[str, dict[str, int]]:
         """Per-informer counters (lists, pages, watches, events, bookmarks, errors)."""
         return {i.label: dict(i.counters) for i in self.informers}
+
+
+class PodStore(KindStore):
+    """The pods store; tells ``on_arrival(key)`` after every pod a watch delivers, so events that
+    arrived before their pod are shown (PodEventStore.pod_arrived). A list settles them instead:
+    ClusterCache rechecks them when a pods informer becomes synced."""
+
+    on_arrival: Callable[[Key], None] | None = None
+
+    def holds(self, key: Key) -> bool:
+        """Whether the pod ``key`` is in the store now (the writer's state, not a published view,
+        which may be up to ``publish_interval`` old)."""
+        return key in self._objects
+
+    def upsert(self, obj: dict) -> bool:
+        changed = super().upsert(obj)
+        if self.on_arrival is not None:
+            self.on_arrival(obj_key(obj))
+        return changed
+
+
+@dataclass(slots=True)
+class _Held:
+    event: dict
+    pod: Key
+    since: float  # time.monotonic() when first held
+    pod_lists: tuple[int, ...]  # ClusterCache._pod_lists() then
+
+
+class PodEventStore(EventStore):
+    """The events store of a watching cache: an event of a pod the pods store does not hold is
+    held aside (not shown, not counted) until that pod arrives, then stored; it is discarded once
+    the pods are known not to include it.
+
+    An event can precede its pod: the events informer may list before the pods informer, or the
+    pod watch delivers a new pod after the events watch delivered its first event. Pods of other
+    schedulers have events too, so a held event is discarded when either
+    - every pods informer completed a list begun after the event was held, without the pod; or
+    - it waited ``wait_seconds`` while every pod watch was live (checked on later writes).
+    At most ``per_object`` events per pod and ``total`` in all are held (newest kept), the bounds
+    of the store itself, so holding drops no event the store would keep.
+
+    Locking: ``_hold_lock`` is taken before the store's lock, never after, and change
+    notifications wait until it is released (a ``ClusterCache.wait_for`` predicate may read the
+    held counts). The pods store calls ``pod_arrived`` after its write, so a pod is either seen by
+    a hold or settles it.
+    """
+
+    def __init__(
+        self,
+        spec: KindSpec,
+        *,
+        pods: PodStore,
+        pod_lists: Callable[[], tuple[int, ...]],
+        pods_live_since: Callable[[], float | None],
+        wait_seconds: float,
+        **kw: Any,
+    ):
+        super().__init__(spec, **kw)
+        self._pods = pods
+        self._pod_lists = pod_lists
+        self._pods_live_since = pods_live_since
+        self.wait_seconds = wait_seconds
+        self._hold_lock = threading.Lock()
+        self._holder: int | None = None  # thread holding _hold_lock: it notifies on release
+        self._notify_due = False
+        self._held: dict[Key, _Held] = {}  # event key -> held event, in order of first hold
+        self._held_by_pod: dict[Key, dict[Key, None]] = {}
+        self._next_expiry = 0.0
+        self._counts = {"moved": 0, "discarded": 0, "overflow": 0}
+
+    # -- reading (lock-free: one dict read each) --------------------------------------------
+    def held_counts(self) -> dict[str, int]:
+        """{"held": waiting now, "moved": stored when their pod arrived, "discarded": no such
+        watched pod, "overflow": dropped by the bounds} (counts since start)."""
+        return {"held": len(self._held), **self._counts}
+
+    def held_event(self, namespace: str | None, name: str) -> dict | None:
+        held = self._held.get((namespace, name))
+        return held.event if held is not None else None
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with self._hold_lock:
+            self._holder = threading.get_ident()
+            try:
+                yield
+            finally:
+                self._holder = None
+        if self._notify_due:
+            self._notify_due = False
+            super()._changed()
+
+    def _changed(self) -> None:
+        if self._holder == threading.get_ident():
+            self._notify_due = True
+        else:
+            super()._changed()
+
+    # -- the informer's writes -----------------------------------------------------------
+    def _waits(self, event: dict) -> Key | None:
+        """The pod key ``event`` waits for, or None when it can be stored now."""
+        kind, ns, name = event_ref(event)
+        if kind != "Pod" or self._pods.holds((ns, name)):
+            return None
+        return (ns, name)
+
+    def upsert(self, obj: dict) -> bool:
+        with self._locked():
+            pod = self._waits(obj)
+            if pod is None:
+                self._unhold(obj_key(obj))
+                changed = super().upsert(obj)
+            else:
+                self._hold(obj, pod, time.monotonic(), self._pod_lists())
+                # A stored version of it (its pod left the store since) is not shown either.
+                changed = super().delete(obj_key(obj))
+        self._expire_due()
+        return changed
+
+    def delete(self, obj_or_key: dict | Key) -> bool:
+        key = obj_key(obj_or_key) if isinstance(obj_or_key, dict) else obj_or_key
+        with self._locked():
+            self._unhold(key)
+            return super().delete(key)
+
+    def bound_listed(self, objs: list[dict], final: bool = False) -> list[dict]:
+        """As EventStore.bound_listed, with the events that would be held bounded apart: events
+        of pods not listed yet do not push out the ones to store (peak: 1.5 x both bounds)."""
+        if not final and len(objs) <= 3 * self.total:
+            return objs
+        stored: list[dict] = []
+        waiting: list[dict] = []
+        for obj in objs:
+            (stored if self._waits(obj) is None else waiting).append(obj)
+        kept = super().bound_listed(stored, final=True) + super().bound_listed(waiting, final=True)
+        kept.sort(key=event_sort_time)
+        return kept
+
+    def replace(self, objs: Iterable[dict], owns: Callable[[dict], bool] | None = None) -> tuple[int, int]:
+        """A full list: the stored events and the held ones become exactly the listed ones."""
+        with self._locked():
+            now, lists = time.monotonic(), self._pod_lists()
+            previous, self._held, self._held_by_pod = self._held, {}, {}
+            stored: list[dict] = []
+            for obj in objs:
+                pod = self._waits(obj)
+                if pod is None:
+                    stored.append(obj)
+                    continue
+                before = previous.get(obj_key(obj))
+                if before is not None:
+                    self._hold(obj, pod, before.since, before.pod_lists)
+                else:
+                    self._hold(obj, pod, now, lists)
+            return super().replace(stored, owns=owns)
+
+    # -- settling ----------------------------------------------------------------------------
+    def pod_arrived(self, pod: Key) -> None:
+        """Store the events held for ``pod`` (called by the pods store after writing it)."""
+        with self._locked():
+            keys = self._held_by_pod.pop(pod, None)
+            if keys:
+                for key in keys:
+                    held = self._held.pop(key)
+                    self._counts["moved"] += 1
+                    super().upsert(held.event)
+        self._expire_due()
+
+    def recheck(self, listed_after: Callable[[tuple[int, ...]], bool]) -> None:
+        """After a pods list: store the held events whose pod is now in the store, discard those
+        whose pod ``listed_after(pod_lists)`` says a later list would have included."""
+        with self._locked():
+            for key, held in list(self._held.items()):
+                if self._pods.holds(held.pod):
+                    self._unhold(key)
+                    self._counts["moved"] += 1
+                    super().upsert(held.event)
+                elif listed_after(held.pod_lists):
+                    self._unhold(key)
+                    self._counts["discarded"] += 1
+
+    def expire_held(self, now: float) -> None:
+        """Discard the events held for ``wait_seconds`` (time.monotonic() seconds at ``now``)
+        while every pod watch was live; nothing while one is not (its pods may still come)."""
+        live_since = self._pods_live_since()
+        limit = now - self.wait_seconds
+        if live_since is None or live_since > limit:
+            return
+        with self._locked():
+            while self._held:
+                key, held = next(iter(self._held.items()))
+                if held.since > limit:
+                    break
+                self._unhold(key)
+                self._counts["discarded"] += 1
+
+    def _expire_due(self) -> None:
+        # At most once a second: the held events are in order of first hold, so this is O(expired).
+        now = time.monotonic()
+        if now >= self._next_expiry:
+            self._next_expiry = now + 1.0
+            self.expire_held(now)
+
+    # -- the held events (call with _hold_lock held) ------------------------------------------
+    def _hold(self, event: dict, pod: Key, since: float, pod_lists: tuple[int, ...]) -> None:
+        key = obj_key(event)
+        held = self._held.get(key)
+        if held is not None:
+            # A newer version keeps its place and age: the pod was not seen since the first one.
+            held.event = event
+            return
+        self._held[key] = _Held(event, pod, since, pod_lists)
+        of_pod = self._held_by_pod.setdefault(pod, {})
+        of_pod[key] = None
+        if len(of_pod) > self.per_object:
+            oldest = min(of_pod, key=lambda k: event_sort_time(self._held[k].event))
+            self._unhold(oldest)
+            self._counts["overflow"] += 1
+        while len(self._held) > self.total:
+            self._unhold(next(iter(self._held)))
+            self._counts["overflow"] += 1
+
+    def _unhold(self, key: Key) -> None:
+        held = self._held.pop(key, None)
+        if held is None:
+            return
+        of_pod = self._held_by_pod.get(held.pod)
+        if of_pod is not None:
+            of_pod.pop(key, None)
+            if not of_pod:
+                del self._held_by_pod[held.pod]
 
 
 def _owned_by_scheduler(name: str) -> Callable[[dict], bool]:
