@@ -92,35 +92,15 @@ class ClusterCache:
         # and since when (time.monotonic()) every pod watch is live; None: not all live.
         self._pods_listed: dict[str, int] = {}
         self._pods_live_since: float | None = None
-        # An in-memory cache keeps every event it is given: there is no pod watch to wait for.
         pods = PodStore(PODS, on_change=self._notify, publish_interval=interval)
-        self._stores[PODS.name] = pods
+        events = self._events_store(pods, interval)
         for spec in ALL_KINDS:
             if spec is PODS:
-                continue
-            if spec is EVENTS:
-                events_options = {
-                    "per_object": self.options.events_per_object,
-                    "total": self.options.events_total,
-                    "on_change": self._notify,
-                    "publish_interval": interval,
-                }
-                if client is None:
-                    store: KindStore = EventStore(spec, **events_options)
-                else:
-                    store = PodEventStore(
-                        spec,
-                        pods=pods,
-                        pod_lists=self._pod_lists,
-                        pods_live_since=lambda: self._pods_live_since,
-                        wait_seconds=self.options.held_pod_event_seconds,
-                        **events_options,
-                    )
-                    pods.on_arrival = store.pod_arrived
+                self._stores[spec.name] = pods
+            elif spec is EVENTS:
+                self._stores[spec.name] = events
             else:
-                store = KindStore(spec, on_change=self._notify, publish_interval=interval)
-            self._stores[spec.name] = store
-        self._stores = {spec.name: self._stores[spec.name] for spec in ALL_KINDS}
+                self._stores[spec.name] = KindStore(spec, on_change=self._notify, publish_interval=interval)
         self.informers: list[Informer] = []
         self.memory_releaser = memory.MemoryReleaser(
             self.options.memory_release_interval, before=(trim.share.purge,), before_every=6
@@ -128,6 +108,31 @@ class ClusterCache:
         self._started = False
         self._lock = threading.Lock()
         self.discovery = Discovery(client) if client is not None else None
+
+    def _events_store(self, pods: PodStore, interval: float) -> EventStore:
+        o = self.options
+        if self.client is None:
+            # An in-memory cache keeps every event it is given: there is no pod watch to wait for.
+            return EventStore(
+                EVENTS,
+                per_object=o.events_per_object,
+                total=o.events_total,
+                on_change=self._notify,
+                publish_interval=interval,
+            )
+        events = PodEventStore(
+            EVENTS,
+            pods=pods,
+            pod_lists=self._pod_lists,
+            pods_live_since=lambda: self._pods_live_since,
+            wait_seconds=o.held_pod_event_seconds,
+            per_object=o.events_per_object,
+            total=o.events_total,
+            on_change=self._notify,
+            publish_interval=interval,
+        )
+        pods.on_arrival = events.pod_arrived
+        return events
 
     # -- reading ---------------------------------------------------------------------------
     def store(self, name: str) -> KindStore:

@@ -180,8 +180,8 @@ class Informer:
         self._thread: threading.Thread | None = None
         self._live: list = []
         self._state_sink = state_sink
-        # Called once before the first list (the events informer waits for the pods to be listed,
-        # else events about pods not yet in the cache would be filtered out at start-up).
+        # Called once before the first list: ClusterCache orders the kinds' first lists with it
+        # (CacheOptions.start_order).
         self._gate = gate
         # Own state (several informers may feed one store; the cache combines them).
         self.state = "syncing"
