@@ -157,3 +157,22 @@ def test_held_events_are_bounded(sim_cluster, make_live_cache):
     cache.wait_for(lambda s: events.held_counts()["overflow"] == 6, 2.0)
     # At most events_per_object per pod and events_total in all wait.
     assert events.held_counts()["held"] == 3
+
+
+def test_selector_mode_holds_until_every_pod_watch_listed(sim_cluster, make_live_cache):
+    crashloop_state(sim_cluster)
+    batch = sim_cluster.store.create("pods", pod("batch-0", scheduler="kube-batch"), NS)
+    sim_cluster.store.create(
+        "events", event("batch-0.pulled", "batch-0", "Pulled", 1, batch["metadata"]["uid"]), NS
+    )
+    cache = make_live_cache(
+        sim_cluster,
+        pod_watch="selector",
+        scheduler_names=("volcano", "kube-batch"),
+        start_order=("events", "pods"),
+    )
+    snap = cache.wait_for(lambda s: len(s.events) == 3 and s, 2.0)
+    assert reasons(snap, "batch-0") == ["Pulled"]
+    assert reasons(snap, "crash-0") == ["BackOff", "Started"]
+    assert reasons(snap, "other-0") == []
+    assert cache.store("events").held_counts() == {"held": 0, "moved": 3, "discarded": 2, "overflow": 0}
