@@ -1,0 +1,216 @@
+"""Gangs: how many pods a Volcano Job or PodGroup needs together, how many count as ready, and
+what the gang's minimum resources are.
+
+Readiness, as Volcano decides it:
+
+- a Volcano Job (the Job controller, volcano-sh/volcano pkg/controllers/job/state/pending.go)
+  leaves Pending for Running when ``minAvailable <= status.running + status.succeeded +
+  status.failed``: finished pods count toward the gang;
+- a PodGroup (the scheduler's gang plugin, pkg/scheduler/api/job_info.go ``ReadyTaskNum``)
+  counts a task as ready when it is allocated, binding, bound, running or succeeded; of the
+  counters the scheduler writes to PodGroup.status that is ``running + succeeded``, against
+  ``spec.minMember``.
+
+A negative counter or size (the schemas admit them; no controller writes them) proves nothing:
+such a gang is neither ``met`` nor ``short``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from dashboard.volcano.objects import as_dict, as_list, as_str, count, spec, status
+from dashboard.volcano.phases import podgroup_phase
+from dashboard.volcano.quantities import queue_resource, resource_amount
+
+
+@dataclass(frozen=True)
+class GangCount:
+    """One gang's counters as written: ``running`` pods, ``ready`` (the pods that count toward the
+    gang; -1 when one of the counters summed is negative), ``required`` (minAvailable /
+    minMember) and ``total`` (the pods the gang can have)."""
+
+    running: int
+    ready: int
+    required: int
+    total: int
+
+    @property
+    def trusted(self) -> bool:
+        """No counter or size is negative."""
+        return min(self.running, self.ready, self.required, self.total) >= 0
+
+    @property
+    def met(self) -> bool:
+        """Enough pods count toward the gang (never claimed from negative numbers)."""
+        return self.trusted and self.ready >= self.required
+
+    @property
+    def short(self) -> bool:
+        """Fewer pods count toward the gang than it requires (never claimed from negative numbers)."""
+        return self.trusted and self.ready < self.required
+
+
+def gang_count(running: int, counted: Iterable[int], required: int, total: int) -> GangCount:
+    """A GangCount whose ``ready`` is the sum of ``counted`` (-1 when one of them is negative)."""
+    parts = list(counted)
+    ready = sum(parts) if not parts or min(parts) >= 0 else -1
+    return GangCount(running=running, ready=ready, required=required, total=total)
+
+
+# -- Volcano Jobs --------------------------------------------------------------------------------
+
+
+def job_tasks(job: object) -> list[dict[str, Any]]:
+    """spec.tasks of a Volcano Job (entries that are no object are skipped)."""
+    return [t for t in as_list(spec(job).get("tasks")) if isinstance(t, dict)]
+
+
+def task_replicas(task: object) -> int:
+    """A task's replicas; a negative or unreadable value counts as 0 (no pod)."""
+    return max(0, count(as_dict(task).get("replicas")))
+
+
+def job_total_replicas(job: object) -> int:
+    """Σ spec.tasks[].replicas: every pod the Job can have."""
+    return sum(task_replicas(t) for t in job_tasks(job))
+
+
+def job_min_available(job: object) -> int:
+    """The Job's gang size: status.minAvailable (the controller copies it from spec), else
+    spec.minAvailable, else the sum of the tasks' minAvailable (each defaulting to its replicas,
+    as Volcano's admission webhook defaults them)."""
+    st, sp = status(job), spec(job)
+    if "minAvailable" in st:
+        return count(st.get("minAvailable"))
+    if "minAvailable" in sp:
+        return count(sp.get("minAvailable"))
+    return sum(count(t.get("minAvailable", t.get("replicas"))) for t in job_tasks(job))
+
+
+def job_gang(job: object) -> GangCount:
+    """The Job controller's gang: running + succeeded + failed against minAvailable."""
+    st = status(job)
+    counters = [count(st.get(k)) for k in ("running", "succeeded", "failed")]
+    return gang_count(counters[0], counters, job_min_available(job), job_total_replicas(job))
+
+
+def task_min_available(task: object) -> int:
+    """A task's minAvailable, defaulting to its replicas (as count() reads them)."""
+    t = as_dict(task)
+    if t.get("minAvailable") is not None:
+        return count(t.get("minAvailable"))
+    return count(t.get("replicas"))
+
+
+def task_phase_counts(job: object, task_name: str) -> dict[str, int]:
+    """status.taskStatusCount[task].phase: pods of one task per pod phase."""
+    tsc = as_dict(status(job).get("taskStatusCount"))
+    return {as_str(k): count(v) for k, v in as_dict(as_dict(tsc.get(task_name)).get("phase")).items()}
+
+
+def task_gang(task: object, phases: dict[str, int]) -> GangCount:
+    """One task's gang by the Job controller's rule: Running + Succeeded + Failed pods (from
+    ``phases``, task_phase_counts) against the task's minAvailable."""
+    counted = [phases.get(p, 0) for p in ("Running", "Succeeded", "Failed")]
+    return gang_count(counted[0], counted, task_min_available(task), count(as_dict(task).get("replicas")))
+
+
+def job_below_min_available(job: object) -> bool:
+    """A Job's gang counters are below minAvailable (``GangCount.short``)."""
+    return job_gang(job).short
+
+
+# -- PodGroups -----------------------------------------------------------------------------------
+
+
+def podgroup_min_member(pg: object) -> int:
+    return count(spec(pg).get("minMember"))
+
+
+def podgroup_gang(pg: object) -> GangCount:
+    """The scheduler's gang: running + succeeded against spec.minMember; ``total`` is the larger
+    of minMember and Σ spec.minTaskMember."""
+    st = status(pg)
+    running, succeeded = count(st.get("running")), count(st.get("succeeded"))
+    per_task = sum(max(0, count(v)) for v in as_dict(spec(pg).get("minTaskMember")).values())
+    min_member = podgroup_min_member(pg)
+    return gang_count(running, (running, succeeded), min_member, max(per_task, min_member))
+
+
+def podgroup_below_gang(pg: object) -> bool:
+    """A Running or Unknown PodGroup whose gang is ``short`` (fewer ready pods than minMember)."""
+    return podgroup_phase(pg) in ("Running", "Unknown") and podgroup_gang(pg).short
+
+
+# -- minimum resources ---------------------------------------------------------------------------
+
+
+def podgroup_min_resources(pg: object) -> dict[str, Decimal]:
+    """PodGroup.spec.minResources by Queue resource name (``queue_resource``: ``requests.cpu`` and
+    ``cpu`` are the same amount and the larger is taken; ``limits.*``, ``count/*`` and pods are
+    left out). Values that are no usable amount are left out; no minResources gives {}."""
+    out: dict[str, Decimal] = {}
+    for key, raw in as_dict(spec(pg).get("minResources")).items():
+        res, value = queue_resource(as_str(key)), resource_amount(raw)
+        if res is not None and value is not None:
+            out[res] = max(out.get(res, Decimal(0)), value)
+    return out
+
+
+def _container_amounts(container: object) -> dict[str, Decimal]:
+    """A container's requests per resource, a limit standing in for a missing request (Kubernetes
+    defaults a request to its limit). Values that are no usable amount are skipped."""
+    resources = as_dict(as_dict(container).get("resources"))
+    requests, limits = as_dict(resources.get("requests")), as_dict(resources.get("limits"))
+    out: dict[str, Decimal] = {}
+    for res in {*limits, *requests}:
+        value = resource_amount(requests[res] if res in requests else limits.get(res))
+        if value is not None:
+            out[as_str(res)] = value
+    return out
+
+
+def pod_template_requests(template: object) -> dict[str, Decimal]:
+    """The effective requests of one pod of a PodTemplateSpec, as the scheduler counts them: the
+    sum over ``containers``, and per resource at least the largest single init container."""
+    sp = spec(template)
+    total: dict[str, Decimal] = {}
+    for container in as_list(sp.get("containers")):
+        for res, value in _container_amounts(container).items():
+            total[res] = total.get(res, Decimal(0)) + value
+    for container in as_list(sp.get("initContainers")):
+        for res, value in _container_amounts(container).items():
+            total[res] = max(total.get(res, Decimal(0)), value)
+    return total
+
+
+def job_min_resources(job: object, min_available: int) -> dict[str, Decimal]:
+    """What the first ``min_available`` pods of a Volcano Job request together, by resource name:
+    what the Job controller writes to PodGroup.spec.minResources, for when the PodGroup is not
+    there (yet). Volcano orders the tasks by priority class value, which needs the cluster's
+    PriorityClasses; the tasks are taken in spec order (it only matters when tasks differ and
+    minAvailable is below the total)."""
+    total: dict[str, Decimal] = {}
+    left = max(0, min_available)
+    for task in job_tasks(job):
+        if left <= 0:
+            break
+        n = min(left, task_replicas(task))
+        left -= n
+        for res, value in pod_template_requests(task.get("template")).items():
+            total[res] = total.get(res, Decimal(0)) + value * n
+    return total
+
+
+def job_min_queue_resources(job: object, min_available: int) -> dict[str, Decimal]:
+    """``job_min_resources`` by Queue resource name (``queue_resource``)."""
+    out: dict[str, Decimal] = {}
+    for key, value in job_min_resources(job, min_available).items():
+        res = queue_resource(key)
+        if res is not None:
+            out[res] = value
+    return out

@@ -1,0 +1,256 @@
+"""Why a Volcano Job or PodGroup does not run: the facts, most decisive first.
+
+The diagnosis reads what Volcano reads: a Job whose PodGroup is Pending has no pods yet; a
+PodGroup is Pending until its queue admits it (enqueue) and Inqueue until the whole gang is placed
+(allocate); only an Open queue admits work; a queue's capability bounds the gang for ever, its
+room (capability − allocated − reserved, see ``dashboard.volcano.queues``) for now; the
+scheduler's Unschedulable condition message is quoted as written. Facts carry numbers and names,
+never words: the presenters word them (and translate them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from dashboard.volcano.gang import (
+    job_min_available,
+    job_min_queue_resources,
+    job_tasks,
+    job_total_replicas,
+    podgroup_min_member,
+    podgroup_min_resources,
+)
+from dashboard.volcano.objects import as_dict, as_list, as_str, name, owner_references, status
+from dashboard.volcano.phases import podgroup_phase
+from dashboard.volcano.pods import pod_blockers
+from dashboard.volcano.quantities import resource_sort_key
+from dashboard.volcano.queues import (
+    CapabilityLimit,
+    InqueuePodGroups,
+    QueueChildren,
+    QueueLookup,
+    Room,
+    RoomRow,
+    capability_limits,
+    gang_room,
+    queue_ancestry,
+)
+from dashboard.volcano.time import EPOCH, parse_time
+
+Obj = Mapping[str, Any]
+Level = Literal["info", "warn", "bad"]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One reason. ``kind`` names it (see FACT_KINDS); ``level`` is info/warn/bad; ``values`` the
+    numbers and names it is about; ``verbatim`` a message as the cluster wrote it; ``limits`` the
+    resources above a capability (kind "capability"); ``rows`` the resources without room at one
+    queue (kind "no_room"); ``blockers`` pod problems "<pod>: <problem>" (kind "pod_problems")."""
+
+    kind: str
+    level: Level
+    values: Mapping[str, Any] = field(default_factory=dict)
+    verbatim: str = ""
+    limits: tuple[CapabilityLimit, ...] = ()
+    rows: tuple[RoomRow, ...] = ()
+    blockers: tuple[str, ...] = ()
+
+
+FACT_KINDS = (
+    # never: the gang can never be complete as it is
+    "min_available_above_replicas",  # values: min, total
+    "min_member_above_replicas",  # values: min, total
+    "min_member_above_pods",  # values: min, n
+    "capability",  # values: queue; limits
+    # now
+    "job_no_status",
+    "podgroups_unreadable",  # values: why
+    "podgroup_missing",
+    "podgroup_no_status",
+    "podgroup_pending",  # values: queue, pods_exist (bool)
+    "podgroup_inqueue",  # values: min, never (bool)
+    "podgroup_unknown",
+    "podgroup_unschedulable",
+    "queues_unreadable",  # values: queue, why
+    "queue_missing",  # values: queue
+    "queue_not_open",  # values: queue, state
+    "no_room",  # values: queue, depth, own; rows
+    "pod_problems",  # blockers
+)
+
+
+@dataclass(frozen=True)
+class PendingContext:
+    """What the diagnosis reads. ``job`` is the Volcano Job (None on a PodGroup's page, where
+    ``owner_job`` is the Volcano Job owning ``podgroup``, if any); ``queue`` the gang's queue (None
+    when absent), named ``queue_name``; ``pods`` the gang's pods. ``queue_lookup(name)`` finds
+    ancestors, ``queue_children(name)`` child queues, ``inqueue_podgroups(name)`` a queue's Inqueue
+    PodGroups. ``podgroups_unreadable``/``queues_unreadable``: why that kind cannot be read ("" when
+    it can): an object missing from an unreadable kind is reported as unreadable, never as absent."""
+
+    job: Obj | None
+    podgroup: Obj | None
+    queue: Obj | None
+    queue_name: str
+    pods: Sequence[Obj] = ()
+    owner_job: Obj | None = None
+    queue_lookup: QueueLookup | None = None
+    queue_children: QueueChildren | None = None
+    inqueue_podgroups: InqueuePodGroups | None = None
+    podgroups_unreadable: str = ""
+    queues_unreadable: str = ""
+
+
+def unschedulable_condition(pg: object) -> dict[str, Any] | None:
+    """The PodGroup's Unschedulable condition (status True) while it still applies: a newer True
+    Scheduled condition means the gang was placed since. Without times, the last one listed."""
+    conds = (as_dict(c) for c in as_list(status(pg).get("conditions")))
+    true_conds = [c for c in conds if c.get("status") == "True"]
+    unsched = [c for c in true_conds if c.get("type") == "Unschedulable"]
+    if not unsched:
+        return None
+    newest = max(true_conds, key=lambda c: parse_time(c.get("lastTransitionTime")) or EPOCH)
+    if newest.get("type") == "Unschedulable":
+        return newest
+    if all(parse_time(c.get("lastTransitionTime")) is None for c in true_conds):
+        return unsched[-1]
+    return None
+
+
+def owned_by_volcano_job(pg: object) -> bool:
+    """An ownerReference of ``pg`` is a Volcano Job (batch.volcano.sh)."""
+    return any(
+        r.get("kind") == "Job" and as_str(r.get("apiVersion")).startswith("batch.volcano.sh/")
+        for r in owner_references(pg)
+    )
+
+
+def never_start(ctx: PendingContext) -> tuple[list[Fact], set[str]]:
+    """Facts for a gang that can never be satisfied as it is, and the resources whose need exceeds
+    a capability (the room facts leave them out):
+
+    - a Volcano Job's minAvailable above Σ tasks[].replicas (Volcano's admission webhook rejects
+      this, so such a Job exists only when the webhook was off);
+    - a PodGroup's minMember above the pods that can exist: the Job's replicas for a Volcano Job;
+      for other workloads the pods that exist, since their owner's replicas are not known here;
+    - the gang's minimum resources (PodGroup.spec.minResources, or the sum over the Job's first
+      minAvailable pods when there is no PodGroup) above the capability of the queue or of an
+      ancestor.
+    """
+    out: list[Fact] = []
+    pg = ctx.podgroup
+    vcjob = ctx.job if ctx.job is not None else ctx.owner_job
+    min_av = job_min_available(vcjob) if vcjob is not None else 0
+    if vcjob is not None and job_tasks(vcjob):
+        total = job_total_replicas(vcjob)
+        if min_av > total:
+            out.append(Fact("min_available_above_replicas", "bad", {"min": min_av, "total": total}))
+        min_member = podgroup_min_member(pg) if pg is not None else 0
+        if pg is not None and min_member > total and min_member != min_av:
+            out.append(Fact("min_member_above_replicas", "bad", {"min": min_member, "total": total}))
+    elif pg is not None and vcjob is None and ctx.pods and not owned_by_volcano_job(pg):
+        min_member = podgroup_min_member(pg)
+        if min_member > len(ctx.pods):
+            out.append(Fact("min_member_above_pods", "bad", {"min": min_member, "n": len(ctx.pods)}))
+    needs = podgroup_min_resources(pg) if pg else {}
+    if not needs and vcjob is not None:
+        needs = job_min_queue_resources(vcjob, min_av)
+    limits = capability_limits(needs, queue_ancestry(ctx.queue, ctx.queue_lookup)) if ctx.queue else []
+    if limits:
+        ordered = tuple(sorted(limits, key=lambda x: resource_sort_key(x.resource)))
+        out.append(Fact("capability", "bad", {"queue": name(ctx.queue)}, limits=ordered))
+    return out, {lim.resource for lim in limits}
+
+
+def no_room(room: Room, queue_name: str, impossible: set[str]) -> list[Fact]:
+    """One "no_room" fact per queue that limits most (``RoomRow.binding``) at least one resource
+    the gang lacks room for, the own queue first, then its ancestors; resources in ``impossible``
+    (above a capability: a "never" fact) are left out."""
+    by_queue: dict[tuple[int, str], list[RoomRow]] = {}
+    for row in room.rows:
+        if row.binding and row.short and row.resource not in impossible:
+            by_queue.setdefault((row.depth, row.queue), []).append(row)
+    return [
+        Fact("no_room", "bad", {"queue": qname, "depth": depth, "own": queue_name}, rows=tuple(rows))
+        for (depth, qname), rows in sorted(by_queue.items())
+    ]
+
+
+def _podgroup_facts(ctx: PendingContext, pg: Obj, never: bool) -> list[Fact]:
+    phase = podgroup_phase(pg)
+    cond = unschedulable_condition(pg)
+    verbatim = as_str(cond.get("message")) if cond else ""
+    if not phase:
+        return [Fact("podgroup_no_status", "info")]
+    if phase == "Pending":
+        # Other workloads (Deployments, batch/v1 Jobs, bare pods) create their pods themselves; a
+        # Volcano Job's pods exist only once the PodGroup is admitted.
+        exist = bool(ctx.pods) and ctx.job is None
+        return [Fact("podgroup_pending", "warn", {"queue": ctx.queue_name, "pods_exist": exist}, verbatim)]
+    if phase == "Inqueue":
+        size = max(0, podgroup_min_member(pg))  # a negative minMember counts as 0
+        return [Fact("podgroup_inqueue", "warn", {"min": size, "never": never}, verbatim)]
+    if phase == "Unknown":
+        return [Fact("podgroup_unknown", "bad", {}, verbatim)]
+    if verbatim:
+        return [Fact("podgroup_unschedulable", "warn", {}, verbatim)]
+    return []
+
+
+def _queue_facts(ctx: PendingContext, room: Room | None, impossible: set[str]) -> list[Fact]:
+    qname, queue = ctx.queue_name, ctx.queue
+    if queue is None and ctx.queues_unreadable:
+        return [Fact("queues_unreadable", "info", {"queue": qname, "why": ctx.queues_unreadable})]
+    if queue is None:
+        return [Fact("queue_missing", "bad", {"queue": qname})]
+    out = []
+    state = as_str(status(queue).get("state"))
+    if state and state != "Open":
+        out.append(Fact("queue_not_open", "bad", {"queue": qname, "state": state}))
+    if room is None:
+        room = gang_room(
+            queue,
+            ctx.podgroup,
+            queue_lookup=ctx.queue_lookup,
+            queue_children=ctx.queue_children,
+            inqueue_podgroups=ctx.inqueue_podgroups,
+        )
+    return out + no_room(room, qname, impossible)
+
+
+def _pod_problems(pods: Sequence[Obj]) -> list[Fact]:
+    blockers: list[str] = []
+    seen: set[str] = set()
+    for pod in pods:
+        for text in pod_blockers(pod):
+            # The same problem on many pods is listed once, with the first pod that has it.
+            if text not in seen:
+                seen.add(text)
+                blockers.append(f"{name(pod)}: {text}")
+    return [Fact("pod_problems", "warn", blockers=tuple(blockers))] if blockers else []
+
+
+def why_pending(ctx: PendingContext, room: Room | None = None) -> list[Fact]:
+    """Why the gang does not run, most decisive first: the "never" facts (``never_start``), then
+    what blocks outright (level "bad": a closed or missing queue, no room), then the rest (the
+    phase a block leaves the PodGroup in is the symptom, the closed queue the cause); stable
+    otherwise. ``room`` is the gang's room when the caller has it (``gang_room``)."""
+    never, impossible = never_start(ctx)
+    facts: list[Fact] = list(never)
+    job, pg = ctx.job, ctx.podgroup
+    if job is not None and not status(job):
+        facts.append(Fact("job_no_status", "info"))
+    if pg is None and job is not None and ctx.podgroups_unreadable:
+        facts.append(Fact("podgroups_unreadable", "info", {"why": ctx.podgroups_unreadable}))
+    elif pg is None and job is not None:
+        facts.append(Fact("podgroup_missing", "warn"))
+    elif pg is not None:
+        facts.extend(_podgroup_facts(ctx, pg, bool(never)))
+    if ctx.queue_name:
+        facts.extend(_queue_facts(ctx, room, impossible))
+    facts.extend(_pod_problems(ctx.pods))
+    rest = facts[len(never) :]
+    return never + [f for f in rest if f.level == "bad"] + [f for f in rest if f.level != "bad"]

@@ -1,0 +1,72 @@
+"""Kubernetes timestamps (metav1.Time, metav1.MicroTime) and intervals between them."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from dashboard.volcano.objects import meta
+
+# Times before this are placeholders (Go's zero time, epoch 0), never real cluster events.
+EARLIEST_TIME = datetime(1971, 1, 1, tzinfo=UTC)
+# A sort key for "no time": older than every real time.
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+_TIME_RE = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:?\d{2})?$"
+)
+
+
+def parse_time(value: object) -> datetime | None:
+    """A Kubernetes Time or MicroTime as an aware UTC datetime, or None; never raises.
+
+    Read: RFC 3339 date-times as the API server writes them ("2026-11-29T10:00:00Z",
+    "2026-11-29T10:00:00.123456Z"), with any number of fraction digits (cut to microseconds),
+    a "Z" or numeric offset ("+01:00", also "+0100"), "t" or a space as separator, and no offset
+    read as UTC. An aware ``datetime`` is returned as is, a naive one read as UTC.
+
+    None: null, "", non-strings, anything else (date only, garbage, impossible dates such as
+    "2026-02-30", leap second ":60") and every time before 1971, since Go's zero time
+    "0001-01-01T00:00:00Z" (what an unset metav1.Time marshals to without omitempty) and epoch 0
+    mean "not set".
+    """
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not isinstance(value, str) or not value:
+        return None
+    m = _TIME_RE.match(value.strip())
+    if not m:
+        return None
+    try:
+        year, month, day, hour, minute, second = (int(x) for x in m.groups()[:6])
+        micro = int((m.group(7) or "0")[:6].ljust(6, "0"))
+        dt = datetime(year, month, day, hour, minute, second, micro, tzinfo=UTC)
+        off = m.group(8)
+        if off and off not in ("Z", "z"):
+            sign = 1 if off[0] == "+" else -1
+            digits = off[1:].replace(":", "")
+            dt = dt - sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    except (ValueError, OverflowError):
+        return None
+    return dt if dt >= EARLIEST_TIME else None
+
+
+def created_at(obj: object) -> datetime | None:
+    """metadata.creationTimestamp (None when absent or unreadable)."""
+    return parse_time(meta(obj).get("creationTimestamp"))
+
+
+def seconds_between(start: datetime | None, end: datetime) -> float | None:
+    """Seconds from ``start`` to ``end``, 0 when ``start`` is later; None without a start."""
+    if start is None:
+        return None
+    return max(0.0, (end - start).total_seconds())
+
+
+def latest(a: datetime | None, b: datetime | None) -> datetime | None:
+    """The later of two optional times."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
