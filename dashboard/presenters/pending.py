@@ -1,0 +1,341 @@
+"""Why a Job or PodGroup is not running, in words: the domain's facts
+(``dashboard.volcano.pending``) as translated findings; and the pages' "cannot be read" hints."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypedDict, Unpack
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from dashboard.presenters.queues import GangRoom, room_row
+from dashboard.volcano import pending as vpending
+from dashboard.volcano.pending import Fact, PendingContext
+from dashboard.volcano.quantities import format_quantity
+
+
+@dataclass
+class Finding:
+    """One plain-words reason, ``level`` in info/warn/bad; ``verbatim`` is a message quoted as the
+    cluster wrote it."""
+
+    level: str
+    text: str
+    verbatim: str = ""
+    items: list[str] = field(default_factory=list)
+    # PodGroups (namespace, name) the finding names as links under ``podgroups_label``, and how
+    # many more there are beyond them.
+    podgroups: list[tuple[str, str]] = field(default_factory=list)
+    podgroups_label: str = ""
+    podgroups_more: int = 0
+
+
+# PodGroups a "no room" finding links to by name; the rest are counted ("+ 3 more").
+NO_ROOM_PODGROUP_LINKS = 3
+# Pod problems listed under one finding; the count names them all.
+POD_PROBLEMS_LISTED = 10
+
+
+# -- "does not exist" claims -----------------------------------------------------------------------
+
+
+def unreadable_reason(state: Any) -> str:
+    """Why the cache cannot say whether an object of a kind exists: "" when it can (the kind is
+    synced, or stale with data), else a short reason ("forbidden", "not installed", "still loading",
+    "cluster unreachable"). ``state`` is a cache ``KindState`` (or None). Every "does not exist" /
+    "none" claim about an object checks its kind here first: absence from a kind the cache cannot
+    read proves nothing."""
+    name = getattr(state, "name", "synced") if state is not None else "synced"
+    has_data = getattr(state, "synced_at", None) is not None
+    if name == "forbidden":
+        return _("forbidden")
+    if name == "not_installed":
+        return _("not installed")
+    if name == "syncing" and not has_data:
+        return _("still loading")
+    if name == "unreachable" and not has_data:
+        return _("cluster unreachable")
+    return ""
+
+
+def absent_hint(obj: Mapping | None, state: Any) -> str:
+    """ "" when ``obj`` is in the cache (link to it); else the hint shown beside its unlinked name:
+    "(not found)" when the kind is readable, "(cannot be read: <reason>)" when it is not
+    (``unreadable_reason``). A link to an object the cache does not hold would lead to a 404."""
+    if obj is not None:
+        return ""
+    why = unreadable_reason(state)
+    if why:
+        return _("(cannot be read: %(why)s)") % {"why": why}
+    return _("(not found)")
+
+
+# -- facts in words ----------------------------------------------------------------------------------
+
+
+def _never_text(fact: Fact) -> str:
+    v = fact.values
+    if fact.kind == "min_available_above_replicas":
+        return ngettext(
+            "This will never start: minAvailable (%(min)d) is more than the Job's "
+            "%(total)d replica in all tasks, so the gang can never be complete. "
+            "(Volcano's admission webhook rejects such a Job; it exists only if the "
+            "webhook was off.)",
+            "This will never start: minAvailable (%(min)d) is more than the Job's "
+            "%(total)d replicas in all tasks, so the gang can never be complete. "
+            "(Volcano's admission webhook rejects such a Job; it exists only if the "
+            "webhook was off.)",
+            v["total"],
+        ) % {"min": v["min"], "total": v["total"]}
+    if fact.kind == "min_member_above_replicas":
+        return ngettext(
+            "This will never start: the PodGroup's minMember (%(min)d) is more than the "
+            "Job's %(total)d replica in all tasks, so the gang can never be complete.",
+            "This will never start: the PodGroup's minMember (%(min)d) is more than the "
+            "Job's %(total)d replicas in all tasks, so the gang can never be complete.",
+            v["total"],
+        ) % {"min": v["min"], "total": v["total"]}
+    return ngettext(
+        "This will never start as it is: the PodGroup's minMember (%(min)d) is more "
+        "than the %(n)d pod that exists for it, so the gang can never be complete "
+        "unless its owner creates more pods.",
+        "This will never start as it is: the PodGroup's minMember (%(min)d) is more "
+        "than the %(n)d pods that exist for it, so the gang can never be complete "
+        "unless its owner creates more pods.",
+        v["n"],
+    ) % {"min": v["min"], "n": v["n"]}
+
+
+def _capability_finding(fact: Fact) -> Finding:
+    qname = fact.values["queue"]
+    items = []
+    for lim in fact.limits:
+        values = {
+            "res": lim.resource,
+            "need": format_quantity(lim.resource, lim.need),
+            "cap": format_quantity(lim.resource, lim.capability),
+            "queue": lim.queue,
+        }
+        if lim.queue == qname:
+            items.append(_("%(res)s: needs %(need)s, capability %(cap)s") % values)
+        else:
+            items.append(
+                _("%(res)s: needs %(need)s, capability %(cap)s (set on ancestor queue “%(queue)s”)") % values
+            )
+    text = _(
+        "This will never start: the gang's minimum resources exceed the capability of "
+        "queue “%(queue)s” (a hard limit), so it can never be admitted unless the "
+        "capability is raised:"
+    ) % {"queue": qname}
+    return Finding("bad", text, items=items)
+
+
+def _no_room_finding(fact: Fact) -> Finding:
+    depth, qname, own = fact.values["depth"], fact.values["queue"], fact.values["own"]
+    items = []
+    holders: dict[tuple[str, str], None] = {}
+    for row in fact.rows:
+        r = room_row(row)
+        values = {
+            "res": r["resource"],
+            "need": r["need"],
+            "left": r["left"],
+            "cap": r["capability"],
+            "alloc": r["allocated"],
+            "reserved": r["reserved"],
+            "n": len(r["reservers"]),
+        }
+        if r["reservers"]:
+            items.append(
+                ngettext(
+                    "%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, allocated "
+                    "%(alloc)s, reserved %(reserved)s by %(n)d Inqueue PodGroup)",
+                    "%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, allocated "
+                    "%(alloc)s, reserved %(reserved)s by %(n)d Inqueue PodGroups)",
+                    len(r["reservers"]),
+                )
+                % values
+            )
+        else:
+            items.append(
+                _("%(res)s: needs %(need)s, %(left)s left (capability %(cap)s, allocated %(alloc)s)") % values
+            )
+        holders.update(dict.fromkeys(tuple(k) for k in r["reservers"]))
+    if depth == 0:
+        text = _("No room in queue “%(queue)s” for the gang's minimum resources:") % {"queue": qname}
+    elif depth == 1:
+        text = _(
+            "No room in parent queue “%(queue)s” (its capability covers “%(own)s” and every "
+            "other queue below it) for the gang's minimum resources:"
+        ) % {"queue": qname, "own": own}
+    else:
+        text = _(
+            "No room in ancestor queue “%(queue)s” (its capability covers “%(own)s” and every "
+            "other queue below it) for the gang's minimum resources:"
+        ) % {"queue": qname, "own": own}
+    names = list(holders)
+    return Finding(
+        "bad",
+        text,
+        items=items,
+        podgroups=names[:NO_ROOM_PODGROUP_LINKS],
+        podgroups_label=ngettext(
+            "Reserved by the Inqueue PodGroup:", "Reserved by the Inqueue PodGroups:", len(names)
+        )
+        if names
+        else "",
+        podgroups_more=max(0, len(names) - NO_ROOM_PODGROUP_LINKS),
+    )
+
+
+def _inqueue_text(fact: Fact) -> str:
+    size = fact.values["min"]
+    if fact.values["never"]:
+        text = ngettext(
+            "The PodGroup was admitted (Inqueue), but the scheduler cannot "
+            "place the whole gang of %(min)d pod.",
+            "The PodGroup was admitted (Inqueue), but the scheduler cannot "
+            "place the whole gang of %(min)d pods.",
+            size,
+        )
+    else:
+        text = ngettext(
+            "The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
+            "place the whole gang of %(min)d pod.",
+            "The PodGroup was admitted (Inqueue), but the scheduler cannot yet "
+            "place the whole gang of %(min)d pods.",
+            size,
+        )
+    return text % {"min": size}
+
+
+def _simple_text(fact: Fact) -> str:
+    v = fact.values
+    kind = fact.kind
+    if kind == "job_no_status":
+        return _("The Volcano job controller has not processed this Job yet (it has no status).")
+    if kind == "podgroups_unreadable":
+        return _("PodGroups cannot be read (%(why)s), so the Job's PodGroup cannot be checked.") % {
+            "why": v["why"]
+        }
+    if kind == "podgroup_missing":
+        return _(
+            "No PodGroup exists for this Job yet. The job controller creates "
+            "one before any pod; until then the scheduler cannot consider it."
+        )
+    if kind == "podgroup_no_status":
+        return _("The scheduler has not looked at the PodGroup yet (no status).")
+    if kind == "podgroup_pending" and v["pods_exist"]:
+        return _(
+            "The PodGroup is Pending: queue “%(queue)s” has not admitted it yet, "
+            "so the scheduler does not place its pods."
+        ) % {"queue": v["queue"]}
+    if kind == "podgroup_pending":
+        return _(
+            "The PodGroup is Pending: queue “%(queue)s” has not admitted it yet, so no pods are created."
+        ) % {"queue": v["queue"]}
+    if kind == "podgroup_inqueue":
+        return _inqueue_text(fact)
+    if kind == "podgroup_unknown":
+        return _(
+            "Some pods are running but the gang was found unschedulable in the latest scheduling session."
+        )
+    if kind == "podgroup_unschedulable":
+        return _("The scheduler reports the gang as unschedulable.")
+    if kind == "queues_unreadable":
+        return _("Queue “%(queue)s” cannot be checked: Queues cannot be read (%(why)s).") % {
+            "queue": v["queue"],
+            "why": v["why"],
+        }
+    if kind == "queue_missing":
+        return _("Queue “%(queue)s” does not exist (or is not visible).") % {"queue": v["queue"]}
+    if kind == "queue_not_open":
+        return _("Queue “%(queue)s” is %(state)s: it admits no new work.") % {
+            "queue": v["queue"],
+            "state": v["state"],
+        }
+    return _never_text(fact)
+
+
+def finding(fact: Fact) -> Finding:
+    """One fact of dashboard.volcano.pending in words."""
+    if fact.kind == "capability":
+        return _capability_finding(fact)
+    if fact.kind == "no_room":
+        return _no_room_finding(fact)
+    if fact.kind == "pod_problems":
+        n = len(fact.blockers)
+        return Finding(
+            "warn",
+            ngettext("%(n)d pod reports a problem:", "%(n)d pods report problems:", n) % {"n": n},
+            items=list(fact.blockers[:POD_PROBLEMS_LISTED]),
+        )
+    return Finding(fact.level, _simple_text(fact), fact.verbatim)
+
+
+class PendingOptions(TypedDict, total=False):
+    """The optional inputs of ``why_pending``/``never_start``: the cache KindStates of PodGroups
+    and Queues (``pg_state``/``queue_state``, see ``unreadable_reason``), the Volcano Job owning
+    the PodGroup on its page (``owner_job``), the lookups of dashboard.volcano.pending
+    .PendingContext, and the gang's room when the caller has it already (``room``)."""
+
+    pg_state: Any
+    queue_state: Any
+    owner_job: Mapping | None
+    queue_lookup: Callable[[str], Mapping | None] | None
+    queue_children: Callable[[str], Iterable[Mapping]] | None
+    inqueue_podgroups: Callable[[str], Iterable[Mapping]] | None
+    room: GangRoom | None
+
+
+def pending_context(
+    job: Mapping | None,
+    pg: Mapping | None,
+    queue: Mapping | None,
+    queue_name: str,
+    pods: list[Mapping],
+    options: PendingOptions,
+) -> PendingContext:
+    return PendingContext(
+        job=job,
+        podgroup=pg,
+        queue=queue,
+        queue_name=queue_name,
+        pods=pods,
+        owner_job=options.get("owner_job"),
+        queue_lookup=options.get("queue_lookup"),
+        queue_children=options.get("queue_children"),
+        inqueue_podgroups=options.get("inqueue_podgroups"),
+        podgroups_unreadable=unreadable_reason(options.get("pg_state")),
+        queues_unreadable=unreadable_reason(options.get("queue_state")),
+    )
+
+
+def why_pending(
+    job: Mapping | None,
+    pg: Mapping | None,
+    queue: Mapping | None,
+    queue_name: str,
+    pods: list[Mapping],
+    **options: Unpack[PendingOptions],
+) -> list[Finding]:
+    """Plain-words reasons why a Job (or, with ``job`` None, a PodGroup) is not running yet, most
+    decisive first (dashboard.volcano.pending.why_pending)."""
+    ctx = pending_context(job, pg, queue, queue_name, pods, options)
+    room = options.get("room")
+    return [finding(f) for f in vpending.why_pending(ctx, room.room if room is not None else None)]
+
+
+def never_start(
+    job: Mapping | None,
+    pg: Mapping | None,
+    queue: Mapping | None,
+    pods: list[Mapping],
+    **options: Unpack[PendingOptions],
+) -> tuple[list[Finding], set[str]]:
+    """The "never starts" findings (dashboard.volcano.pending.never_start) and the resources
+    whose need exceeds a capability."""
+    facts, impossible = vpending.never_start(pending_context(job, pg, queue, "", pods, options))
+    return [finding(f) for f in facts], impossible

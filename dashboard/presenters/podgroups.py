@@ -1,0 +1,54 @@
+"""PodGroups in the pages: gang bar, conditions, owner."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dashboard.presenters.jobs import Gang, gang_bar
+from dashboard.volcano import gang as vg
+from dashboard.volcano.objects import as_dict, as_list, as_str, controller_owner, status
+from dashboard.volcano.time import parse_time
+
+
+def podgroup_gang(pg: Mapping) -> Gang:
+    return gang_bar(vg.podgroup_gang(pg))
+
+
+def podgroup_conditions(pg: Mapping) -> list[dict[str, Any]]:
+    out = []
+    for cond in as_list(status(pg).get("conditions")):
+        cond = as_dict(cond)
+        out.append(
+            {
+                "type": as_str(cond.get("type")),
+                "status": as_str(cond.get("status")),
+                "reason": as_str(cond.get("reason")),
+                "message": as_str(cond.get("message")),
+                "at": parse_time(cond.get("lastTransitionTime")),
+            }
+        )
+    return out
+
+
+# Kinds that would read as a Volcano kind when written bare.
+_VOLCANO_KIND_NAMES = ("Job", "PodGroup", "Queue", "Command")
+
+
+def owner_of(obj: Mapping) -> dict[str, str] | None:
+    """The controller ownerReference (or the first one) as {kind, name, apiVersion, kind_label}.
+
+    ``kind_label`` is the kind, qualified by its apiVersion when the bare kind would read as a
+    Volcano one: "Job (batch/v1)" owns the PodGroup of a Kubernetes Job scheduled by Volcano."""
+    ref = controller_owner(obj)
+    if ref is None:
+        return None
+    kind, api_version = as_str(ref.get("kind")), as_str(ref.get("apiVersion"))
+    volcano = api_version.startswith(("batch.volcano.sh/", "scheduling.volcano.sh/"))
+    qualify = kind in _VOLCANO_KIND_NAMES and api_version and not volcano
+    return {
+        "kind": kind,
+        "name": as_str(ref.get("name")),
+        "apiVersion": api_version,
+        "kind_label": f"{kind} ({api_version})" if qualify else kind,
+    }
