@@ -1,7 +1,7 @@
 """The kinds the cache watches, with their expected API group/version and their indexes.
 
-Group/version/plural come from shared/volcano/REFERENCE.md §0 (the served CRD versions) and the
-core API. ``accepted_versions`` lists other versions whose shape the pages can read: discovery
+Group/version/plural are the served versions of Volcano's CRDs and the core API.
+``accepted_versions`` lists other versions whose shape the pages can read: discovery
 (dashboard/kube/discovery.py) picks the expected version when served, else the first accepted one,
 else reports the kind as served in an unsupported version.
 """
@@ -13,54 +13,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.kube import trim
+from dashboard.volcano.events import event_involved_uid, event_ref, is_warning
+from dashboard.volcano.gang import podgroup_below_gang
+from dashboard.volcano.objects import name as obj_name
+from dashboard.volcano.objects import namespace, owner_uids
+from dashboard.volcano.objects import uid as obj_uid
+from dashboard.volcano.phases import job_phase, podgroup_phase
 
-GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"  # REFERENCE.md §4: the scheduler's only key
-JOB_NAME_KEY = "volcano.sh/job-name"  # label and annotation on vcjob pods, REFERENCE.md §4
+# GROUP_NAME_ANNOTATION and event_ref are re-exported: the cache modules key and link objects by them.
+from dashboard.volcano.pods import GROUP_NAME_ANNOTATION as GROUP_NAME_ANNOTATION
+from dashboard.volcano.pods import pod_group_name, pod_is_crashlooping, pod_job_name
+from dashboard.volcano.queues import parent_name as parent_of_queue
+from dashboard.volcano.queues import queue_of
 
 Indexer = Callable[[dict], Iterable[Any]]
 
 
-def _meta(obj: dict) -> dict:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
-def _spec(obj: dict) -> dict:
-    spec = obj.get("spec")
-    return spec if isinstance(spec, dict) else {}
-
-
 def obj_namespace(obj: dict) -> str | None:
-    ns = _meta(obj).get("namespace")
-    return ns if isinstance(ns, str) and ns else None
-
-
-def obj_name(obj: dict) -> str:
-    name = _meta(obj).get("name")
-    return name if isinstance(name, str) else ""
-
-
-def obj_uid(obj: dict) -> str:
-    uid = _meta(obj).get("uid")
-    return uid if isinstance(uid, str) else ""
+    """metadata.namespace as a cache key: None for cluster-scoped objects."""
+    return namespace(obj) or None
 
 
 def obj_key(obj: dict) -> tuple[str | None, str]:
     return (obj_namespace(obj), obj_name(obj))
-
-
-def queue_of(obj: dict) -> str:
-    """spec.queue of a Job or PodGroup; the CRD default is "default" (REFERENCE.md §1, §2)."""
-    queue = _spec(obj).get("queue")
-    return queue if isinstance(queue, str) and queue else "default"
-
-
-def parent_of_queue(queue: dict) -> str | None:
-    """spec.parent; an empty parent means "root" (the queue controller patches it so, §3)."""
-    if obj_name(queue) == "root":
-        return None
-    parent = _spec(queue).get("parent")
-    return parent if isinstance(parent, str) and parent else "root"
 
 
 def _index_namespace(obj: dict) -> Iterable[Any]:
@@ -77,10 +52,7 @@ def _index_queue(obj: dict) -> Iterable[Any]:
 
 
 def _index_owner_uid(obj: dict) -> Iterable[Any]:
-    refs = _meta(obj).get("ownerReferences")
-    if not isinstance(refs, list):
-        return ()
-    return tuple(r["uid"] for r in refs if isinstance(r, dict) and isinstance(r.get("uid"), str))
+    return owner_uids(obj)
 
 
 def _index_parent(obj: dict) -> Iterable[Any]:
@@ -88,46 +60,9 @@ def _index_parent(obj: dict) -> Iterable[Any]:
     return (parent,) if parent else ()
 
 
-def pod_group_name(pod: dict) -> str | None:
-    annotations = _meta(pod).get("annotations")
-    if isinstance(annotations, dict):
-        value = annotations.get(GROUP_NAME_ANNOTATION)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def pod_job_name(pod: dict) -> str | None:
-    meta = _meta(pod)
-    for source in (meta.get("labels"), meta.get("annotations")):
-        if isinstance(source, dict):
-            value = source.get(JOB_NAME_KEY)
-            if isinstance(value, str) and value:
-                return value
-    return None
-
-
 def _index_pod_group(pod: dict) -> Iterable[Any]:
     group = pod_group_name(pod)
     return ((obj_namespace(pod), group),) if group else ()
-
-
-def pod_is_crashlooping(pod: dict) -> bool:
-    """True when a container or init container of the Pod waits with reason CrashLoopBackOff
-    (Kubernetes ContainerStateWaiting.reason, as kubectl shows it)."""
-    status = pod.get("status")
-    if not isinstance(status, dict):
-        return False
-    for field_name in ("containerStatuses", "initContainerStatuses"):
-        statuses = status.get(field_name)
-        if not isinstance(statuses, list):
-            continue
-        for cs in statuses:
-            state = cs.get("state") if isinstance(cs, dict) else None
-            waiting = state.get("waiting") if isinstance(state, dict) else None
-            if isinstance(waiting, dict) and waiting.get("reason") == "CrashLoopBackOff":
-                return True
-    return False
 
 
 def _index_pod_crashloop(pod: dict) -> Iterable[Any]:
@@ -141,88 +76,27 @@ def _index_pod_job(pod: dict) -> Iterable[Any]:
     return ((obj_namespace(pod), job),) if job else ()
 
 
-def _phase_str(value: Any) -> str:
-    # The pages' phase name of a raw status value (presenters.as_str): "" when absent.
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
-
-
-def job_phase_raw(job: dict) -> str:
-    """status.state.phase of a Volcano Job as the pages name it ("" when absent)."""
-    status = job.get("status")
-    state = status.get("state") if isinstance(status, dict) else None
-    return _phase_str(state.get("phase")) if isinstance(state, dict) else ""
-
-
-def podgroup_phase_raw(pg: dict) -> str:
-    """status.phase of a PodGroup as the pages name it ("" when absent)."""
-    status = pg.get("status")
-    return _phase_str(status.get("phase")) if isinstance(status, dict) else ""
-
-
-def to_int(value: Any) -> int:
-    """A status counter as an int: Volcano's counters use Go ``omitempty``, so a missing key means 0
-    (REFERENCE.md, preamble); anything not an integer reads as 0 (presenters re-exports this)."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return 0
-
-
-def podgroup_below_gang(pg: dict) -> bool:
-    """A Running/Unknown PodGroup whose running + succeeded pods are fewer than spec.minMember
-    (the overview's "gangs below minMember"; same arithmetic as presenters.podgroup_gang/make_gang:
-    negative counters count as 0, a negative sum as not ready)."""
-    if podgroup_phase_raw(pg) not in ("Running", "Unknown"):
-        return False
-    status = pg.get("status") if isinstance(pg.get("status"), dict) else {}
-    running, succeeded = to_int(status.get("running")), to_int(status.get("succeeded"))
-    ready = running + succeeded if min(running, succeeded) >= 0 else -1
-    return max(0, ready) < max(0, to_int(_spec(pg).get("minMember")))
-
-
 def _index_job_phase(job: dict) -> Iterable[Any]:
     # Overview counts and its pending/failed lists read buckets instead of walking 10,000 Jobs.
-    return (job_phase_raw(job),)
+    return (job_phase(job),)
 
 
 def _index_pg_phase(pg: dict) -> Iterable[Any]:
-    return (podgroup_phase_raw(pg),)
+    return (podgroup_phase(pg),)
 
 
 def _index_pg_queue_phase(pg: dict) -> Iterable[Any]:
     # PodGroup counts per queue and phase (the queue tables) without a walk per queue.
-    return ((queue_of(pg), podgroup_phase_raw(pg)),)
+    return ((queue_of(pg), podgroup_phase(pg)),)
 
 
 def _index_pg_below_gang(pg: dict) -> Iterable[Any]:
     return (True,) if podgroup_below_gang(pg) else ()
 
 
-def _involved(event: dict) -> dict:
-    ref = event.get("involvedObject")
-    return ref if isinstance(ref, dict) else {}
-
-
 def _index_event_uid(event: dict) -> Iterable[Any]:
-    uid = _involved(event).get("uid")
-    return (uid,) if isinstance(uid, str) and uid else ()
-
-
-def event_ref(event: dict) -> tuple[str, str | None, str]:
-    """(kind, namespace, name) of the event's involvedObject; cluster-scoped objects get None."""
-    ref = _involved(event)
-    ns = ref.get("namespace")
-    return (
-        str(ref.get("kind") or ""),
-        ns if isinstance(ns, str) and ns else None,
-        str(ref.get("name") or ""),
-    )
+    uid = event_involved_uid(event)
+    return (uid,) if uid else ()
 
 
 def _index_event_ref(event: dict) -> Iterable[Any]:
@@ -231,7 +105,7 @@ def _index_event_ref(event: dict) -> Iterable[Any]:
 
 def _index_event_warning(event: dict) -> Iterable[Any]:
     # The overview's "recent warning events" reads this bucket instead of all 20,000 events.
-    return (True,) if event.get("type") == "Warning" else ()
+    return (True,) if is_warning(event) else ()
 
 
 @dataclass(frozen=True)
