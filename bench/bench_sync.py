@@ -132,7 +132,7 @@ def snapshot_section(cache) -> dict:
         store.upsert({**pod, "metadata": {**pod["metadata"], "resourceVersion": str(time.perf_counter())}})
     later_write_us = (clock() - t0) / 200 * 1e6
     # A page-like read: every Job's PodGroup, pods and gang progress (the Jobs list page at scale).
-    from dashboard.kube import derive
+    from dashboard.volcano import gang
 
     snap = cache.snapshot()
     jobs = snap.jobs.all()
@@ -142,7 +142,7 @@ def snapshot_section(cache) -> dict:
     links_ms = (clock() - t0) * 1000
     t0 = clock()
     for job in jobs:
-        derive.job_gang_progress(job)
+        gang.job_gang(job)
     progress_ms = (clock() - t0) * 1000
     store.upsert({**pod, "metadata": {**pod["metadata"], "resourceVersion": "sorted"}})
     store.publish_interval, interval = 0.0, store.publish_interval

@@ -23,8 +23,8 @@ Design
   and in total (oldest dropped).
 * **Reads** (snapshot.py): ``Snapshot`` with one ``KindView`` per kind and the cross-link helpers
   (Job <-> PodGroup <-> Pods <-> Queue, events). Views never call the API.
-* **Derived values** (derive.py): small pure functions (gang progress, kubectl-style pod status,
-  queue usage, PodGroup counts per queue, "why is it pending").
+* What the cached objects mean (gang progress, kubectl-style pod status, queue room, "why is it
+  pending") is the domain layer's, ``dashboard/volcano/``; the cache's indexes use it too.
 
 Process model
 -------------

@@ -6,13 +6,14 @@ Timings come from tests/conftest.py fast_cache_options(): backoff 0.05-0.5 s, in
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import urllib.request
 
 import pytest
 
-from dashboard.kube import derive
+from dashboard.volcano import gang, pending, pods, queues
 
 # -- helpers: talk to the simulated API server over HTTP ---------------------------------
 
@@ -261,17 +262,19 @@ def test_reads_make_no_api_calls(sim_cluster, live_cache):
                 snap = live_cache.snapshot()
                 for job in snap.jobs.all():
                     pg = snap.podgroup_for_job(job)
-                    derive.job_gang_progress(job)
+                    gang.job_gang(job)
                     snap.pods_for_job(job)
                     snap.events_for(job)
-                    derive.explain_pending_from_snapshot(snap, job)
+                    qname = queues.queue_of(pg or job)
+                    ctx = pending.PendingContext(job, pg, snap.queues.get(None, qname), qname)
+                    pending.why_pending(ctx)
                     if pg:
                         snap.pods_for_podgroup(pg)
                 for q in snap.queues.all():
-                    derive.queue_usage(q)
+                    queues.queue_ancestry(q, functools.partial(snap.queues.get, None))
                     snap.podgroups_in_queue(q["metadata"]["name"])
                 for p in snap.pods.all():
-                    derive.pod_display_status(p)
+                    pods.pod_display_status(p)
         except Exception as exc:  # noqa: BLE001
             errors.append(exc)
 

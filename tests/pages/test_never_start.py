@@ -250,20 +250,20 @@ def test_capability_of_a_tighter_ancestor_and_no_podgroup_yet(client, cache):
     assert not any("never" in f for f in _findings(client, "/jobs/ml/ok/"))
 
 
-def test_derive_helpers():
+def test_domain_gang_and_queue_helpers():
     from decimal import Decimal
 
-    from dashboard.kube import derive
+    from dashboard.volcano import gang, queues
 
     job = _job("x", "q", 3, [_task("a", 1, gpus=2), _task("b", 5, gpus=4, memory="2Gi")])
-    assert derive.job_total_replicas(job) == 6
-    need = derive.job_min_resources(job, 3)
+    assert gang.job_total_replicas(job) == 6
+    need = gang.job_min_resources(job, 3)
     assert need["nvidia.com/gpu"] == 10 and need["cpu"] == 3 and need["memory"] == 5 * 2**30
     # Ancestry stops at cycles and missing queues.
     loop = {"a": _queue("a", parent="b"), "b": _queue("b", parent="a")}
-    assert [q["metadata"]["name"] for q in derive.queue_ancestry(loop["a"], loop.get)] == ["a", "b"]
-    chain = derive.queue_ancestry(_queue("c", {"cpu": "abc"}, parent="gone"), {}.get)
-    assert derive.capability_limits({"cpu": Decimal(5)}, chain) == []
+    assert [q["metadata"]["name"] for q in queues.queue_ancestry(loop["a"], loop.get)] == ["a", "b"]
+    chain = queues.queue_ancestry(_queue("c", {"cpu": "abc"}, parent="gone"), {}.get)
+    assert queues.capability_limits({"cpu": Decimal(5)}, chain) == []
 
 
 def test_findings_are_translated(client, cache):
@@ -276,23 +276,21 @@ def test_findings_are_translated(client, cache):
     assert "nvidia.com/gpu：需要 24，capability 为 8" in found[1], found
 
 
-def test_derive_explain_pending_puts_gang_never_first():
-    from dashboard.kube import derive
+def test_domain_why_pending_puts_gang_never_first():
+    from dashboard.volcano.pending import PendingContext, why_pending
 
     queues = {"eng": _queue("eng", {"nvidia.com/gpu": "8"}), "leaf": _queue("leaf", parent="eng")}
     job = _job("j", "leaf", 100, [_task("w", 3, gpus=8)])
     pg = _podgroup("j-uid-j", "leaf", 100, "Pending", _job_owner("j"), {"requests.nvidia.com/gpu": "24"})
-    reasons = derive.explain_pending(job=job, podgroup=pg, queue=queues["leaf"], queue_lookup=queues.get)
-    never = [r for r in reasons if r.kind == "gang_never"]
-    assert reasons[: len(never)] == never and len(never) == 2
-    assert never[0].detail == "minAvailable 100 > 3 replicas in all tasks"
-    assert "queue 'eng'" in never[1].summary and never[1].detail == "needs 24; capability 8"
+    facts = why_pending(PendingContext(job, pg, queues["leaf"], "leaf", queue_lookup=queues.get))
+    assert [f.kind for f in facts[:2]] == ["min_available_above_replicas", "capability"]
+    assert facts[0].values == {"min": 100, "total": 3}
+    (limit,) = facts[1].limits
+    assert (limit.resource, limit.need, limit.capability, limit.queue) == ("nvidia.com/gpu", 24, 8, "eng")
     fits = _job("k", "leaf", 1, [_task("w", 1, gpus=8)])
-    assert not [
-        r
-        for r in derive.explain_pending(job=fits, queue=queues["leaf"], queue_lookup=queues.get)
-        if r.kind == "gang_never"
-    ]
+    never = {"min_available_above_replicas", "min_member_above_replicas", "capability"}
+    facts = why_pending(PendingContext(fits, None, queues["leaf"], "leaf", queue_lookup=queues.get))
+    assert not [f for f in facts if f.kind in never]
 
 
 def test_status_fragment_follows_an_ancestors_capability(client, cache):

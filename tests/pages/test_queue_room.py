@@ -15,7 +15,8 @@ from decimal import Decimal
 import pytest
 
 from dashboard import presenters as p
-from dashboard.kube import derive
+from dashboard.volcano import queues as derive_queues
+from dashboard.volcano.quantities import quantity
 from tests.pages.helpers import text
 
 
@@ -107,13 +108,13 @@ def test_inqueue_reservations_of_other_podgroups_count_and_the_own_one_does_not(
     pending = _pg("other", "prod", "Pending", {"cpu": "50"})  # not admitted: reserves nothing
     me = _pg("me", "prod", "Inqueue", {"cpu": "12"})
     w = World([_queue("root"), q], [wide, running, pending, me])
-    rooms = derive.queue_room({"cpu": Decimal(12)}, [q], inqueue=w.inqueue, exclude=("ml", "me"))
+    rooms = derive_queues.queue_room({"cpu": Decimal(12)}, [q], inqueue=w.inqueue, exclude=("ml", "me"))
     (room,) = rooms["cpu"]
     assert (room.capability, room.allocated, room.reserved) == (192, Decimal("90.25"), 96)
     assert room.reservers == (("ml", "wide"),)
     assert room.left == Decimal("5.75")
     # Seen from "wide" itself, only "me" reserves.
-    rooms = derive.queue_room({"cpu": Decimal(96)}, [q], inqueue=w.inqueue, exclude=("ml", "wide"))
+    rooms = derive_queues.queue_room({"cpu": Decimal(96)}, [q], inqueue=w.inqueue, exclude=("ml", "wide"))
     assert rooms["cpu"][0].reserved == 12 and rooms["cpu"][0].reservers == (("ml", "me"),)
 
 
@@ -123,13 +124,13 @@ def test_an_ancestor_counts_its_whole_subtree_and_its_status_allocated():
     sibling = _queue("sibling", "small-parent", allocated={"cpu": "4"})
     sib_pg = _pg("sib-wait", "sibling", "Inqueue", {"cpu": "1"}, ns="other")
     w = World([_queue("root"), parent, child, sibling], [sib_pg])
-    chain = derive.queue_ancestry(child, w.get)
-    rooms = derive.queue_room({"cpu": Decimal(4)}, chain, children=w.children, inqueue=w.inqueue)
+    chain = derive_queues.queue_ancestry(child, w.get)
+    rooms = derive_queues.queue_room({"cpu": Decimal(4)}, chain, children=w.children, inqueue=w.inqueue)
     own, anc = rooms["cpu"]
     assert (own.queue, own.depth, own.left) == ("big-child", 0, 100)
     assert (anc.queue, anc.depth, anc.allocated, anc.reserved) == ("small-parent", 1, 4, 1)
     assert anc.reservers == (("other", "sib-wait"),)
-    assert derive.binding_room(rooms["cpu"]) is anc and anc.left == 1
+    assert derive_queues.binding_room(rooms["cpu"]) is anc and anc.left == 1
 
 
 def test_a_parent_without_status_allocated_sums_its_children():
@@ -138,7 +139,7 @@ def test_a_parent_without_status_allocated_sums_its_children():
     b = _queue("b", "p", allocated={"cpu": "2500m"})  # no memory key: 0
     deeper = _queue("c", "b", allocated={"cpu": "500m"})  # under b, which reports its own sum
     w = World([_queue("root"), parent, a, b, deeper], [])
-    rooms = derive.queue_room({"cpu": Decimal(1), "memory": Decimal(1)}, [parent], children=w.children)
+    rooms = derive_queues.queue_room({"cpu": Decimal(1), "memory": Decimal(1)}, [parent], children=w.children)
     assert rooms["cpu"][0].allocated == Decimal("5.5")
     assert rooms["memory"][0].allocated == 2**30
 
@@ -160,7 +161,7 @@ def test_odd_quantities_and_shapes_never_raise_and_are_never_counted(value):
     w = World([_queue("root"), q], odd)  # type: ignore[list-item]
     w.inqueue = lambda name: odd  # every odd shape, whatever its phase  # type: ignore[method-assign]
     needs = {"cpu": Decimal(1), "memory": Decimal(1)}
-    rooms = derive.queue_room(needs, [q], inqueue=w.inqueue, children=w.children)
+    rooms = derive_queues.queue_room(needs, [q], inqueue=w.inqueue, children=w.children)
     for room in rooms["cpu"] + rooms["memory"]:
         assert room.reserved == 0 and room.reservers == ()
     room = w.room("q", _pg("me", "q", "Pending", {"cpu": "1", "memory": "1"}))
@@ -176,8 +177,8 @@ def test_a_child_queue_cycle_ends_the_walk():
     a = _queue("a", "b", {"cpu": "4"})  # no status at all
     b = _queue("b", "a", {"cpu": "4"})
     w = World([a, b], [_pg("x", "b", "Inqueue", {"cpu": "1"})])
-    rooms = derive.queue_room(
-        {"cpu": Decimal(1)}, derive.queue_ancestry(a, w.get), children=w.children, inqueue=w.inqueue
+    rooms = derive_queues.queue_room(
+        {"cpu": Decimal(1)}, derive_queues.queue_ancestry(a, w.get), children=w.children, inqueue=w.inqueue
     )
     assert [(r.queue, r.reserved) for r in rooms["cpu"]] == [("a", 1), ("b", 1)]
 
@@ -246,10 +247,10 @@ def test_demo_pytorch_job_04_names_the_inqueue_reservation(client, demo_cluster,
     assert mine["status"]["phase"] == "Pending" and wide["status"]["phase"] == "Inqueue"
     assert wide["spec"]["queue"] == mine["spec"]["queue"] == "prod-training"
     queue = next(q for q in _store(demo_cluster, "queues") if q["metadata"]["name"] == "prod-training")
-    cap = derive.quantity(queue["spec"]["capability"]["cpu"])
-    alloc = derive.quantity(queue["status"]["allocated"]["cpu"])
-    reserved = derive.quantity(wide["spec"]["minResources"]["cpu"])
-    need = derive.quantity(mine["spec"]["minResources"]["cpu"])
+    cap = quantity(queue["spec"]["capability"]["cpu"])
+    alloc = quantity(queue["status"]["allocated"]["cpu"])
+    reserved = quantity(wide["spec"]["minResources"]["cpu"])
+    need = quantity(mine["spec"]["minResources"]["cpu"])
     # The scheduler turned it down for cpu, and the arithmetic says why (no sleep: the cluster is
     # the module's demo, settled).
     assert need > cap - alloc - reserved and need <= cap - alloc
@@ -375,24 +376,32 @@ def test_hierarchy_a_sibling_reservation_counts_at_the_parent(client, hierarchy)
     assert "Reserved by the Inqueue PodGroup: sib-held" in body
 
 
-def test_derive_explain_pending_uses_the_same_rule():
+def test_domain_why_pending_uses_the_same_rule():
     parent = _queue("small-parent", "root", {"cpu": "6"}, allocated={"cpu": "4"})
     child = _queue("big-child", "small-parent", {"cpu": "100"}, allocated={"cpu": "0"})
     sibling = _queue("sibling", "small-parent", allocated={"cpu": "4"})
     held = _pg("held", "sibling", "Inqueue", {"cpu": "1"})
     w = World([_queue("root"), parent, child, sibling], [held])
     me = _pg("me", "big-child", "Pending", {"cpu": "2"})
-    reasons = derive.explain_pending(
-        podgroup=me, queue=child, queue_lookup=w.get, queue_children=w.children, inqueue=w.inqueue
+    from dashboard.volcano.pending import PendingContext, why_pending
+
+    ctx = PendingContext(
+        None,
+        me,
+        child,
+        "big-child",
+        queue_lookup=w.get,
+        queue_children=w.children,
+        inqueue_podgroups=w.inqueue,
     )
-    (room,) = [r for r in reasons if r.kind == "queue_headroom"]
-    assert (
-        room.summary == "Ancestor queue 'small-parent' of 'big-child' has not enough cpu left for the gang."
-    )
-    assert "reserved 1 by 1 Inqueue PodGroup(s): ml/held" in room.detail and "free 1" in room.detail
-    assert room.objects == ("ml/held",)
+    (room,) = [f for f in why_pending(ctx) if f.kind == "no_room"]
+    assert room.values == {"queue": "small-parent", "depth": 1, "own": "big-child"}
+    (row,) = room.rows
+    assert (row.resource, row.need, row.left, row.reserved) == ("cpu", 2, 1, 1)
+    assert row.reservers == (("ml", "held"),)
     # Without the lookups only the queue itself is judged: 100 left, nothing to say.
-    assert not [r for r in derive.explain_pending(podgroup=me, queue=child) if r.kind == "queue_headroom"]
+    alone = PendingContext(None, me, child, "big-child")
+    assert not [f for f in why_pending(alone) if f.kind == "no_room"]
 
 
 def test_a_very_deep_tree_renders():
