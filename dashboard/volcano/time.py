@@ -45,7 +45,10 @@ def parse_time(value: object) -> datetime | None:
         if off and off not in ("Z", "z"):
             sign = 1 if off[0] == "+" else -1
             digits = off[1:].replace(":", "")
-            dt = dt - sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            hours, minutes = int(digits[:2]), int(digits[2:])
+            if hours > 23 or minutes > 59:  # RFC 3339: time-numoffset is 00-23 ":" 00-59
+                return None
+            dt = dt - sign * timedelta(hours=hours, minutes=minutes)
     except (ValueError, OverflowError):
         return None
     return dt if dt >= EARLIEST_TIME else None

@@ -1,0 +1,126 @@
+"""dashboard.volcano.pending: the facts of "why is it not running", most decisive first."""
+
+from __future__ import annotations
+
+from dashboard.volcano.pending import PendingContext, never_start, unschedulable_condition, why_pending
+
+
+def _job(min_available, replicas, status=None, queue="q"):
+    job = {
+        "kind": "Job",
+        "metadata": {"name": "j", "namespace": "ml"},
+        "spec": {
+            "queue": queue,
+            "minAvailable": min_available,
+            "tasks": [{"name": "w", "replicas": replicas}],
+        },
+    }
+    if status is not None:
+        job["status"] = status
+    return job
+
+
+def _pg(phase=None, min_member=1, conditions=None, min_resources=None, owner=True):
+    pg = {
+        "metadata": {"name": "j-uid", "namespace": "ml"},
+        "spec": {"queue": "q", "minMember": min_member, "minResources": min_resources or {}},
+        "status": {"conditions": conditions or []},
+    }
+    if owner:
+        pg["metadata"]["ownerReferences"] = [
+            {"kind": "Job", "apiVersion": "batch.volcano.sh/v1alpha1", "name": "j"}
+        ]
+    if phase:
+        pg["status"]["phase"] = phase
+    return pg
+
+
+def _queue(state="Open", capability=None, allocated=None):
+    return {
+        "metadata": {"name": "q"},
+        "spec": {"capability": capability or {}},
+        "status": {"state": state, "allocated": allocated or {}},
+    }
+
+
+def _kinds(facts):
+    return [f.kind for f in facts]
+
+
+def test_never_facts_come_first():
+    ctx = PendingContext(_job(5, 3, {"state": {"phase": "Pending"}}), _pg("Pending", 4), _queue(), "q")
+    facts = why_pending(ctx)
+    assert _kinds(facts)[:2] == ["min_available_above_replicas", "min_member_above_replicas"]
+    assert facts[0].values == {"min": 5, "total": 3}
+
+
+def test_a_closed_queue_leads_the_symptoms():
+    ctx = PendingContext(_job(1, 1, {"state": {"phase": "Pending"}}), _pg("Pending"), _queue("Closed"), "q")
+    assert _kinds(why_pending(ctx)) == ["queue_not_open", "podgroup_pending"]
+
+
+def test_missing_or_unreadable_objects():
+    job = _job(1, 1)  # no status: the controller has not seen it
+    assert _kinds(why_pending(PendingContext(job, None, None, "q"))) == [
+        "queue_missing",
+        "job_no_status",
+        "podgroup_missing",
+    ]
+    unreadable = PendingContext(job, None, None, "q", podgroups_unreadable="forbidden", queues_unreadable="x")
+    facts = why_pending(unreadable)
+    assert _kinds(facts) == ["job_no_status", "podgroups_unreadable", "queues_unreadable"]
+    assert facts[1].values == {"why": "forbidden"}
+
+
+def test_podgroup_phases():
+    job = _job(2, 2, {"state": {"phase": "Pending"}})
+    cond = {
+        "type": "Unschedulable",
+        "status": "True",
+        "message": "0/3 nodes",
+        "lastTransitionTime": "2026-01-01T00:00:00Z",
+    }
+    facts = why_pending(PendingContext(job, _pg("Inqueue", 2, [cond]), _queue(), "q"))
+    (inq,) = [f for f in facts if f.kind == "podgroup_inqueue"]
+    assert inq.values == {"min": 2, "never": False} and inq.verbatim == "0/3 nodes"
+    assert _kinds(why_pending(PendingContext(job, _pg(None), _queue(), "q"))) == ["podgroup_no_status"]
+    assert _kinds(why_pending(PendingContext(job, _pg("Unknown"), _queue(), "q"))) == ["podgroup_unknown"]
+
+
+def test_pods_of_other_workloads():
+    pods = [{"metadata": {"name": f"p{i}"}} for i in range(2)]
+    ctx = PendingContext(None, _pg("Pending", 3, owner=False), _queue(), "q", pods=pods)
+    facts = why_pending(ctx)
+    assert _kinds(facts) == ["min_member_above_pods", "podgroup_pending"]
+    assert facts[1].values["pods_exist"] is True
+
+
+def test_capability_and_room():
+    pg = _pg("Pending", 1, min_resources={"cpu": "10", "memory": "1Gi"})
+    queue = _queue(capability={"cpu": "8", "memory": "2Gi"}, allocated={"memory": "1536Mi"})
+    facts, impossible = never_start(PendingContext(None, pg, queue, "q"))
+    assert _kinds(facts) == ["capability"] and impossible == {"cpu"}
+    all_facts = why_pending(PendingContext(None, pg, queue, "q"))
+    (room,) = [f for f in all_facts if f.kind == "no_room"]
+    assert [r.resource for r in room.rows] == ["memory"]  # cpu is a "never" fact, not a lack of room
+    assert room.values == {"queue": "q", "depth": 0, "own": "q"}
+
+
+def test_pod_problems_are_listed_once():
+    waiting = {"containerStatuses": [{"name": "main", "state": {"waiting": {"reason": "ErrImagePull"}}}]}
+    pods = [{"metadata": {"name": f"p{i}"}, "status": waiting} for i in range(3)]
+    facts = why_pending(
+        PendingContext(_job(3, 3, {"state": {"phase": "Pending"}}), _pg("Running", 3), _queue(), "q", pods)
+    )
+    (problems,) = [f for f in facts if f.kind == "pod_problems"]
+    assert problems.blockers == ("p0: main: ErrImagePull",)
+
+
+def test_unschedulable_condition_until_scheduled_again():
+    old = {"type": "Unschedulable", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    new = {"type": "Scheduled", "status": "True", "lastTransitionTime": "2026-01-01T00:01:00Z"}
+    assert unschedulable_condition({"status": {"conditions": [old]}}) == old
+    assert unschedulable_condition({"status": {"conditions": [old, new]}}) is None
+    untimed = [{"type": "Scheduled", "status": "True"}, {"type": "Unschedulable", "status": "True", "m": 1}]
+    assert unschedulable_condition({"status": {"conditions": untimed}}) == untimed[1]
+    assert unschedulable_condition({}) is None

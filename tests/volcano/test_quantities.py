@@ -1,0 +1,125 @@
+"""dashboard.volcano.quantities: parse_quantity that never raises, and one formatting rule."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dashboard.volcano import quantities as q
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("1Gi", Decimal(2**30)),
+        ("1500m", Decimal("1.5")),
+        ("1e3", Decimal(1000)),
+        ("0.5", Decimal("0.5")),
+        ("500M", Decimal(500_000_000)),
+        ("16k", Decimal(16_000)),
+        ("0", Decimal(0)),
+        (" 4 ", Decimal(4)),
+        (3, Decimal(3)),
+        (0.5, Decimal("0.5")),
+        ("-1Gi", Decimal(-(2**30))),  # the grammar admits a sign
+        ("1e30", Decimal("1e30")),
+        ("1n", Decimal("1e-9")),
+    ],
+)
+def test_quantity_parses(raw, expected):
+    assert q.quantity(raw) == expected
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [None, True, "", "  ", "lots", "1.2.3", "1.2.3Gi", "Gi", ["1"], {"a": 1}, float("nan"), float("inf")]
+    + ["1e1000000", "-9e999999", "1e-1000000", "1e31"],  # huge exponents: no amount of anything real
+)
+def test_quantity_unreadable_is_none(raw):
+    assert q.quantity(raw) is None
+
+
+def test_resource_amounts_are_not_negative():
+    assert q.resource_amount("-1Gi") is None and q.resource_amount("1Gi") == 2**30
+    assert q.invalid_amount_note("-1Gi") == "negative"
+    assert q.invalid_amount_note("1e1000000") == "out of range"
+    assert q.invalid_amount_note("abc") == "not a quantity"
+    assert q.invalid_amount_note(None) == "not a quantity"
+    assert q.invalid_amount_note("2") == ""
+
+
+@pytest.mark.parametrize(
+    ("resource", "raw", "shown"),
+    [
+        ("memory", "1Gi", "1Gi"),
+        ("memory", "1536Mi", "1.5Gi"),
+        ("memory", "1G", "953.7Mi"),  # bytes in binary units
+        ("memory", "1500m", "1.5"),  # never rounded into another value
+        ("memory", "0.5", "0.5"),
+        ("ephemeral-storage", "10Gi", "10Gi"),
+        ("hugepages-2Mi", "4Mi", "4Mi"),
+        ("requests.memory", "2Gi", "2Gi"),
+        ("cpu", "0.5", "500m"),
+        ("cpu", "1500m", "1.5"),
+        ("cpu", "1n", "0.000001m"),
+        ("limits.cpu", "250m", "250m"),
+        ("cpu", "2", "2"),
+        ("pods", "110", "110"),
+        ("nvidia.com/gpu", "0.5", "0.5"),
+        ("nvidia.com/gpu", "16k", "16k"),  # decimal suffixes for the rest
+        ("example.com/widgets", "2500000", "2.5M"),
+        ("cpu", "1e20", "1e+20"),  # absurd magnitudes turn scientific
+        ("memory", "-1Gi", "-1Gi"),
+    ],
+)
+def test_format_rule(resource, raw, shown):
+    assert q.format_quantity(resource, q.quantity(raw), raw) == shown
+
+
+def test_unreadable_values_are_shown_as_written():
+    assert q.format_quantity("cpu", None) == q.MISSING
+    assert q.format_quantity("cpu", None, "") == q.MISSING
+    assert q.format_quantity("cpu", None, "abc") == "abc"
+    long = "x" * 100
+    assert q.format_quantity("cpu", None, long) == "x" * 39 + "…"
+
+
+def test_resource_names():
+    assert q.is_byte_resource("memory") and q.is_byte_resource("hugepages-1Gi")
+    assert q.is_byte_resource("requests.ephemeral-storage") and not q.is_byte_resource("nvidia.com/gpu")
+    assert q.is_cpu_resource("requests.cpu") and not q.is_cpu_resource("cpus")
+    assert q.queue_resource("requests.cpu") == "cpu" and q.queue_resource("cpu") == "cpu"
+    assert q.queue_resource("limits.cpu") is None and q.queue_resource("count/pods") is None
+    assert q.queue_resource("pods") is None
+    assert sorted(["pods", "zz", "memory", "nvidia.com/gpu", "cpu", "aa"], key=q.resource_sort_key) == [
+        "cpu",
+        "memory",
+        "nvidia.com/gpu",
+        "aa",
+        "zz",
+        "pods",
+    ]
+
+
+@given(st.decimals(min_value=Decimal("1e-6"), max_value=Decimal("1e14"), places=6))
+def test_compact_number_keeps_three_significant_digits(value):
+    shown = Decimal(q.compact_number(value))
+    assert abs(shown - value) <= abs(value) / 100
+
+
+@given(st.integers(min_value=0, max_value=2**62))
+def test_plain_decimal_round_trips_through_parse_quantity(n):
+    assert q.quantity(q.plain_decimal(Decimal(n))) == n
+    millis = Decimal(n) / 1000
+    assert q.quantity(q.plain_decimal(millis * 1000) + "m") == millis
+
+
+@given(st.text(max_size=30))
+def test_never_raises(text):
+    value = q.quantity(text)
+    for res in ("cpu", "memory", "nvidia.com/gpu", "requests.cpu", "pods"):
+        assert len(q.format_quantity(res, value, text)) <= 40 or value is not None
+    q.invalid_amount_note(text)
