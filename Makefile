@@ -9,7 +9,7 @@ PORT ?= 8000
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,lint]'
 	touch $@
 
 setup: $(BIN)/.installed
@@ -26,6 +26,12 @@ browser:
 	      || echo "chromium could not be installed: browser tests will be skipped"; \
 	  else echo "chromium is absent and cannot be installed here: browser tests will be skipped"; fi; }
 
+# ruff (lint rules and formatting) and mypy (configured in pyproject.toml).
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
 # The whole test suite.
 test: setup browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -38,7 +44,7 @@ image-check: setup
 # Benchmarks (README "Benchmarks"): scripts that print numbers, not part of `make test`.
 # Pass options through BENCH_ARGS, e.g. `make soak BENCH_ARGS="--minutes 5"`.
 $(BIN)/.bench-installed: $(BIN)/.installed
-	$(BIN)/pip install --quiet -e '.[test,bench]'
+	$(BIN)/pip install --quiet -e '.[test,lint,bench]'
 	touch $@
 
 bench-setup: $(BIN)/.bench-installed
