@@ -282,7 +282,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"   malloc_trim(0) took {t_trim * 1000:.1f} ms")
             print(
                 f"pages: {n} requests in {args.pages:.0f} s with {args.threads} threads "
-                f"({cpu_pages / max(1, n) * 1000:.1f} ms CPU of this process per request, informers included); RSS {after_pages:.0f} MB "
+                f"({cpu_pages / max(1, n) * 1000:.1f} ms CPU of this process per request, "
+                "informers included); "
+                f"RSS {after_pages:.0f} MB "
                 f"after them -> {rss_mb():.0f} MB after releasing free allocator memory"
             )
             if args.mallocstats:
@@ -293,9 +295,8 @@ def main(argv: list[str] | None = None) -> int:
             stats = tracemalloc.take_snapshot().statistics("lineno")
             for stat in stats[: args.top]:
                 frame = stat.traceback[0]
-                print(
-                    f"   {stat.size / 1e6:7.1f} MB {stat.count:9,}  {frame.filename.replace(str(REPO) + '/', '')}:{frame.lineno}"
-                )
+                where = f"{frame.filename.replace(str(REPO) + '/', '')}:{frame.lineno}"
+                print(f"   {stat.size / 1e6:7.1f} MB {stat.count:9,}  {where}")
             tracemalloc.stop()
         cache.stop()
     finally:

@@ -477,7 +477,8 @@ def main(argv=None) -> int:
             print("\n1. initial sync (pod_watch=all)")
             print(
                 f"   wall time until every kind synced: {sync['seconds']:.1f} s "
-                f"(CPU time of this process: {sync['cpu_seconds']:.1f} s; the rest is the simulated API server)"
+                f"(CPU time of this process: {sync['cpu_seconds']:.1f} s; "
+                "the rest is the simulated API server)"
             )
             print(f"   objects held: {sync['counts']}")
             print(f"   list pages: {sync['pages']}")
@@ -492,7 +493,8 @@ def main(argv=None) -> int:
             print("\n2. snapshot cost at this size (CPU time of the reading thread)")
             print(f"   snapshot() with nothing changed: {snap['snapshot_unchanged_us']:.1f} us")
             print(
-                f"   first pod write after a snapshot (copy-on-write copy): {snap['first_write_after_snapshot_ms']:.2f} ms"
+                "   first pod write after a snapshot (copy-on-write copy): "
+                f"{snap['first_write_after_snapshot_ms']:.2f} ms"
             )
             print(f"   pod write with no snapshot in between: {snap['write_without_snapshot_us']:.1f} us")
             print(
@@ -506,22 +508,26 @@ def main(argv=None) -> int:
 
             pipe = pipeline_section(kubeconfig, args.pipeline_events)
             print(
-                "\n3a. informer pipeline alone (decode + trim + index + publish, a poller snapshotting every 10 ms)"
+                "\n3a. informer pipeline alone (decode + trim + index + publish, "
+                "a poller snapshotting every 10 ms)"
             )
             print(
-                f"   {pipe['events']} pod events: {pipe['per_cpu_second']:,.0f} events per CPU-second of the applying "
+                f"   {pipe['events']} pod events: {pipe['per_cpu_second']:,.0f} events per CPU-second "
+                "of the applying "
                 f"thread; {pipe['per_second']:,.0f} events/s wall "
                 f"({pipe['snapshots_meanwhile']} snapshots taken, {pipe['copies']} copy-on-write copies: "
                 f"publication is rate-limited to one per 50 ms)"
             )
             print(
-                f"   a pod that is not Volcano's, seen by the unfiltered pod watch: {pipe['reject_us']:.0f} us "
+                "   a pod that is not Volcano's, seen by the unfiltered pod watch: "
+                f"{pipe['reject_us']:.0f} us "
                 f"of CPU (decode + filter), nothing kept"
             )
             e2e = end_to_end_section(args.e2e_events)
             print("3b. end to end over HTTP (in-process simulated cluster: store.mutate -> watch -> cache)")
             print(
-                f"   {e2e['events']} MODIFIED events in {e2e['seconds']:.2f} s = {e2e['per_second']:,.0f} events/s "
+                f"   {e2e['events']} MODIFIED events in {e2e['seconds']:.2f} s "
+                f"= {e2e['per_second']:,.0f} events/s "
                 f"(the simulated cluster's writes took {e2e['sim_write_seconds']:.2f} s of that)"
             )
 
@@ -539,7 +545,8 @@ def main(argv=None) -> int:
                     f"({models['models_pods'] / models['models_seconds']:,.0f} pods/s)"
                 )
             print(
-                f"   memory per pod: models {models['kib_models']:.1f} KiB, raw dict {models['kib_raw']:.1f} KiB, "
+                f"   memory per pod: models {models['kib_models']:.1f} KiB, "
+                f"raw dict {models['kib_raw']:.1f} KiB, "
                 f"trimmed dict {models['kib_trimmed']:.1f} KiB"
             )
 

@@ -28,7 +28,8 @@ def main() -> None:
         "--generator",
         choices=("bulk", "large"),
         default="bulk",
-        help="bench/scale.py's bulk loader, or dashboard/sim/generator.py (queues with resources, as make bench)",
+        help="bench/scale.py's bulk loader, or dashboard/sim/generator.py "
+        "(queues with resources, as make bench)",
     )
     ap.add_argument("--paths", default="/,/queues/", help="comma-separated paths")
     ap.add_argument(
@@ -108,53 +109,52 @@ def main() -> None:
             for mode in ("quiet", "churn")
             for t in args.threads.split(",")
         ):
-            if True:
-                client0 = Client()
-                client0.get(path)  # warm
-                times: list[float] = []
+            client0 = Client()
+            client0.get(path)  # warm
+            times: list[float] = []
 
-                def worker() -> None:
-                    c = Client()
-                    for _ in range(args.requests):
-                        if mode == "churn":
-                            churn()
-                        s = time.perf_counter()
-                        r = c.get(path)
-                        times.append((time.perf_counter() - s) * 1000)
-                        assert r.status_code == 200, r.status_code
-                        if mode == "churn":
-                            time.sleep(0.05)  # a page poll interval, compressed
+            def worker(path: str, mode: str, times: list[float]) -> None:
+                c = Client()
+                for _ in range(args.requests):
+                    if mode == "churn":
+                        churn()
+                    s = time.perf_counter()
+                    r = c.get(path)
+                    times.append((time.perf_counter() - s) * 1000)
+                    assert r.status_code == 200, r.status_code
+                    if mode == "churn":
+                        time.sleep(0.05)  # a page poll interval, compressed
 
-                ts = [threading.Thread(target=worker) for _ in range(threads)]
-                profiler = None
-                if args.profile and mode == "churn" and threads == 1:
-                    from pyinstrument import Profiler
+            ts = [threading.Thread(target=worker, args=(path, mode, times)) for _ in range(threads)]
+            profiler = None
+            if args.profile and mode == "churn" and threads == 1:
+                from pyinstrument import Profiler
 
-                    profiler = Profiler()
-                    profiler.start()
-                s = time.perf_counter()
-                if profiler is not None:
-                    worker()  # in this thread: pyinstrument samples the thread that started it
-                    ts = []
-                for t in ts:
-                    t.start()
-                for t in ts:
-                    t.join()
-                wall = time.perf_counter() - s
-                if profiler is not None:
-                    profiler.stop()
-                    out = f"{args.profile}-{path.strip('/') or 'overview'}.txt"
-                    with open(out, "w") as fh:
-                        fh.write(
-                            profiler.output_text(unicode=False, show_all=bool(os.environ.get("PROFILE_ALL")))
-                        )
-                q = statistics.quantiles(times, n=10)
-                size = len(client0.get(path).content)
-                print(
-                    f"{path:10s} {mode:6s} threads={threads} n={len(times)} "
-                    f"p50={statistics.median(times):.0f}ms p90={q[8]:.0f}ms wall={wall:.1f}s bytes={size}",
-                    flush=True,
-                )
+                profiler = Profiler()
+                profiler.start()
+            s = time.perf_counter()
+            if profiler is not None:
+                worker(path, mode, times)  # in this thread: pyinstrument samples the thread that started it
+                ts = []
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            wall = time.perf_counter() - s
+            if profiler is not None:
+                profiler.stop()
+                out = f"{args.profile}-{path.strip('/') or 'overview'}.txt"
+                with open(out, "w") as fh:
+                    fh.write(
+                        profiler.output_text(unicode=False, show_all=bool(os.environ.get("PROFILE_ALL")))
+                    )
+            q = statistics.quantiles(times, n=10)
+            size = len(client0.get(path).content)
+            print(
+                f"{path:10s} {mode:6s} threads={threads} n={len(times)} "
+                f"p50={statistics.median(times):.0f}ms p90={q[8]:.0f}ms wall={wall:.1f}s bytes={size}",
+                flush=True,
+            )
         if args.memos:
             _fill_and_measure(cache)
 

@@ -162,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--census",
         action="store_true",
-        help="count the GC-tracked objects by type at the end of the warm-up and at the end; print the growth",
+        help="count the GC-tracked objects by type at the end of the warm-up and at the end; "
+        "print the growth",
     )
     parser.add_argument(
         "--gc-threshold0",
@@ -277,21 +278,21 @@ def main(argv: list[str] | None = None) -> int:
                                 f"{k} {b / 2**20:.1f} ({b / max(1, n):.0f} B each)"
                                 for k, (n, b) in sizes.items()
                             )
-                            + f"; total {sum(b for _, b in sizes.values()) / 2**20:.1f} (took {time.perf_counter() - t_deep:.1f} s)",
+                            + f"; total {sum(b for _, b in sizes.values()) / 2**20:.1f} "
+                            + f"(took {time.perf_counter() - t_deep:.1f} s)",
                             flush=True,
                         )
                         from dashboard.kube import trim
 
                         t_purge = time.perf_counter()
                         dropped = trim.share.purge()
-                        print(
-                            f"   share.purge(): {dropped} dropped in {(time.perf_counter() - t_purge) * 1000:.0f} ms",
-                            flush=True,
-                        )
+                        purge_ms = (time.perf_counter() - t_purge) * 1000
+                        print(f"   share.purge(): {dropped} dropped in {purge_ms:.0f} ms", flush=True)
                     if args.census and base_census is None and elapsed >= args.warmup_minutes * 60:
                         base_census = census()
                         print(
-                            f"   (census at the end of the warm-up: {sum(base_census.values()):,} tracked objects)",
+                            "   (census at the end of the warm-up: "
+                            f"{sum(base_census.values()):,} tracked objects)",
                             flush=True,
                         )
                     if (
@@ -314,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
         end_census = census()
         grown = sorted(((n - base_census.get(t, 0), t) for t, n in end_census.items()), reverse=True)
         print(
-            f"\nGC-tracked objects: {sum(base_census.values()):,} -> {sum(end_census.values()):,}; largest growth by type:"
+            f"\nGC-tracked objects: {sum(base_census.values()):,} -> {sum(end_census.values()):,}; "
+            "largest growth by type:"
         )
         for diff, name in grown[: args.top]:
             print(f"  {diff:+9,} {name} (now {end_census[name]:,})")
@@ -326,7 +328,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nlargest growth of live allocations since the end of the warm-up (top {args.top}):")
         for stat in diff[: args.top]:
             print(
-                f"  {stat.size_diff / 2**20:+8.2f} MB {stat.count_diff:+9,} blocks (now {stat.size / 2**20:7.2f} MB)"
+                f"  {stat.size_diff / 2**20:+8.2f} MB {stat.count_diff:+9,} blocks "
+                f"(now {stat.size / 2**20:7.2f} MB)"
             )
             for frame in stat.traceback:
                 print(f"        {frame.filename.replace(str(REPO) + '/', '')}:{frame.lineno}")

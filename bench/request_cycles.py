@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
                     gc.enable()
                 types = collections.Counter(type(o).__name__ for o in garbage)
                 print(
-                    f"{status} {path + (' (htmx)' if htmx else ''):52} {found / args.repeat:6.0f} objects/request  "
+                    f"{status} {path + (' (htmx)' if htmx else ''):52} "
+                    f"{found / args.repeat:6.0f} objects/request  "
                     f"{', '.join(f'{name} {n / args.repeat:g}' for name, n in types.most_common(6))}",
                     flush=True,
                 )

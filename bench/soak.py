@@ -283,7 +283,7 @@ def _slope_mb_per_10min(samples: list[dict]) -> float:
     ys = [s["rss_mb"] for s in samples]
     mt, my = sum(ts) / len(ts), sum(ys) / len(ys)
     var = sum((t - mt) ** 2 for t in ts)
-    return 600 * sum((t - mt) * (y - my) for t, y in zip(ts, ys)) / var if var else 0.0
+    return 600 * sum((t - mt) * (y - my) for t, y in zip(ts, ys, strict=True)) / var if var else 0.0
 
 
 def rss_growth(samples: list[dict]) -> tuple[float, float, float, int]:

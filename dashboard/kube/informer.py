@@ -24,9 +24,10 @@ The loop follows the Kubernetes "API concepts" semantics (list, watch, resourceV
    history passes it, silently miss every change in between, as client-go's reflector knows.
 5. Any other failure: state ``stale`` (was synced), ``unreachable`` (never synced), ``forbidden``
    (401/403), ``not_installed`` (404), with the error's category (``rejected`` for 401 and a TLS
-   certificate that fails verification: credentials or trust rejected, not an outage); sleep with exponential backoff and jitter, at least the
-   server's Retry-After; then reconnect. A watch that ends quickly without delivering anything
-   counts as a failure too, so a server that drops watches cannot drive a hot loop.
+   certificate that fails verification: credentials or trust rejected, not an outage); sleep with
+   exponential backoff and jitter, at least the server's Retry-After; then reconnect. A watch that
+   ends quickly without delivering anything counts as a failure too, so a server that drops watches
+   cannot drive a hot loop.
 6. Before every (re)connect, ``client.reload_if_changed()`` re-reads a kubeconfig that changed on
    disk (then discovery is redone), so rotated credentials/CA need no restart.
 

@@ -110,13 +110,17 @@ def large_dashboard(tmp_path_factory):
 # Per list panel: its box, its visible rows (box, and for the attention groups which group), the
 # "+ N more" lines, and the totals the rows are counted against.
 _FILL = """() => {
-  const box = (e) => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; };
+  const box = (e) => {
+    const r = e.getBoundingClientRect();
+    return {x: r.x, y: r.y, w: r.width, h: r.height};
+  };
   const shown = (e) => e.getClientRects().length > 0;
   const out = {};
   for (const name of ['attention', 'queues']) {
     const p = document.querySelector(`[data-panel="${name}"]`);
     const rows = name === 'queues'
-      ? [...p.querySelectorAll('tr[data-rank]')].filter(shown).map(r => ({box: box(r), rank: +r.dataset.rank}))
+      ? [...p.querySelectorAll('tr[data-rank]')].filter(shown)
+          .map(r => ({box: box(r), rank: +r.dataset.rank}))
       : [...p.querySelectorAll('.att-list > li')].filter(shown).map(r => ({box: box(r)}));
     const content = [...p.querySelectorAll('h2, h3, tr, li, .kiosk-more')].filter(shown);
     out[name] = {
@@ -222,9 +226,11 @@ def test_lost_connection_notice_covers_no_row(large_dashboard, browser, width, h
             "(e) => e.scrollWidth <= e.clientWidth && e.clientHeight < 60", notice.element_handle()
         )
         boxes = page.evaluate(
-            """() => [...document.querySelectorAll('[data-panel], [data-panel] li, [data-panel] tr, .kiosk-head h1, .kiosk-clock')]
+            """() => [...document.querySelectorAll(
+                   '[data-panel], [data-panel] li, [data-panel] tr, .kiosk-head h1, .kiosk-clock')]
                  .filter(e => e.getClientRects().length).map(e => {
-                   const r = e.getBoundingClientRect(); return {t: e.textContent.trim().slice(0, 30), x: r.x, y: r.y, w: r.width, h: r.height};
+                   const r = e.getBoundingClientRect();
+                   return {t: e.textContent.trim().slice(0, 30), x: r.x, y: r.y, w: r.width, h: r.height};
                  })"""
         )
         for b in boxes:
@@ -257,7 +263,10 @@ _HEADERS = """() => {
     doc: document.documentElement.scrollWidth,
     ths: [...t.querySelectorAll('thead th')].filter(th => th.getClientRects().length).map(th => {
       const r = th.getBoundingClientRect();
-      return {text: th.textContent.trim(), left: r.left, right: r.right, clipped: th.scrollWidth > th.clientWidth + 0.5};
+      return {
+        text: th.textContent.trim(), left: r.left, right: r.right,
+        clipped: th.scrollWidth > th.clientWidth + 0.5,
+      };
     }),
   };
 }"""

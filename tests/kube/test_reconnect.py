@@ -144,7 +144,8 @@ def test_unreachable_is_categorised_as_unreachable(sim_cluster, make_live_cache)
         ),
         ("Response ended prematurely", "the connection was cut off in the middle of a response"),
         (
-            "('Connection broken: IncompleteRead(0 bytes read, 2 more expected)', IncompleteRead(0 bytes read))",
+            "('Connection broken: IncompleteRead(0 bytes read, 2 more expected)', "
+            "IncompleteRead(0 bytes read))",
             "the connection was cut off in the middle of a response",
         ),
         ("something nobody has seen before", ""),
@@ -162,7 +163,8 @@ def test_a_rewritten_but_identical_kubeconfig_is_not_reloaded(sim_cluster, make_
 
     cache = make_live_cache(sim_cluster)
     path = cache.client.source.kubeconfig
-    text = open(path).read()
+    with open(path) as f:
+        text = f.read()
     with open(path, "w") as f:
         f.write(text)
     os.utime(path, ns=(1, 1))  # another mtime, same content

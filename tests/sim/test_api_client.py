@@ -327,7 +327,8 @@ def test_watch_410_after_compaction(custom, cluster):
 
 def test_watch_timeout_ends_stream(core):
     # From the list's resourceVersion nothing happens before the timeout: the stream ends empty.
-    # (A resourceVersion the server has not reached gets 504 "Too large", tests/sim/test_resource_versions.py.)
+    # (A resourceVersion the server has not reached gets 504 "Too large":
+    # tests/sim/test_resource_versions.py.)
     current = core.list_namespace().metadata.resource_version
     events = list(watch.Watch().stream(core.list_namespace, resource_version=current, timeout_seconds=1))
     assert events == []

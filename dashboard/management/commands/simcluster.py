@@ -2,8 +2,9 @@
 
 It serves the Kubernetes REST API on ``--host``/``--port`` (plain HTTP) and on an HTTPS port
 (``--tls-port``, ephemeral by default; kubectl only sends tokens over TLS), writes a kubeconfig for
-the admin user to ``--kubeconfig``, prints the URLs, the kubeconfig path and the admin token, advances simulated time
-with wall time x ``--speed`` when the controllers run, and serves until SIGINT or SIGTERM.
+the admin user to ``--kubeconfig``, prints the URLs, the kubeconfig path and the admin token,
+advances simulated time with wall time x ``--speed`` when the controllers run, and serves until
+SIGINT or SIGTERM.
 
 The admin token and the TLS CA/serving certificate are kept in ``--state-file`` (default: the
 kubeconfig path + ``.sim-state.json``, mode 0600): a restart with the same paths presents the same
