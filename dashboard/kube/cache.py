@@ -172,11 +172,11 @@ class ClusterCache:
             self._changed.notify_all()
 
     # -- informers -------------------------------------------------------------------------
-    def _accept_pod(self, pod: dict) -> bool:
+    def _accept_pod(self, pod: dict[str, Any]) -> bool:
         spec = pod.get("spec") or {}
         return spec.get("schedulerName") in self.options.scheduler_names or pod_group_name(pod) is not None
 
-    def _accept_event(self, event: dict) -> bool:
+    def _accept_event(self, event: dict[str, Any]) -> bool:
         """Events of the Volcano kinds (by API group) and of pods. Whether a pod event's pod is
         watched is decided by the events store (PodEventStore): its pod may not be listed yet."""
         kind = event_ref(event)[0]
@@ -222,8 +222,8 @@ class ClusterCache:
                     return
                 self._changed.wait(0.2)
 
-    def _informer_specs(self) -> list[tuple[KindSpec, dict]]:
-        specs: list[tuple[KindSpec, dict]] = []
+    def _informer_specs(self) -> list[tuple[KindSpec, dict[str, Any]]]:
+        specs: list[tuple[KindSpec, dict[str, Any]]] = []
         for spec in ALL_KINDS:
             if spec is PODS:
                 if self.options.pod_watch == "selector":

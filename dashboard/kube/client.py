@@ -180,7 +180,7 @@ def error_from_status(code: int, reason: str, status: object, retry_after: float
     TooLargeResourceVersion for 504 with a ResourceVersionTooLarge cause (or, from older servers,
     only the message), KubeError otherwise, with ``reason`` and the Status's message."""
     message = ""
-    causes: list = []
+    causes: list[Any] = []
     if isinstance(status, dict):
         message = str(status.get("message") or "")
         details = status.get("details")
@@ -278,10 +278,10 @@ class ConfigSource:
         paths = [p for p in env.split(os.pathsep) if p] if env else ["~/.kube/config"]
         return [Path(p).expanduser() for p in paths]
 
-    def fingerprint(self) -> tuple:
+    def fingerprint(self) -> tuple[Any, ...]:
         # Content, not mtime: a tool rewriting the same kubeconfig (e.g. a restarted simcluster
         # keeping its identity) must not cause a re-list of every kind.
-        out = []
+        out: list[tuple[str, str | None]] = []
         for path in self.files():
             try:
                 out.append((str(path), hashlib.sha256(path.read_bytes()).hexdigest()))
@@ -373,7 +373,7 @@ class KubeClient:
         if self.api is not None:
             self.api.close()
 
-    def _request(self, path: str, query: list[tuple[str, Any]] | None, timeout) -> Any:
+    def _request(self, path: str, query: list[tuple[str, Any]] | None, timeout: tuple[float, float]) -> Any:
         api = self.api  # one ApiClient per request, even if reload_if_changed() swaps it meanwhile
         if api is None:
             raise KubeError(
@@ -407,7 +407,7 @@ class KubeClient:
             raise error_from_status(resp.status, str(resp.reason or ""), status, _retry_after(raw.headers))
         return resp.response
 
-    def get_json(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict:
+    def get_json(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict[str, Any]:
         """GET ``path`` and decode the JSON body. Raises KubeError / Gone."""
         raw = self._request(path, query, (self.timeouts.connect, self.timeouts.read))
         try:
@@ -426,7 +426,11 @@ class KubeClient:
 
     @contextmanager
     def stream_lines(
-        self, path: str, query: list[tuple[str, Any]], inactivity_timeout: float, holder: list | None = None
+        self,
+        path: str,
+        query: list[tuple[str, Any]],
+        inactivity_timeout: float,
+        holder: list[Any] | None = None,
     ) -> Iterator[Iterator[bytes]]:
         """Open a watch stream; yields an iterator of raw JSON lines (bytes).
 

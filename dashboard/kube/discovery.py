@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from dashboard.kube.client import KubeClient, KubeError
 from dashboard.kube.kinds import KindSpec
@@ -28,7 +29,7 @@ class Discovery:
     def __init__(self, client: KubeClient):
         self.client = client
         self._lock = threading.Lock()
-        self._groups: dict[str, dict | None] = {}
+        self._groups: dict[str, dict[str, Any] | None] = {}
         self._resources: dict[tuple[str, str], set[str] | None] = {}
 
     def invalidate(self, group: str | None = None) -> None:
@@ -41,7 +42,7 @@ class Discovery:
                 for key in [k for k in self._resources if k[0] == group]:
                     del self._resources[key]
 
-    def _group(self, group: str) -> dict | None:
+    def _group(self, group: str) -> dict[str, Any] | None:
         with self._lock:
             if group in self._groups:
                 return self._groups[group]
@@ -62,8 +63,8 @@ class Discovery:
                 return self._resources[key]
         try:
             body = self.client.get_json(f"/apis/{group}/{version}")
-            names = {
-                r.get("name") for r in body.get("resources") or [] if isinstance(r, dict) and r.get("name")
+            names: set[str] | None = {
+                r["name"] for r in body.get("resources") or [] if isinstance(r, dict) and r.get("name")
             }
         except KubeError as exc:
             if exc.status != 404:
@@ -83,8 +84,8 @@ class Discovery:
             return Resolved(
                 None, f"API group {spec.group} is not served: the {spec.kind} CRD is not installed"
             )
-        served = [
-            v.get("version") for v in body.get("versions") or [] if isinstance(v, dict) and v.get("version")
+        served: list[str] = [
+            v["version"] for v in body.get("versions") or [] if isinstance(v, dict) and v.get("version")
         ]
         preferred = (body.get("preferredVersion") or {}).get("version")
         candidates = []

@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from dashboard.kube import memory
 from dashboard.kube.client import (
@@ -111,7 +112,7 @@ class ErrorPolicy:
         return ("stale" if was_synced else "unreachable"), False
 
 
-def _shape_ok(spec: KindSpec, obj: dict) -> bool:
+def _shape_ok(spec: KindSpec, obj: dict[str, Any]) -> bool:
     """Whether an object from a fallback API version can be read as the expected version."""
     if not isinstance(obj.get("metadata"), dict):
         return False
@@ -143,8 +144,8 @@ class Informer:
         options: InformerOptions,
         *,
         field_selector: str | None = None,
-        accept: Callable[[dict], bool] | None = None,
-        owns: Callable[[dict], bool] | None = None,
+        accept: Callable[[dict[str, Any]], bool] | None = None,
+        owns: Callable[[dict[str, Any]], bool] | None = None,
         label: str = "",
         state_sink: Callable[[Informer], None] | None = None,
         gate: Callable[[threading.Event], None] | None = None,
@@ -179,7 +180,7 @@ class Informer:
         self.last_event_at: datetime | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._live: list = []
+        self._live: list[Any] = []
         self._state_sink = state_sink
         # Called once before the first list: ClusterCache orders the kinds' first lists with it
         # (CacheOptions.start_order).
@@ -315,7 +316,7 @@ class Informer:
     def _path(self) -> str:
         return self.spec.path(self.version)
 
-    def _trimmed(self, raw: dict) -> dict | None:
+    def _trimmed(self, raw: dict[str, Any]) -> dict[str, Any] | None:
         # The filter reads fields trimming keeps, so it runs first: rejected objects cost no trim.
         if self.accept is not None and not self.accept(raw):
             return None
@@ -327,7 +328,7 @@ class Informer:
         Raises Gone when an unpaginated list (or the first page) gets 410, KubeError otherwise.
         """
         self.counters["lists"] += 1
-        objs: list[dict] = []
+        objs: list[dict[str, Any]] = []
         cont = ""
         while True:
             # limit=0 asks for everything in one consistent response (Kubernetes API concepts,
@@ -434,7 +435,7 @@ class Informer:
         base = self.options.watch_timeout
         return max(1, int(base * random.uniform(0.9, 1.0)))
 
-    def _apply(self, etype: str | None, raw: dict) -> None:
+    def _apply(self, etype: str | None, raw: dict[str, Any]) -> None:
         if etype == "DELETED":
             self.store.delete(self.spec.trim(raw))
             return

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
@@ -51,8 +52,9 @@ def api_client() -> client.ApiClient:
     return kube_client.api
 
 
-def _raw(response) -> dict:
-    return json.loads(response.data)
+def _raw(response: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(response.data)
+    return data
 
 
 def token_review(token: str) -> ReviewedUser | None:
@@ -118,7 +120,7 @@ def subject_access_review(
     return bool(status.get("allowed")) and not status.get("denied")
 
 
-def create_command(namespace: str, body: dict) -> dict:
+def create_command(namespace: str, body: dict[str, Any]) -> dict[str, Any]:
     """Create a bus.volcano.sh/v1alpha1 Command in ``namespace``; returns the created object.
 
     Raises ApiException as the API server answered (e.g. 403, 404, 422).
@@ -136,7 +138,7 @@ def create_command(namespace: str, body: dict) -> dict:
     return _raw(response)
 
 
-def delete_job(namespace: str, name: str, uid: str) -> dict:
+def delete_job(namespace: str, name: str, uid: str) -> dict[str, Any]:
     """Delete the Volcano Job ``namespace/name``, only if it still has ``uid``.
 
     The uid precondition stops a stale confirmation page from deleting a newer Job that reuses
@@ -149,7 +151,9 @@ def delete_job(namespace: str, name: str, uid: str) -> dict:
         namespace,
         "jobs",
         name,
-        body={"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": uid}},
+        body=client.V1DeleteOptions(
+            api_version="v1", kind="DeleteOptions", preconditions=client.V1Preconditions(uid=uid)
+        ),
         _preload_content=False,
         _request_timeout=_TIMEOUT,
     )

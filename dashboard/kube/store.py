@@ -93,15 +93,25 @@ class KindData:
 
     __slots__ = ("spec", "objects", "versions", "indexes", "version", "state", "_sorted", "_sorted_objs")
 
-    def __init__(self, spec, objects, versions, indexes, version, state, sorted_keys, sorted_objects):
+    def __init__(
+        self,
+        spec: KindSpec,
+        objects: dict[Key, dict[str, Any]],
+        versions: dict[Key, int],
+        indexes: dict[str, dict[Any, dict[Key, None]]],
+        version: int,
+        state: KindState,
+        sorted_keys: list[Key],
+        sorted_objects: list[dict[str, Any]],
+    ) -> None:
         self.spec: KindSpec = spec
-        self.objects: dict[Key, dict] = objects
+        self.objects: dict[Key, dict[str, Any]] = objects
         self.versions: dict[Key, int] = versions
         self.indexes: dict[str, dict[Any, dict[Key, None]]] = indexes
         self.version: int = version
         self.state: KindState = state
         self._sorted: list[Key] = sorted_keys
-        self._sorted_objs: list[dict] = sorted_objects
+        self._sorted_objs: list[dict[str, Any]] = sorted_objects
 
     def sorted_keys(self) -> list[Key]:
         """Keys sorted by (namespace, name): O(1), the writer maintains the order (read-only).
@@ -111,11 +121,11 @@ class KindData:
         """
         return self._sorted
 
-    def sorted_objects(self) -> list[dict]:
+    def sorted_objects(self) -> list[dict[str, Any]]:
         """The objects in ``sorted_keys()`` order (read-only list: copy before changing it)."""
         return self._sorted_objs
 
-    def lookup(self, index: str, value: Any) -> list[dict]:
+    def lookup(self, index: str, value: Any) -> list[dict[str, Any]]:
         bucket = self.indexes.get(index, {}).get(value)
         if not bucket:
             return []
@@ -138,18 +148,18 @@ class KindStore:
         self._last_at = 0.0
         self.copies = 0  # copy-on-write copies made so far (benchmark figure)
         self._lock = threading.Lock()
-        self._objects: dict[Key, dict] = {}
+        self._objects: dict[Key, dict[str, Any]] = {}
         self._versions: dict[Key, int] = {}
         # Keys in sort_key order; insort/remove per change is an O(n) memmove, far cheaper than
         # an O(n log n) sort per published version. replace() re-sorts once instead (bulk).
         self._sorted: list[Key] = []
-        self._sorted_objs: list[dict] = []  # parallel to _sorted: all() is then one list copy
+        self._sorted_objs: list[dict[str, Any]] = []  # parallel to _sorted: all() is then one list copy
         self._bulk = self._bulk_dirty = False
         self._indexes: dict[str, dict[Any, dict[Key, None]]] = {name: {} for name in spec.indexers}
         self._indexers = spec.indexers
         # Copy-on-write bookkeeping: which mappings the last published KindData shares with us.
         self._shared = False
-        self._owned_buckets: dict[str, set] = {name: set() for name in spec.indexers}
+        self._owned_buckets: dict[str, set[Any]] = {name: set() for name in spec.indexers}
         self._version = 0
         self._state = KindState(name="syncing", since=utcnow())
         self._published: KindData | None = None
@@ -221,7 +231,7 @@ class KindStore:
             owned.add(value)
         return bucket
 
-    def _index_remove(self, key: Key, obj: dict) -> None:
+    def _index_remove(self, key: Key, obj: dict[str, Any]) -> None:
         for name, fn in self._indexers.items():
             for value in fn(obj):
                 if value in self._indexes[name] and key in self._indexes[name][value]:
@@ -231,12 +241,12 @@ class KindStore:
                         del self._indexes[name][value]
                         self._owned_buckets[name].discard(value)
 
-    def _index_add(self, key: Key, obj: dict) -> None:
+    def _index_add(self, key: Key, obj: dict[str, Any]) -> None:
         for name, fn in self._indexers.items():
             for value in fn(obj):
                 self._bucket(name, value)[key] = None
 
-    def _put(self, key: Key, obj: dict) -> bool:
+    def _put(self, key: Key, obj: dict[str, Any]) -> bool:
         old = self._objects.get(key)
         if old is not None and _rv(obj) and _rv(old) == _rv(obj):
             return False
@@ -280,7 +290,7 @@ class KindStore:
             self._on_change()
 
     # -- writer API -----------------------------------------------------------------------
-    def upsert(self, obj: dict) -> bool:
+    def upsert(self, obj: dict[str, Any]) -> bool:
         """Insert or replace ``obj`` (already trimmed). Returns True when the store changed."""
         with self._lock:
             changed = self._put(obj_key(obj), obj)
@@ -288,7 +298,7 @@ class KindStore:
             self._changed()
         return changed
 
-    def delete(self, obj_or_key: dict | Key) -> bool:
+    def delete(self, obj_or_key: dict[str, Any] | Key) -> bool:
         key = obj_key(obj_or_key) if isinstance(obj_or_key, dict) else obj_or_key
         with self._lock:
             changed = self._remove(key)
@@ -296,14 +306,16 @@ class KindStore:
             self._changed()
         return changed
 
-    def replace(self, objs: Iterable[dict], owns: Callable[[dict], bool] | None = None) -> tuple[int, int]:
+    def replace(
+        self, objs: Iterable[dict[str, Any]], owns: Callable[[dict[str, Any]], bool] | None = None
+    ) -> tuple[int, int]:
         """Make the store equal the result of a full list (the re-list after 410 or a reconnect).
 
         Objects absent from ``objs`` are removed, but only those for which ``owns(obj)`` is true
         (several informers may feed one store, e.g. one pod watch per scheduler name). Unchanged
         objects (same resourceVersion) keep their object_version. Returns (upserted, removed).
         """
-        new: dict[Key, dict] = {obj_key(o): o for o in objs}
+        new: dict[Key, dict[str, Any]] = {obj_key(o): o for o in objs}
         upserted = removed = 0
         with self._lock:
             # Many keys may come and go: one sort at the end beats an O(n) insort per key.
@@ -325,7 +337,7 @@ class KindStore:
             self._changed()
         return upserted, removed
 
-    def bound_listed(self, objs: list[dict], final: bool = False) -> list[dict]:
+    def bound_listed(self, objs: list[dict[str, Any]], final: bool = False) -> list[dict[str, Any]]:
         """Called by the informer while a full list accumulates (``final``: before ``replace``):
         the objects of ``objs`` this store would keep. A plain store keeps them all."""
         return objs
@@ -379,7 +391,7 @@ class KindStore:
         self._changed()
 
 
-def _rv(obj: dict) -> str:
+def _rv(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata")
     if isinstance(meta, dict):
         rv = meta.get("resourceVersion")
@@ -388,10 +400,14 @@ def _rv(obj: dict) -> str:
     return ""
 
 
-def event_sort_time(event: dict) -> str:
+def event_sort_time(event: dict[str, Any]) -> str:
     """The newest timestamp of a core/v1 Event as an RFC 3339 string ("" when none)."""
-    series = event.get("series") if isinstance(event.get("series"), dict) else {}
-    meta = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+    series = event.get("series")
+    if not isinstance(series, dict):
+        series = {}
+    meta = event.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
     candidates = (
         series.get("lastObservedTime"),
         event.get("lastTimestamp"),
@@ -420,7 +436,7 @@ class EventStore(KindStore):
         self.total = total
         self.dropped = 0
 
-    def bound_listed(self, objs: list[dict], final: bool = False) -> list[dict]:
+    def bound_listed(self, objs: list[dict[str, Any]], final: bool = False) -> list[dict[str, Any]]:
         """Of listed events, the newest ``per_object`` per involved object, then the newest
         ``total`` overall, oldest first (so the total cap later drops the oldest first).
 
@@ -430,10 +446,10 @@ class EventStore(KindStore):
         the peak is 1.5 x the cap."""
         if not final and len(objs) <= self.total + self.total // 2:
             return objs
-        by_ref: dict[tuple, list[dict]] = {}
+        by_ref: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
         for obj in objs:
             by_ref.setdefault(event_ref(obj), []).append(obj)
-        kept: list[dict] = []
+        kept: list[dict[str, Any]] = []
         for events in by_ref.values():
             if len(events) > self.per_object:
                 events = sorted(events, key=event_sort_time)[-self.per_object :]
@@ -441,7 +457,7 @@ class EventStore(KindStore):
         kept.sort(key=event_sort_time)  # stable: list order among equal times
         return kept[-self.total :] if self.total else []
 
-    def _put(self, key: Key, obj: dict) -> bool:
+    def _put(self, key: Key, obj: dict[str, Any]) -> bool:
         old = self._objects.get(key)
         if old is not None and _rv(old) != _rv(obj):
             # Re-insert at the end so arrival order tracks recency for the total cap.

@@ -45,7 +45,7 @@ _META_KEYS = (
 )
 
 
-def _dict(value: Any) -> dict:
+def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
@@ -126,8 +126,8 @@ class SharedTrees:
 
     def __init__(self, limit: int = 1 << 16):
         self.limit = limit
-        self._new: dict[tuple, Any] = {}
-        self._old: dict[tuple, Any] = {}
+        self._new: dict[tuple[Any, ...], Any] = {}
+        self._old: dict[tuple[Any, ...], Any] = {}
 
     def __len__(self) -> int:
         return len(self._new) + len(self._old)
@@ -160,7 +160,7 @@ class SharedTrees:
                 del value
         return dropped
 
-    def _lookup(self, key: tuple, fresh: Any) -> Any:
+    def _lookup(self, key: tuple[Any, ...], fresh: Any) -> Any:
         found = self._new.get(key)
         if found is not None:
             return found
@@ -190,7 +190,7 @@ class SharedTrees:
 share = SharedTrees()
 
 
-def trim_metadata(meta: Any) -> dict:
+def trim_metadata(meta: Any) -> dict[str, Any]:
     """Return the metadata fields the pages use; annotations lose last-applied-configuration."""
     meta = _dict(meta)
     out = {k: meta[k] for k in _META_KEYS if k in meta}
@@ -209,7 +209,7 @@ def trim_metadata(meta: Any) -> dict:
     return out
 
 
-def trim_object(obj: dict) -> dict:
+def trim_object(obj: dict[str, Any]) -> dict[str, Any]:
     """Generic trim for custom resources (Job, PodGroup, Queue, Command): drop managedFields only.
 
     Volcano objects are small and the pages show most of their spec (tasks, policies, plugins), so
@@ -253,7 +253,7 @@ def _trim_task(task: Any) -> Any:
     template = task.get("template")
     if isinstance(template, dict):
         tspec = _dict(template.get("spec"))
-        new_spec: dict = {k: _intern_tree(tspec[k]) for k in _TEMPLATE_SPEC_KEYS if k in tspec}
+        new_spec: dict[str, Any] = {k: _intern_tree(tspec[k]) for k in _TEMPLATE_SPEC_KEYS if k in tspec}
         for key in ("containers", "initContainers"):
             if isinstance(tspec.get(key), list):
                 new_spec[key] = [t for t in map(_trim_container, tspec[key]) if t is not None]
@@ -270,7 +270,7 @@ def _trim_task(task: Any) -> Any:
     return out
 
 
-def trim_job(job: dict) -> dict:
+def trim_job(job: dict[str, Any]) -> dict[str, Any]:
     """A Volcano Job (REFERENCE.md §1): generic trim, and each task's pod template reduced to the
     containers' name/image/resources/env references plus scheduling fields (the Job page shows
     task images and resources, never whole pod specs). Status counters and conditions are kept."""
@@ -288,7 +288,7 @@ def trim_job(job: dict) -> dict:
     return out
 
 
-def trim_podgroup(pg: dict) -> dict:
+def trim_podgroup(pg: dict[str, Any]) -> dict[str, Any]:
     """A PodGroup (REFERENCE.md §2): small; spec and status interned (queue names, quantities,
     phases and condition reasons repeat across PodGroups)."""
     out = trim_object(pg)  # status already interned and capped there
@@ -303,7 +303,7 @@ def trim_podgroup(pg: dict) -> dict:
 HIDDEN_VALUE = "(hidden by volcano-ui)"
 
 
-def _trim_env(env: Any) -> list:
+def _trim_env(env: Any) -> list[Any]:
     """Every env entry by name: a literal ``value`` replaced by HIDDEN_VALUE; ``valueFrom`` kept,
     being a reference (secretKeyRef/configMapKeyRef name and key, fieldRef, resourceFieldRef) that
     says where the value comes from, never the value itself."""
@@ -313,7 +313,7 @@ def _trim_env(env: Any) -> list:
     for e in env:
         if not isinstance(e, dict):
             continue
-        entry: dict = {"name": _i(e.get("name"))}
+        entry: dict[str, Any] = {"name": _i(e.get("name"))}
         if isinstance(e.get("valueFrom"), dict):
             entry["valueFrom"] = _intern_tree(e["valueFrom"])
         elif e.get("value") not in (None, ""):
@@ -325,7 +325,7 @@ def _trim_env(env: Any) -> list:
 _ENV_FROM_REFS = ("configMapRef", "secretRef")
 
 
-def _trim_env_from(env_from: Any) -> list:
+def _trim_env_from(env_from: Any) -> list[Any]:
     """``envFrom`` sources: the ConfigMap/Secret names (and ``optional``) and the ``prefix``; these
     are references, the values stay in the cluster."""
     if not isinstance(env_from, list):
@@ -334,7 +334,7 @@ def _trim_env_from(env_from: Any) -> list:
     for source in env_from:
         if not isinstance(source, dict):
             continue
-        entry: dict = {}
+        entry: dict[str, Any] = {}
         if isinstance(source.get("prefix"), str):
             entry["prefix"] = _i(source["prefix"])
         for key in _ENV_FROM_REFS:
@@ -346,10 +346,10 @@ def _trim_env_from(env_from: Any) -> list:
     return out
 
 
-def _trim_container(c: Any) -> dict | None:
+def _trim_container(c: Any) -> dict[str, Any] | None:
     if not isinstance(c, dict):
         return None
-    out: dict = {"name": _i(c.get("name")), "image": _i(c.get("image"))}
+    out: dict[str, Any] = {"name": _i(c.get("name")), "image": _i(c.get("image"))}
     resources = _dict(c.get("resources"))
     kept = {
         k: _intern_map(resources[k]) for k in ("requests", "limits") if isinstance(resources.get(k), dict)
@@ -392,11 +392,11 @@ def _trim_container_status(cs: Any) -> Any:
     return {k: v for k, v in cs.items() if k not in ("containerID", "imageID")}
 
 
-def trim_pod(pod: dict) -> dict:
+def trim_pod(pod: dict[str, Any]) -> dict[str, Any]:
     """Keep what the pod rows and the "why pending" explanation read (see module docstring)."""
     spec = _dict(pod.get("spec"))
     status = _dict(pod.get("status"))
-    out_spec: dict = {k: _i(spec[k]) for k in _POD_SPEC_KEYS if k in spec}
+    out_spec: dict[str, Any] = {k: _i(spec[k]) for k in _POD_SPEC_KEYS if k in spec}
     for key in ("containers", "initContainers"):
         items = spec.get(key)
         if isinstance(items, list):
@@ -414,7 +414,7 @@ def trim_pod(pod: dict) -> dict:
     if isinstance(out_status.get("conditions"), list):
         # Conditions repeat whole across pods (same types/reasons, often the same second): shared.
         out_status["conditions"] = share(out_status["conditions"])
-    out: dict = {
+    out: dict[str, Any] = {
         "apiVersion": _i(pod.get("apiVersion", "v1")),
         "kind": _i(pod.get("kind", "Pod")),
         "metadata": trim_metadata(pod.get("metadata")),
@@ -442,7 +442,7 @@ _EVENT_KEYS = (
 )
 
 
-def trim_event(event: dict) -> dict:
+def trim_event(event: dict[str, Any]) -> dict[str, Any]:
     """Keep the fields of a core/v1 Event that the event lists show."""
     meta = _dict(event.get("metadata"))
     out = {k: event[k] for k in _EVENT_KEYS if k in event}
