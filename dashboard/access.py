@@ -87,9 +87,11 @@ def _proxy_identity(request: HttpRequest) -> Identity | None:
 
 def current_identity(request: HttpRequest) -> Identity | None:
     """``request.identity`` as set by IdentityMiddleware (computed here if the middleware did not run)."""
+    # django-stubs' HttpRequest declares no such attribute: IdentityMiddleware adds it.
     if not hasattr(request, "identity"):
-        request.identity = identity_from_request(request)
-    return request.identity
+        request.identity = identity_from_request(request)  # type: ignore[attr-defined]
+    identity: Identity | None = request.identity  # type: ignore[attr-defined]
+    return identity
 
 
 class _ReviewCache:
@@ -187,7 +189,7 @@ def visible_namespaces(request: HttpRequest) -> frozenset[str] | None:
 
         known = get_cluster_cache().snapshot().namespaces()
         result = frozenset(ns for ns, ok in zip(known, _ask_many(identity, known), strict=True) if ok)
-    request._volcano_visible_namespaces = result
+    request._volcano_visible_namespaces = result  # type: ignore[attr-defined]
     return result
 
 

@@ -226,7 +226,7 @@ def job_action(request: HttpRequest, namespace: str, name: str, action: str) -> 
         if chosen.command is None and request.method == "POST"
         else reverse("job_detail", args=[namespace, name]),
     }
-    if not _permission(identity, chosen, namespace, name):
+    if identity is None or not _permission(identity, chosen, namespace, name):
         ACTIONS.labels(chosen.slug, "forbidden").inc()
         log.warning("action refused: no permission", extra=_log_extra(identity, chosen, namespace, name))
         return render(request, "volcano_ui_prod/action_forbidden.html", ctx, status=403)
@@ -269,7 +269,7 @@ def queue_action(request: HttpRequest, name: str, action: str) -> HttpResponse:
         "object": queue,
         "back_url": reverse("queue_detail", args=[name]),
     }
-    if not _permission(identity, chosen, QUEUE_COMMAND_NAMESPACE, name):
+    if identity is None or not _permission(identity, chosen, QUEUE_COMMAND_NAMESPACE, name):
         ACTIONS.labels(chosen.slug, "forbidden").inc()
         log.warning("action refused: no permission", extra=_log_extra(identity, chosen, None, name))
         return render(request, "volcano_ui_prod/action_forbidden.html", ctx, status=403)
@@ -277,6 +277,7 @@ def queue_action(request: HttpRequest, name: str, action: str) -> HttpResponse:
         ctx["post_url"] = request.path
         return render(request, "volcano_ui_prod/action_confirm.html", ctx)
     ref = controller_ref(queue, QUEUE_API_VERSION, "Queue")
+    assert chosen.command is not None  # every queue action is a bus Command
     try:
         ctx["created"] = reviews.create_command(
             QUEUE_COMMAND_NAMESPACE,

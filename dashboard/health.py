@@ -159,7 +159,7 @@ class ClusterCacheCollector(Collector):
             snap = cache.snapshot() if cache is not None else None
         except Exception:  # a scrape must never fail because the cache is unhappy
             snap = None
-        if snap is not None:
+        if snap is not None and cache is not None:
             now = time.time()
             for kind in KINDS:
                 view = getattr(snap, kind)

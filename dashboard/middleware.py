@@ -59,7 +59,7 @@ class RequestContextMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         incoming = request.headers.get("X-Request-ID", "")
         request_id = incoming if _REQUEST_ID_RE.match(incoming) else uuid.uuid4().hex
-        request.request_id = request_id
+        request.request_id = request_id  # type: ignore[attr-defined]
         token = request_id_var.set(request_id)
         started = time.perf_counter()
         try:
@@ -167,8 +167,9 @@ class IdentityMiddleware:
         from dashboard import access
 
         mode = settings.VOLCANO_UI_ACCESS_MODE
-        request.identity = access.identity_from_request(request)
-        if mode == "none" or request.identity is not None or _anonymous_allowed(request):
+        identity = access.identity_from_request(request)
+        request.identity = identity  # type: ignore[attr-defined]
+        if mode == "none" or identity is not None or _anonymous_allowed(request):
             return self.get_response(request)
         if mode == "token":
             sign_in = f"{reverse('sign_in')}?next={_safe_next(request)}"

@@ -142,7 +142,7 @@ class SimulatedCluster:
         for ns in BOOTSTRAP_NAMESPACES:
             if self.store.try_get(NAMESPACE, None, ns) is None:
                 self.store.create(NAMESPACE, {"metadata": {"name": ns}})
-        queues = (
+        queues: tuple[dict[str, Any], ...] = (
             {"metadata": {"name": "root"}, "spec": {"weight": 1, "reclaimable": False}},
             {"metadata": {"name": "default"}, "spec": {"weight": 1, "reclaimable": True, "parent": "root"}},
         )

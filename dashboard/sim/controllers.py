@@ -27,21 +27,30 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import resources as R
 from .events import EventRecorder
-from .kinds import kind_by_name
+from .kinds import Kind, kind_by_name
 from .store import ApiError
 
 log = logging.getLogger(__name__)
 
-JOB = kind_by_name("Job", "batch.volcano.sh")
-PODGROUP = kind_by_name("PodGroup", "scheduling.volcano.sh")
-QUEUE = kind_by_name("Queue", "scheduling.volcano.sh")
-COMMAND = kind_by_name("Command", "bus.volcano.sh")
-POD = kind_by_name("Pod", "")
-NODE = kind_by_name("Node", "")
-EVENT = kind_by_name("Event", "")
+
+def _kind(name: str, group: str) -> Kind:
+    kind = kind_by_name(name, group)
+    if kind is None:
+        raise LookupError(f"the simulated cluster serves no {name} in group {group!r}")
+    return kind
+
+
+JOB = _kind("Job", "batch.volcano.sh")
+PODGROUP = _kind("PodGroup", "scheduling.volcano.sh")
+QUEUE = _kind("Queue", "scheduling.volcano.sh")
+COMMAND = _kind("Command", "bus.volcano.sh")
+POD = _kind("Pod", "")
+NODE = _kind("Node", "")
+EVENT = _kind("Event", "")
 
 
 def _optional_kind(name: str, group: str):
@@ -59,7 +68,7 @@ GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 FINISHED = ("Succeeded", "Failed")
 
 # Short keys for the kinds the controllers care about, by (group, kind).
-_KIND_KEYS = {
+_KIND_KEYS: dict[tuple[str | None, str | None], str] = {
     ("batch.volcano.sh", "Job"): "Job",
     ("scheduling.volcano.sh", "PodGroup"): "PodGroup",
     ("scheduling.volcano.sh", "Queue"): "Queue",
@@ -536,7 +545,7 @@ class Controllers:
         if create_default_queues:
             for name, reclaimable in (("root", False), ("default", True)):
                 if name not in self.queues:
-                    spec = {"weight": 1, "reclaimable": reclaimable}
+                    spec: dict[str, Any] = {"weight": 1, "reclaimable": reclaimable}
                     if name != "root":
                         spec["parent"] = "root"
                     with contextlib.suppress(ApiError):
@@ -854,7 +863,8 @@ class Controllers:
 
 
 def _rv(obj: dict) -> int | None:
+    value: Any = (obj.get("metadata") or {}).get("resourceVersion")  # any JSON value
     try:
-        return int((obj.get("metadata") or {}).get("resourceVersion"))
+        return int(value)
     except (TypeError, ValueError):
         return None

@@ -34,6 +34,7 @@ import contextlib
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from .controllers import owner_reference
 from .kinds import kind_by_name
@@ -729,7 +730,7 @@ def _pod(job, task, idx, phase, node, created, now, rng, duration) -> dict:
 def _start_churn(cluster, rng: random.Random, ns_names: list[str], leaves: list[str], rate: float) -> None:
     """New Jobs arrive at ``rate`` per simulated second, through the controllers' timers."""
     controllers = cluster.controllers
-    state = {"n": 0, "carry": 0.0}
+    state: dict[str, Any] = {"n": 0, "carry": 0.0}
 
     def arrive() -> None:
         state["carry"] += rate
@@ -840,7 +841,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
     pod_labels = dict(labels)
     if kind == "Deployment":
         pth = template_hash(template)
-        dep = {
+        dep: dict[str, Any] = {
             "apiVersion": "apps/v1",
             "kind": "Deployment",
             "metadata": meta(
@@ -881,7 +882,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
             "metadata": {"labels": dict(pod_labels), "annotations": dict(pod_ann)},
             "spec": pod_spec,
         }
-        rs = {
+        rs: dict[str, Any] = {
             "apiVersion": "apps/v1",
             "kind": "ReplicaSet",
             "metadata": meta(
@@ -906,7 +907,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
         pod_names = [f"{rs_name}-{suffix()}" for _ in range(replicas)]
     elif kind == "StatefulSet":
         revision = f"{name}-{template_hash(template)}"
-        sts = {
+        sts: dict[str, Any] = {
             "apiVersion": "apps/v1",
             "kind": "StatefulSet",
             "metadata": meta(
@@ -942,7 +943,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
                 "job-name": name,
             }
         )
-        job = {
+        job: dict[str, Any] = {
             "apiVersion": "batch/v1",
             "kind": "Job",
             "metadata": {**meta(name, generation=1, labels=dict(labels)), "uid": job_uid},
@@ -971,7 +972,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
         controller = None
         pod_names = [name]
 
-    pods = []
+    pods: list[dict[str, Any]] = []
     for k, pod_name in enumerate(pod_names):
         md = meta(pod_name, labels=dict(pod_labels), annotations=dict(pod_ann))
         if controller is not None:
@@ -989,7 +990,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
         started = max(created + 5, now - rng.uniform(0, duration * 0.8))
         if running:
             spec["nodeName"] = place()
-            status = {
+            status: dict[str, Any] = {
                 "phase": "Running",
                 "qosClass": "Burstable",
                 "hostIP": "10.0.0.1",
@@ -1052,7 +1053,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
     if gpus:
         min_res[GPU] = min_res[f"requests.{GPU}"] = str(gpus * min_member)
     pg_stamp = _ts(created + 1)
-    status: dict = {"phase": phase}
+    status = {"phase": phase}
     if running:
         status["running"] = replicas
         status["conditions"] = [

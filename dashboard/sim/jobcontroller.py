@@ -344,7 +344,8 @@ class JobController:
             elif phase == "Terminating" and live == 0:
                 phase = self._enter(status, "Terminated", stamp)
             elif phase == "Restarting":
-                max_retry = int(spec.get("maxRetry") if spec.get("maxRetry") is not None else 3)
+                max_retry = spec.get("maxRetry")
+                max_retry = int(max_retry if max_retry is not None else 3)
                 if int(status.get("retryCount") or 0) >= max_retry:
                     self.c.events.record(
                         job,

@@ -12,7 +12,7 @@ else raises ``ProtobufUnsupported`` (the server answers 415, as before). Respons
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, cast
 
 MAGIC = b"k8s\x00"
 
@@ -134,9 +134,9 @@ def _value(raw: int | bytes, type_: Any) -> Any:
     if type_ == _BOOL:
         return bool(raw)
     if type_ == _BYTES:
-        return base64.b64encode(raw).decode()  # JSON carries []byte as base64
+        return base64.b64encode(cast(bytes, raw)).decode()  # JSON carries []byte as base64
     if isinstance(type_, tuple) and type_[0] == "msg":
-        return decode_message(raw, type_[1])
+        return decode_message(cast(bytes, raw), type_[1])
     raise ProtobufUnsupported(f"unsupported field type {type_!r}")
 
 
@@ -147,7 +147,7 @@ def decode_message(buf: bytes, schema: dict) -> dict[str, Any]:
             continue  # fields we do not model (defaults, empty strings kubectl always sends)
         name, type_ = schema[number]
         if isinstance(type_, tuple) and type_[0] == "map":
-            entry = dict(fields(raw))  # map entries: key=1, value=2
+            entry = dict(fields(cast(bytes, raw)))  # map entries: key=1, value=2
             key = entry.get(1, b"")
             out.setdefault(name, {})[key.decode() if isinstance(key, bytes) else str(key)] = _value(
                 entry.get(2, b""), type_[1]
@@ -165,8 +165,8 @@ def decode(body: bytes) -> dict[str, Any]:
     Raises ProtobufUnsupported for kinds this module does not model."""
     if not body.startswith(MAGIC):
         raise ProtobufUnsupported("missing the k8s protobuf magic prefix")
-    envelope = dict(fields(body[len(MAGIC) :]))
-    type_meta = dict(fields(envelope.get(1, b"")))
+    envelope: dict[int, Any] = dict(fields(body[len(MAGIC) :]))
+    type_meta: dict[int, Any] = dict(fields(envelope.get(1, b"")))
     api_version = type_meta.get(1, b"").decode()
     kind = type_meta.get(2, b"").decode()
     schema = SCHEMAS.get((api_version, kind))

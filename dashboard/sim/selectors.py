@@ -27,7 +27,9 @@ _VALUE_RE = re.compile(r"^(([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?)$")
 
 def _split_top(text: str) -> list[str]:
     """Split on commas that are not inside parentheses."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    depth = 0
+    cur: list[str] = []
     for ch in text:
         if ch == "(":
             depth += 1
@@ -66,7 +68,7 @@ def parse_label_selector(text: str | None) -> Matcher | None:
     """Compile a label selector; None/"" -> None (everything matches)."""
     if not text or not text.strip():
         return None
-    tests: list[Callable[[dict[str, str]], bool]] = []
+    tests: list[Callable[..., bool]] = []
     for req in _split_top(text):
         if not req:
             raise SelectorError(f"empty requirement in label selector {text!r}")
@@ -178,7 +180,7 @@ def parse_field_selector(text: str | None, plural: str) -> Matcher | None:
     if not text or not text.strip():
         return None
     supported = {**_COMMON, **_FIELDS.get(plural, {})}
-    tests: list[Callable[[dict[str, Any]], bool]] = []
+    tests: list[Callable[..., bool]] = []
     for req in _split_top(text):
         m = _FIELD_RE.match(req)
         if not m:

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs, urlsplit
 
 from . import openapi, protobuf, tables
@@ -157,7 +157,7 @@ class SimServer:
         httpd = _HTTPServer((host, port), handler)
         httpd.sim = self
         httpd.ssl_context = ssl_context
-        actual_host, actual_port = httpd.server_address[:2]
+        actual_host, actual_port = cast(tuple[str, int], httpd.server_address)[:2]  # AF_INET
         scheme = "https" if ssl_context is not None else "http"
         thread = threading.Thread(
             target=httpd.serve_forever,
@@ -436,11 +436,11 @@ class _HTTPServer(ThreadingHTTPServer):
             # connections. Track the TLS socket itself.
             self.sim._track(request, True)
             try:
-                self.RequestHandlerClass(request, client_address, self)
+                super().finish_request(request, client_address)
             finally:
                 self.sim._track(request, False)
             return
-        self.RequestHandlerClass(request, client_address, self)
+        super().finish_request(request, client_address)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         self.sim._track(request, True)
@@ -491,9 +491,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-cache, private")
         # One write for headers and body (end_headers() would flush the headers on their own).
-        self._headers_buffer.append(b"\r\n")
+        # _headers_buffer is BaseHTTPRequestHandler's own (undeclared in typeshed).
+        self._headers_buffer.append(b"\r\n")  # type: ignore[attr-defined]
         if self.command != "HEAD":
-            self._headers_buffer.append(body)
+            self._headers_buffer.append(body)  # type: ignore[attr-defined]
         self.flush_headers()
 
     def _json(self, code: int, obj: Any) -> None:
@@ -609,7 +610,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/version":
             doc = SERVER_VERSION
         elif path == "/api":
-            host = "{}:{}".format(*self.server.server_address[:2])
+            host = "{}:{}".format(*cast(tuple[str, int], self.server.server_address)[:2])
             doc = {
                 "kind": "APIVersions",
                 "versions": ["v1"],
@@ -729,6 +730,7 @@ class _Handler(BaseHTTPRequestHandler):
         store = sim.store
         dry_run = query.get("dryRun") == "All"
         if verb == "get":
+            assert name is not None  # the single-object verbs are chosen only with a name
             entry = store.get_entry(kind, namespace, name)
             if self._wants_table():
                 self._table(
@@ -751,6 +753,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
             self._json(200, obj)
         elif verb == "patch":
+            assert name is not None
             ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
             patch_type = PATCH_TYPES.get(ctype)
             if patch_type is None:
@@ -766,6 +769,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
             self._json(200, obj)
         elif verb == "delete":
+            assert name is not None
             body = self._body() or {}
             if not isinstance(body, dict):
                 raise ApiError(400, "BadRequest", "DeleteOptions must be a JSON object")
@@ -1052,8 +1056,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"compactedResourceVersion": str(sim.store.compact())})
         elif route == ("POST", "/_sim/advance"):
             body = self._body() or {}
+            value: Any = body.get("seconds")  # any JSON value
             try:
-                seconds = float(body.get("seconds"))
+                seconds = float(value)
             except (TypeError, ValueError):
                 raise ApiError(400, "BadRequest", 'expected {"seconds": <number>}') from None
             if seconds < 0:

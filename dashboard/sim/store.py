@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import builtins
 import contextlib
 import json
 import random
@@ -692,7 +693,7 @@ class Store:
         page = self.list_page(kind, namespace, label_selector, field_selector)
         return [e.clone() for e in page.entries], page.resource_version
 
-    def iter_objects(self, kind: Kind | str, namespace: str | None = None) -> list[Obj]:
+    def iter_objects(self, kind: Kind | str, namespace: str | None = None) -> builtins.list[Obj]:
         """The stored objects themselves (no copies; READ-ONLY) in key order. For controllers that
         scan large collections: cheap, but never modify what this returns."""
         page = self.list_page(kind, namespace)
@@ -1103,7 +1104,7 @@ class Store:
         field_selector: str | None = None,
         *,
         propagation: str = "Background",
-    ) -> list[Obj]:
+    ) -> builtins.list[Obj]:
         """DELETE on a collection: delete every matching object; returns what was deleted."""
         k = resolve(kind)
         with self._lock:
@@ -1139,7 +1140,7 @@ class Store:
         with self._lock:
             st = self._state(k)
             w = Watch(self, st, ns, matcher)
-            if resource_version in (None, "", "0", 0):
+            if resource_version is None or resource_version in ("", "0", 0):
                 for entry in self.list_page(k, ns, matcher).entries:
                     w._push("ADDED", entry)
             else:
@@ -1175,7 +1176,7 @@ class Store:
         """For a list with ``resourceVersion`` (not "0": "not older than" semantics): ApiError 400
         when it is not an integer, 504 "Too large resource version" when the store has not
         reached it (``too_large_rv``)."""
-        if resource_version in (None, "", "0", 0):
+        if resource_version is None or resource_version in ("", "0", 0):
             return
         try:
             rv = int(resource_version)

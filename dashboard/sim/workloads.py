@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 from . import resources as R
 from .controllers import DEPLOYMENT, GROUP_NAME_ANNOTATION, POD, REPLICASET, controller_ref, owner_reference
@@ -72,7 +73,8 @@ class WorkloadControllers:
         spec = dep.get("spec") or {}
         template = spec.get("template") or {}
         rs_name = f"{name}-{template_hash(template)}"
-        replicas = int(spec.get("replicas") if spec.get("replicas") is not None else 1)
+        replicas = spec.get("replicas")
+        replicas = int(replicas if replicas is not None else 1)
         try:
             rs = c.store.get(REPLICASET, namespace, rs_name)
         except ApiError:
@@ -171,7 +173,8 @@ class WorkloadControllers:
         if rs["metadata"].get("deletionTimestamp"):
             return
         spec = rs.get("spec") or {}
-        replicas = int(spec.get("replicas") if spec.get("replicas") is not None else 1)
+        replicas = spec.get("replicas")
+        replicas = int(replicas if replicas is not None else 1)
         pods = [
             p for p in c.owned_pods(rs["metadata"]["uid"]) if not p.deleting and p.phase not in ("Failed",)
         ]
@@ -245,7 +248,7 @@ class WorkloadControllers:
         min_member = 1
         owner_annotations: dict = {}
         owner_kind = _upper_kind(ref)
-        if owner_kind is not None:
+        if owner_kind is not None and ref is not None:
             try:
                 owner = c.store.get(owner_kind, namespace, ref.get("name", ""))
                 owner_annotations = owner["metadata"].get("annotations") or {}
@@ -261,7 +264,7 @@ class WorkloadControllers:
             usage = R.quota_usage(requests, R.pod_limits(spec))
             for key in list(usage):
                 usage[key] = usage[key] * min_member
-            pg_meta = {
+            pg_meta: dict[str, Any] = {
                 "name": pg_name,
                 "namespace": namespace,
                 "ownerReferences": [dict(r) for r in md.get("ownerReferences") or []]

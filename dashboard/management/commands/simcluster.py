@@ -24,6 +24,7 @@ import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -107,7 +108,7 @@ def build_cluster(
         start_time=start_time,
         state_file=state_file,
     )
-    options = {}
+    options: dict[str, Any] = {}
     if scenario == "large":
         options = {
             k: v
