@@ -20,7 +20,24 @@ def test_tree_lists_every_queue_children_below_parents(client, demo_cluster):
         parent = q["spec"].get("parent")
         if parent and parent in order:
             assert order.index(parent) < order.index(q["metadata"]["name"])
-    assert order.index("research-nlp") == order.index("research") + 1 or "research-nlp" in order
+    # Depth first: the rows between a queue's parent and the queue are the parent's descendants.
+    parent_of = {q["metadata"]["name"]: q["spec"].get("parent") for q in queues(demo_cluster)}
+
+    def descends_from(name: str, ancestor: str) -> bool:
+        seen = set()
+        while name in parent_of and name not in seen:
+            seen.add(name)
+            name = parent_of[name]
+            if name == ancestor:
+                return True
+        return False
+
+    for name, parent in parent_of.items():
+        if parent in order:
+            between = order[order.index(parent) + 1 : order.index(name)]
+            assert all(descends_from(b, parent) for b in between), (name, between)
+    research = order.index("research")
+    assert order[research + 1 : research + 3] == ["research-nlp", "research-vision"]
 
 
 def test_podgroup_counts_are_derived_from_podgroups(client, demo_cluster):
