@@ -1,7 +1,7 @@
 """Is the dashboard's cache right? Object by object against a fresh list from the API server.
 
-The dashboard side comes from ``GET /_bench/cache`` (dashboard/bench_views.py), which exists only
-when the setting VOLCANO_UI_BENCH_ENDPOINTS is on: every cached object's ``namespace/name`` and
+The dashboard side comes from ``GET /_bench/cache`` (bench/views.py), which only the benchmark's
+settings route (bench/settings.py): every cached object's ``namespace/name`` and
 ``metadata.resourceVersion`` per kind, the worker's pid and the cache's retention settings. Each
 gunicorn worker has its own cache, so the check asks over fresh connections until every worker
 has answered.
@@ -77,7 +77,7 @@ def dashboard_views(base: str, workers: int, attempts: int = 60) -> dict[int, di
         status, body, _ = http_get(f"{base}/_bench/cache", timeout=60)
         if status == 404:
             raise RuntimeError(
-                "/_bench/cache answered 404: start the dashboard with VOLCANO_UI_BENCH_ENDPOINTS=true"
+                "/_bench/cache answered 404: start the dashboard with DJANGO_SETTINGS_MODULE=bench.settings"
             )
         if status == 200:
             data = json.loads(body)

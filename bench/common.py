@@ -2,7 +2,8 @@
 
 Three processes take part in every run, so that none of them steals the others' interpreter lock:
 the simulated cluster (``python -m bench.simproc``), the dashboard served by gunicorn with its
-production settings, and the load generator (the calling script). All traffic stays on loopback.
+production settings plus the measuring hooks of bench/settings.py, and the load generator (the
+calling script). All traffic stays on loopback.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = "127.0.0.1"
+# The production settings plus Server-Timing and /_bench/cache (bench/settings.py).
+SETTINGS = "bench.settings"
 
 
 def exit_on_sigterm() -> None:
@@ -352,7 +355,7 @@ def start_dashboard(
         VOLCANO_UI_CLUSTER="kubeconfig",
         VOLCANO_UI_KUBECONFIG=str(sim.kubeconfig),
         VOLCANO_UI_ALLOWED_HOSTS="127.0.0.1,localhost",
-        VOLCANO_UI_BENCH_ENDPOINTS="true",
+        DJANGO_SETTINGS_MODULE=SETTINGS,
         VOLCANO_UI_ACCESS_MODE="none",
         **(extra_env or {}),
     )

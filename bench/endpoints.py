@@ -61,7 +61,7 @@ def _django() -> None:
 
     import django
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
     django.setup()
 
 

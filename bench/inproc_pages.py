@@ -42,7 +42,7 @@ def main() -> None:
         "print the size of the pages' memos and the process RSS",
     )
     args = ap.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
     import django
 
     django.setup()

@@ -34,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 
 
 from bench.bench_memory import debugmallocstats_text, deep_sizes, rss_mb  # noqa: E402

@@ -65,7 +65,7 @@ def main() -> None:
     ap.add_argument("--max-pages", type=int, default=400)
     args = ap.parse_args()
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
     import django
 
     django.setup()

@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 os.environ["VOLCANO_UI_DEBUG"] = "false"
 os.environ["VOLCANO_UI_ALLOWED_HOSTS"] = "localhost"
 

@@ -4,7 +4,7 @@ page has a stable, shareable URL; list filters live in the query string."""
 from django.urls import include, path
 from django.views.i18n import set_language
 
-from dashboard import bench_views, views
+from dashboard import views
 
 jobs_urls = [
     path("", views.jobs, name="jobs"),
@@ -29,6 +29,4 @@ urlpatterns = [
     path("prefs/theme/", views.set_theme, name="set_theme"),
     # Django's set_language stores the choice in the language cookie (there are no sessions).
     path("i18n/setlang/", set_language, name="set_language"),
-    # Off (404) unless VOLCANO_UI_BENCH_ENDPOINTS: the fault benchmark's cache check (bench/).
-    path("_bench/cache", bench_views.cache_dump, name="bench_cache"),
 ]

@@ -48,8 +48,6 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Server-Timing: app;dur=<ms> on every response (the benchmark reports it next to client latency).
-    "dashboard.middleware.server_timing_middleware",
     # /healthz, /readyz and /metrics are answered here, before host validation and the TLS redirect:
     # kubelet probes and Prometheus address the pod IP over plain HTTP (dashboard/health.py).
     "dashboard.middleware.HealthEndpointsMiddleware",
@@ -148,8 +146,6 @@ VOLCANO_UI_BACKOFF_MAX = env_int("VOLCANO_UI_BACKOFF_MAX", 30, minimum=1, maximu
 # Events kept in memory: per involved object and in total (oldest dropped first).
 VOLCANO_UI_EVENTS_PER_OBJECT = env_int("VOLCANO_UI_EVENTS_PER_OBJECT", 50, minimum=1, maximum=10000)
 VOLCANO_UI_EVENTS_TOTAL = env_int("VOLCANO_UI_EVENTS_TOTAL", 20000, minimum=10, maximum=1000000)
-# GET /_bench/cache (dashboard/bench_views.py) for the fault benchmark; never on in a deployment.
-VOLCANO_UI_BENCH_ENDPOINTS = env_bool("VOLCANO_UI_BENCH_ENDPOINTS", False)
 
 # "text" for a terminal, "json" for a log pipeline: one JSON object per line, each carrying the
 # request id of the request it was logged in (dashboard/middleware.py).

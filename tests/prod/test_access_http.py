@@ -38,8 +38,8 @@ DETAIL_ROUTES = {
 }
 # Routes that take arguments but are not object pages (handled by their own tests).
 OTHER_ARG_ROUTES = {"job_action", "queue_action"}
-# POST-only routes (a GET answers 405) and the benchmark endpoint (404 unless enabled).
-SKIP = ("/sign-out/", "/i18n/setlang/", "/prefs/theme/", "/_bench/")
+# POST-only routes (a GET answers 405).
+SKIP = ("/sign-out/", "/i18n/setlang/", "/prefs/theme/")
 
 
 def _routes(resolver=None, prefix="") -> list[tuple[str, str, list[str]]]:

@@ -1,7 +1,7 @@
 """``GET /_bench/cache``: what this worker's cache holds, for the fault run's correctness check.
 
-Off unless the setting VOLCANO_UI_BENCH_ENDPOINTS is true (404 otherwise), so no deployment exposes
-it by accident. The answer lists, per kind, every cached object's ``namespace/name`` and
+Routed only by the benchmark's URLconf (bench/urls.py, under bench/settings.py), so no deployment
+exposes it. The answer lists, per kind, every cached object's ``namespace/name`` and
 ``metadata.resourceVersion`` (no other field), the kind's state and collection version, and the
 worker's pid: each gunicorn worker has its own cache, and bench/cachecheck.py compares each one
 with a fresh list from the API server.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import HttpRequest, JsonResponse
 
 KINDS = ("jobs", "podgroups", "queues", "pods", "events")
 
@@ -23,8 +23,6 @@ def cache_dump(request: HttpRequest) -> JsonResponse:
     ``limits`` carries the cache's retention settings (scheduler names, event caps) so the checker
     knows which differences from a fresh list are by design.
     """
-    if not getattr(settings, "VOLCANO_UI_BENCH_ENDPOINTS", False):
-        raise Http404
     from dashboard.kube import get_cluster_cache
 
     snapshot = get_cluster_cache().snapshot()
