@@ -34,13 +34,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 
-
-def rss_mb() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return float("nan")
+from bench.common import rss_mb  # noqa: E402 - after the path set-up above
 
 
 def deep_sizes(views: dict) -> dict[str, tuple[int, int]]:

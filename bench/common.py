@@ -8,6 +8,7 @@ calling script). All traffic stays on loopback.
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
@@ -49,6 +50,31 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
+    """The simulated cluster's options every benchmark script takes: scale (``--scenario`` and
+    per-kind counts that override it), churn and which generator loads it (bench/simproc.py)."""
+    parser.add_argument("--scenario", default="large", help="large (the brief's scale) or tiny")
+    parser.add_argument("--jobs", type=int)
+    parser.add_argument("--pods", type=int)
+    parser.add_argument("--queues", type=int)
+    parser.add_argument("--events", type=int)
+    parser.add_argument("--churn", default="auto", choices=("auto", "bench", "controllers", "off"))
+    parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
+    parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
+
+
+def rss_mb() -> float:
+    """This process's resident set size in MB (Linux /proc; NaN elsewhere)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return float("nan")
 
 
 def log(message: str) -> None:

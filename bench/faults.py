@@ -31,6 +31,7 @@ from bench import cachecheck
 from bench import endpoints as ep_mod
 from bench.common import (
     REPO,
+    add_cluster_arguments,
     exit_on_sigterm,
     fmt_ms,
     log,
@@ -76,14 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--scenario", default="large")
-    parser.add_argument("--jobs", type=int)
-    parser.add_argument("--pods", type=int)
-    parser.add_argument("--queues", type=int)
-    parser.add_argument("--events", type=int)
-    parser.add_argument("--churn", default="auto", choices=("auto", "bench", "controllers", "off"))
-    parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
-    parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
+    add_cluster_arguments(parser)
     parser.add_argument("--pollers", type=int, default=20)
     parser.add_argument("--interval", type=float, default=2.0)
     parser.add_argument("--drop-every", type=float, default=30.0)

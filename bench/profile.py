@@ -22,7 +22,15 @@ from collections import Counter
 from pathlib import Path
 
 from bench import endpoints as ep_mod
-from bench.common import REPO, exit_on_sigterm, log, start_dashboard, start_sim, wait_ready
+from bench.common import (
+    REPO,
+    add_cluster_arguments,
+    exit_on_sigterm,
+    log,
+    start_dashboard,
+    start_sim,
+    wait_ready,
+)
 from bench.loadgen import closed_loop
 from bench.run import sim_extra
 
@@ -84,14 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--rate", type=int, default=100, help="py-spy samples per second")
-    parser.add_argument("--scenario", default="large")
-    parser.add_argument("--jobs", type=int)
-    parser.add_argument("--pods", type=int)
-    parser.add_argument("--queues", type=int)
-    parser.add_argument("--events", type=int)
-    parser.add_argument("--churn", default="auto", choices=("auto", "bench", "controllers", "off"))
-    parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
-    parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
+    add_cluster_arguments(parser)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     args = parser.parse_args(argv)
     exit_on_sigterm()

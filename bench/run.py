@@ -22,6 +22,7 @@ from pathlib import Path
 from bench import endpoints as ep_mod
 from bench.common import (
     REPO,
+    add_cluster_arguments,
     cpu_seconds,
     exit_on_sigterm,
     fmt_mb,
@@ -56,14 +57,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--scenario", default="large", help="large (the brief's scale) or tiny")
-    parser.add_argument("--jobs", type=int)
-    parser.add_argument("--pods", type=int)
-    parser.add_argument("--queues", type=int)
-    parser.add_argument("--events", type=int)
-    parser.add_argument("--churn", default="auto", choices=("auto", "bench", "controllers", "off"))
-    parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
-    parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
+    add_cluster_arguments(parser)
     parser.add_argument("--concurrency", default="1,10,100", help="comma-separated client counts")
     parser.add_argument("--seconds", type=float, default=10.0, help="max seconds per endpoint and level")
     parser.add_argument("--max-requests", type=int, default=3000, help="max requests per endpoint and level")

@@ -24,6 +24,7 @@ from pathlib import Path
 from bench import endpoints as ep_mod
 from bench.common import (
     REPO,
+    add_cluster_arguments,
     exit_on_sigterm,
     fmt_ms,
     log,
@@ -70,14 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         default=10.0,
         help="RSS sample period (the report's table shows one a minute)",
     )
-    parser.add_argument("--scenario", default="large")
-    parser.add_argument("--jobs", type=int)
-    parser.add_argument("--pods", type=int)
-    parser.add_argument("--queues", type=int)
-    parser.add_argument("--events", type=int)
-    parser.add_argument("--churn", default="auto", choices=("auto", "bench", "controllers", "off"))
-    parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
-    parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))
+    add_cluster_arguments(parser)
     parser.add_argument("--workers", type=int)
     parser.add_argument("--threads", type=int)
     parser.add_argument("--sim-port", type=int, default=0)
