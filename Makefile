@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: demo test setup browser lint bench soak faults bench-setup image-check
+.PHONY: demo test check setup browser lint bench soak faults bench-setup image-check
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ lint: setup
 # The whole test suite.
 test: setup browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The fast loop while changing code: every test but the browser and the slow ones (marked `slow`:
+# the image steps, the benchmark smoke run). `make test` runs them all.
+check: setup
+	$(BIN)/python -m pytest -q -m "not browser and not slow" $(PYTEST_ARGS)
 
 # The container image's steps without a Docker engine: fresh virtualenv, non-editable install,
 # collectstatic, gunicorn with deploy/gunicorn.conf.py until /readyz is 200 (also part of `make test`).

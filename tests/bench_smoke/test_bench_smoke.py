@@ -15,6 +15,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("psutil", reason="the benchmark harness reads RSS through psutil (test extra)")
 
 
