@@ -36,8 +36,9 @@ lint: setup
 test: setup browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The fast loop while changing code: every test but the browser and the slow ones (marked `slow`:
-# the image steps, the benchmark smoke run). `make test` runs them all.
+# The fast loop while changing code: every test but the browser ones and those marked `slow`
+# (they start processes: a fresh virtualenv, gunicorn, the demo, the benchmark; or crawl every
+# page over HTTP). `make test` runs them all.
 check: setup
 	$(BIN)/python -m pytest -q -m "not browser and not slow" $(PYTEST_ARGS)
 

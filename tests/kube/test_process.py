@@ -16,6 +16,9 @@ import pytest
 import dashboard.kube as kube
 from tests.kube.test_informers import api, stats
 
+# Starts Django processes (fork, management commands).
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 
 

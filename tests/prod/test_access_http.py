@@ -29,6 +29,9 @@ from tests.prod.conftest import (
     token_settings,
 )
 
+# Crawls every page and fragment over real HTTP for two users in two modes: about a minute.
+pytestmark = pytest.mark.slow
+
 # Which kind's objects fill the arguments of each route that takes some.
 DETAIL_ROUTES = {
     "job_detail": "jobs",

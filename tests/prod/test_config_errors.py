@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 import requests
 
+# Starts the demo and gunicorn as processes.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).parent / "gunicorn"
 

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+# Runs the deploy checks and linters as processes.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 KUSTOMIZE = REPO / "deploy" / "kubernetes"
 OVERLAYS = sorted(p.name for p in (KUSTOMIZE / "overlays").iterdir() if p.is_dir())

@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
+# Starts the simcluster and demo commands as processes.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 
 
