@@ -15,9 +15,11 @@ from dashboard.kube import memory, trim
 from dashboard.kube.client import KubeClient
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.informer import Informer, InformerOptions
-from dashboard.kube.kinds import ALL_KINDS, EVENTS, PODS, KindSpec, event_ref, obj_key, pod_group_name
+from dashboard.kube.kinds import ALL_KINDS, EVENTS, PODS, KindSpec, obj_key
 from dashboard.kube.snapshot import Snapshot
 from dashboard.kube.store import EventStore, Key, KindStore, event_sort_time
+from dashboard.volcano.events import event_ref
+from dashboard.volcano.pods import pod_group_name
 
 log = logging.getLogger(__name__)
 
@@ -354,7 +356,7 @@ class PodStore(KindStore):
         which may be up to ``publish_interval`` old)."""
         return key in self._objects
 
-    def upsert(self, obj: dict) -> bool:
+    def upsert(self, obj: dict[str, Any]) -> bool:
         changed = super().upsert(obj)
         if self.on_arrival is not None:
             self.on_arrival(obj_key(obj))
@@ -363,7 +365,7 @@ class PodStore(KindStore):
 
 @dataclass(slots=True)
 class _Held:
-    event: dict
+    event: dict[str, Any]
     pod: Key
     since: float  # time.monotonic() when first held
     pod_lists: tuple[int, ...]  # ClusterCache._pod_lists() then
@@ -411,13 +413,13 @@ class PodEventStore(EventStore):
         self._next_expiry = 0.0
         self._counts = {"moved": 0, "discarded": 0, "overflow": 0}
 
-    # -- reading (lock-free: one dict read each) --------------------------------------------
+    # -- reading (lock-free: one dict[str, Any] read each) --------------------------------------------
     def held_counts(self) -> dict[str, int]:
         """{"held": waiting now, "moved": stored when their pod arrived, "discarded": no such
         watched pod, "overflow": dropped by the bounds} (counts since start)."""
         return {"held": len(self._held), **self._counts}
 
-    def held_event(self, namespace: str | None, name: str) -> dict | None:
+    def held_event(self, namespace: str | None, name: str) -> dict[str, Any] | None:
         held = self._held.get((namespace, name))
         return held.event if held is not None else None
 
@@ -440,14 +442,14 @@ class PodEventStore(EventStore):
             super()._changed()
 
     # -- the informer's writes -----------------------------------------------------------
-    def _waits(self, event: dict) -> Key | None:
+    def _waits(self, event: dict[str, Any]) -> Key | None:
         """The pod key ``event`` waits for, or None when it can be stored now."""
         kind, ns, name = event_ref(event)
         if kind != "Pod" or self._pods.holds((ns, name)):
             return None
         return (ns, name)
 
-    def upsert(self, obj: dict) -> bool:
+    def upsert(self, obj: dict[str, Any]) -> bool:
         with self._locked():
             pod = self._waits(obj)
             if pod is None:
@@ -460,31 +462,33 @@ class PodEventStore(EventStore):
         self._expire_due()
         return changed
 
-    def delete(self, obj_or_key: dict | Key) -> bool:
+    def delete(self, obj_or_key: dict[str, Any] | Key) -> bool:
         key = obj_key(obj_or_key) if isinstance(obj_or_key, dict) else obj_or_key
         with self._locked():
             self._unhold(key)
             return super().delete(key)
 
-    def bound_listed(self, objs: list[dict], final: bool = False) -> list[dict]:
+    def bound_listed(self, objs: list[dict[str, Any]], final: bool = False) -> list[dict[str, Any]]:
         """As EventStore.bound_listed, with the events that would be held bounded apart: events
         of pods not listed yet do not push out the ones to store (peak: 1.5 x both bounds)."""
         if not final and len(objs) <= 3 * self.total:
             return objs
-        stored: list[dict] = []
-        waiting: list[dict] = []
+        stored: list[dict[str, Any]] = []
+        waiting: list[dict[str, Any]] = []
         for obj in objs:
             (stored if self._waits(obj) is None else waiting).append(obj)
         kept = super().bound_listed(stored, final=True) + super().bound_listed(waiting, final=True)
         kept.sort(key=event_sort_time)
         return kept
 
-    def replace(self, objs: Iterable[dict], owns: Callable[[dict], bool] | None = None) -> tuple[int, int]:
+    def replace(
+        self, objs: Iterable[dict[str, Any]], owns: Callable[[dict[str, Any]], bool] | None = None
+    ) -> tuple[int, int]:
         """A full list: the stored events and the held ones become exactly the listed ones."""
         with self._locked():
             now, lists = time.monotonic(), self._pod_lists()
             previous, self._held, self._held_by_pod = self._held, {}, {}
-            stored: list[dict] = []
+            stored: list[dict[str, Any]] = []
             for obj in objs:
                 pod = self._waits(obj)
                 if pod is None:
@@ -545,7 +549,7 @@ class PodEventStore(EventStore):
             self.expire_held(now)
 
     # -- the held events (call with _hold_lock held) ------------------------------------------
-    def _hold(self, event: dict, pod: Key, since: float, pod_lists: tuple[int, ...]) -> None:
+    def _hold(self, event: dict[str, Any], pod: Key, since: float, pod_lists: tuple[int, ...]) -> None:
         key = obj_key(event)
         held = self._held.get(key)
         if held is not None:
@@ -574,8 +578,8 @@ class PodEventStore(EventStore):
                 del self._held_by_pod[held.pod]
 
 
-def _owned_by_scheduler(name: str) -> Callable[[dict], bool]:
-    def owns(pod: dict) -> bool:
+def _owned_by_scheduler(name: str) -> Callable[[dict[str, Any]], bool]:
+    def owns(pod: dict[str, Any]) -> bool:
         return (pod.get("spec") or {}).get("schedulerName") == name
 
     return owns

@@ -26,84 +26,84 @@ from dashboard.volcano.pods import pod_group_name, pod_is_crashlooping, pod_job_
 from dashboard.volcano.queues import parent_name as parent_of_queue
 from dashboard.volcano.queues import queue_of
 
-Indexer = Callable[[dict], Iterable[Any]]
+Indexer = Callable[[dict[str, Any]], Iterable[Any]]
 
 
-def obj_namespace(obj: dict) -> str | None:
+def obj_namespace(obj: dict[str, Any]) -> str | None:
     """metadata.namespace as a cache key: None for cluster-scoped objects."""
     return namespace(obj) or None
 
 
-def obj_key(obj: dict) -> tuple[str | None, str]:
+def obj_key(obj: dict[str, Any]) -> tuple[str | None, str]:
     return (obj_namespace(obj), obj_name(obj))
 
 
-def _index_namespace(obj: dict) -> Iterable[Any]:
+def _index_namespace(obj: dict[str, Any]) -> Iterable[Any]:
     return (obj_namespace(obj),)
 
 
-def _index_uid(obj: dict) -> Iterable[Any]:
+def _index_uid(obj: dict[str, Any]) -> Iterable[Any]:
     uid = obj_uid(obj)
     return (uid,) if uid else ()
 
 
-def _index_queue(obj: dict) -> Iterable[Any]:
+def _index_queue(obj: dict[str, Any]) -> Iterable[Any]:
     return (queue_of(obj),)
 
 
-def _index_owner_uid(obj: dict) -> Iterable[Any]:
+def _index_owner_uid(obj: dict[str, Any]) -> Iterable[Any]:
     return owner_uids(obj)
 
 
-def _index_parent(obj: dict) -> Iterable[Any]:
+def _index_parent(obj: dict[str, Any]) -> Iterable[Any]:
     parent = parent_of_queue(obj)
     return (parent,) if parent else ()
 
 
-def _index_pod_group(pod: dict) -> Iterable[Any]:
+def _index_pod_group(pod: dict[str, Any]) -> Iterable[Any]:
     group = pod_group_name(pod)
     return ((obj_namespace(pod), group),) if group else ()
 
 
-def _index_pod_crashloop(pod: dict) -> Iterable[Any]:
+def _index_pod_crashloop(pod: dict[str, Any]) -> Iterable[Any]:
     # The overview lists crash-looping pods; an index spares it a walk over every pod (50,000 at
     # scale) on each recompute.
     return (True,) if pod_is_crashlooping(pod) else ()
 
 
-def _index_pod_job(pod: dict) -> Iterable[Any]:
+def _index_pod_job(pod: dict[str, Any]) -> Iterable[Any]:
     job = pod_job_name(pod)
     return ((obj_namespace(pod), job),) if job else ()
 
 
-def _index_job_phase(job: dict) -> Iterable[Any]:
+def _index_job_phase(job: dict[str, Any]) -> Iterable[Any]:
     # Overview counts and its pending/failed lists read buckets instead of walking 10,000 Jobs.
     return (job_phase(job),)
 
 
-def _index_pg_phase(pg: dict) -> Iterable[Any]:
+def _index_pg_phase(pg: dict[str, Any]) -> Iterable[Any]:
     return (podgroup_phase(pg),)
 
 
-def _index_pg_queue_phase(pg: dict) -> Iterable[Any]:
+def _index_pg_queue_phase(pg: dict[str, Any]) -> Iterable[Any]:
     # PodGroup counts per queue and phase (the queue tables) without a walk per queue.
     return ((queue_of(pg), podgroup_phase(pg)),)
 
 
-def _index_pg_below_gang(pg: dict) -> Iterable[Any]:
+def _index_pg_below_gang(pg: dict[str, Any]) -> Iterable[Any]:
     return (True,) if podgroup_below_gang(pg) else ()
 
 
-def _index_event_uid(event: dict) -> Iterable[Any]:
+def _index_event_uid(event: dict[str, Any]) -> Iterable[Any]:
     uid = event_involved_uid(event)
     return (uid,) if uid else ()
 
 
-def _index_event_ref(event: dict) -> Iterable[Any]:
+def _index_event_ref(event: dict[str, Any]) -> Iterable[Any]:
     return (event_ref(event),)
 
 
-def _index_event_warning(event: dict) -> Iterable[Any]:
+def _index_event_warning(event: dict[str, Any]) -> Iterable[Any]:
     # The overview's "recent warning events" reads this bucket instead of all 20,000 events.
     return (True,) if is_warning(event) else ()
 
@@ -118,8 +118,8 @@ class KindSpec:
     version: str
     plural: str
     namespaced: bool
-    trim: Callable[[dict], dict]
-    indexers: dict[str, Indexer] = field(default_factory=dict)
+    trim: Callable[[dict[str, Any]], dict[str, Any]]
+    indexers: dict[str, Indexer] = field(default_factory=dict[str, Any])
     accepted_versions: tuple[str, ...] = ()
 
     @property

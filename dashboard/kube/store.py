@@ -30,7 +30,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from dashboard.kube.kinds import KindSpec, event_ref, obj_key
+from dashboard.kube.kinds import KindSpec, obj_key
+from dashboard.volcano.events import event_ref
 
 Key = tuple[str | None, str]
 

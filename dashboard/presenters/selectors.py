@@ -42,7 +42,7 @@ def parse_selector(text: str) -> list[tuple[str, str, frozenset[str]]]:
     (key, op, values) requirements with op in {"=", "!=", "in", "notin", "exists", "!exists"}.
     Raises SelectorError on bad syntax."""
     tokens = [t for t in _SEL_TOKEN.findall(text) if t.strip()]
-    reqs = []
+    reqs: list[tuple[str, str, frozenset[str]]] = []
     i = 0
 
     def take() -> str:
