@@ -9,6 +9,7 @@ layer for per-user RBAC, so a view cannot leak an object by forgetting a filter.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 from dashboard.kube.kinds import (
@@ -258,6 +259,53 @@ class Snapshot:
                     continue
                 found[(obj_namespace(ev), obj_name(ev))] = ev
         return sorted(found.values(), key=event_sort_time, reverse=True)
+
+    # -- named queries over the indexes (kinds.py indexers) ------------------------------------
+    # The pages ask for these facts by name; only this package knows which index answers them.
+    def queue(self, name: str) -> dict | None:
+        """The Queue named ``name`` (cluster-scoped), or None."""
+        return self.queues.get(None, name)
+
+    def jobs_in_phase(self, phase: str) -> list[dict]:
+        """Jobs whose ``status.state.phase`` is ``phase`` as written (index "phase"), no order."""
+        return self.jobs.lookup("phase", phase)
+
+    def pending_jobs(self) -> list[dict]:
+        return self.jobs_in_phase("Pending")
+
+    def failed_jobs(self) -> list[dict]:
+        return self.jobs_in_phase("Failed")
+
+    def job_counts_by_phase(self) -> dict[str, int]:
+        """{phase as written: number of Jobs}; O(phases), no walk over the Jobs."""
+        return self.jobs.count_by("phase")
+
+    def podgroup_counts_by_phase(self) -> dict[str, int]:
+        """{phase as written: number of PodGroups}; O(phases), no walk over the PodGroups."""
+        return self.podgroups.count_by("phase")
+
+    def podgroup_counts_by_queue(self) -> dict[str, Counter]:
+        """{spec.queue: Counter(phase -> number of PodGroups)} from the (queue, phase) index."""
+        out: dict[str, Counter] = {}
+        for (queue, phase), n in self.podgroups.count_by("queue_phase").items():
+            out.setdefault(queue, Counter())[phase] += n
+        return out
+
+    def inqueue_podgroups(self, queue: str) -> list[dict]:
+        """PodGroups of ``queue`` in phase Inqueue (admitted, their minResources reserved)."""
+        return self.podgroups.lookup("queue_phase", (queue, "Inqueue"))
+
+    def gangs_below_min(self) -> list[dict]:
+        """Running/Unknown PodGroups with fewer ready pods than minMember (index "below_gang")."""
+        return self.podgroups.lookup("below_gang", True)
+
+    def crashlooping_pods(self) -> list[dict]:
+        """Pods with a container waiting in CrashLoopBackOff (index "crashloop"), no order."""
+        return self.pods.lookup("crashloop", True)
+
+    def warning_events(self) -> list[dict]:
+        """Events of type Warning (index "warning"), no order."""
+        return self.events.lookup("warning", True)
 
     def namespaces(self) -> list[str]:
         """Namespaces that hold at least one cached Job, PodGroup or Pod (restricted), sorted."""
