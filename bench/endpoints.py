@@ -106,7 +106,7 @@ def resolve(base: str, kubeconfig: str) -> Endpoints:
     _django()
     objs = pick_objects(kubeconfig)
     try:
-        from dashboard.views import PAGE_SIZE as page_size
+        from dashboard.views.listing import PAGE_SIZE as page_size
     except ImportError:
         page_size = 50
     overview = _reverse("overview") or "/"

@@ -1,6 +1,6 @@
-"""Size of the pages' memos (dashboard/views.py) in bytes, excluding the cache's own objects.
+"""Size of the pages' memos (dashboard/views/) in bytes, excluding the cache's own objects.
 
-``memo_bytes(cache)`` walks every module-level memo of ``dashboard.views`` with ``sys.getsizeof``
+``memo_bytes(cache)`` walks every module-level memo of the ``dashboard.views`` modules with ``sys.getsizeof``
 and stops at any object the cluster cache holds (those belong to the cache, whose memory is
 measured by bench/bench_sync.py); strings shared with cached objects are counted, so this slightly
 overestimates. Used by ``python -m bench.inproc_pages --memos``. Numbers, not a test.
@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import sys
 
-MEMOS = ("_SECTION_MEMO", "_SECTION_LATEST", "_LIST_MEMO", "_FIELDS", "_ROW_HTML", "_QUEUE_FIELDS")
+# (module of dashboard.views, name): the memos kept between requests.
+MEMOS = (
+    ("memo", "SECTIONS"),
+    ("memo", "LIST_MEMO"),
+    ("listing", "LIST_FIELDS"),
+    ("memo", "ROW_HTML"),
+    ("queue_summary", "QUEUE_FIELDS"),
+)
 
 
 def _cache_object_ids(cache) -> set[int]:
@@ -48,15 +55,17 @@ def deep_size(root, skip: set[int]) -> int:
 
 
 def memo_bytes(cache) -> dict[str, int]:
-    from dashboard import views
+    import importlib
+
+    from dashboard.views.memo import SizedMemo
 
     skip = _cache_object_ids(cache)
     out = {}
-    for name in MEMOS:
-        memo = getattr(views, name, None)
+    for module, name in MEMOS:
+        memo = getattr(importlib.import_module(f"dashboard.views.{module}"), name, None)
         if memo is None:
             continue
-        if isinstance(memo, getattr(views, "SizedMemo", ())):
-            memo = dict(memo._entries)
+        if isinstance(memo, SizedMemo):
+            memo = dict(memo.values())
         out[name] = deep_size(memo, skip)
     return out

@@ -112,31 +112,29 @@ def gc_stats() -> dict[str, list[int]]:
 
 def pinned(cache) -> int:
     """Job/PodGroup objects that the list memo keeps alive although the cache has replaced them."""
-    from dashboard import views
+    from dashboard.views import memo
 
     snap = cache.snapshot()
     current = {id(o) for o in snap.jobs.all()} | {id(o) for o in snap.podgroups.all()}
     old: set[int] = set()
-    with views._LIST_MEMO._lock:
-        entries = list(views._LIST_MEMO._entries.values())
-    for (objs, _counts), _size in entries:
+    for _key, (objs, _counts) in memo.LIST_MEMO.values():
         old.update(id(o) for o in objs if id(o) not in current)
     return len(old)
 
 
 def tables() -> dict[str, int]:
     """Sizes of the bounded tables kept between requests (entries, or estimated bytes)."""
-    from dashboard import views
     from dashboard.kube import trim
+    from dashboard.views import memo
 
     return {
         "share.new": len(trim.share._new),
         "share.old": len(trim.share._old),
-        "section_memo": len(views._SECTION_MEMO),
-        "section_latest": len(views._SECTION_LATEST),
-        "row_html": len(views._ROW_HTML),
-        "list_memo_kB": views._LIST_MEMO.total // 1024,
-        "attention_kB": views._ATTENTION_HTML.total // 1024,
+        "section_memo": len(memo.SECTIONS.entries),
+        "section_latest": len(memo.SECTIONS.latest),
+        "row_html": len(memo.ROW_HTML),
+        "list_memo_kB": memo.LIST_MEMO.total // 1024,
+        "attention_kB": memo.ATTENTION_HTML.total // 1024,
     }
 
 

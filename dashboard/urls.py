@@ -4,29 +4,29 @@ page has a stable, shareable URL; list filters live in the query string."""
 from django.urls import include, path
 from django.views.i18n import set_language
 
-from dashboard import views
+from dashboard.views import jobs, kiosk, overview, podgroups, pods, prefs, queues
 
 jobs_urls = [
-    path("", views.jobs, name="jobs"),
-    path("<str:namespace>/<str:name>/", views.job_detail, name="job_detail"),
+    path("", jobs.jobs, name="jobs"),
+    path("<str:namespace>/<str:name>/", jobs.job_detail, name="job_detail"),
 ]
 podgroups_urls = [
-    path("", views.podgroups, name="podgroups"),
-    path("<str:namespace>/<str:name>/", views.podgroup_detail, name="podgroup_detail"),
+    path("", podgroups.podgroups, name="podgroups"),
+    path("<str:namespace>/<str:name>/", podgroups.podgroup_detail, name="podgroup_detail"),
 ]
 queues_urls = [
-    path("", views.queues, name="queues"),
-    path("<str:name>/", views.queue_detail, name="queue_detail"),
+    path("", queues.queues, name="queues"),
+    path("<str:name>/", queues.queue_detail, name="queue_detail"),
 ]
 
 urlpatterns = [
-    path("", views.overview, name="overview"),
+    path("", overview.overview, name="overview"),
     path("jobs/", include(jobs_urls)),
     path("podgroups/", include(podgroups_urls)),
     path("queues/", include(queues_urls)),
-    path("pods/<str:namespace>/<str:name>/", views.pod_detail, name="pod_detail"),
-    path("kiosk/", views.kiosk, name="kiosk"),
-    path("prefs/theme/", views.set_theme, name="set_theme"),
+    path("pods/<str:namespace>/<str:name>/", pods.pod_detail, name="pod_detail"),
+    path("kiosk/", kiosk.kiosk, name="kiosk"),
+    path("prefs/theme/", prefs.set_theme, name="set_theme"),
     # Django's set_language stores the choice in the language cookie (there are no sessions).
     path("i18n/setlang/", set_language, name="set_language"),
 ]

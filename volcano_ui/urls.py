@@ -9,4 +9,4 @@ urlpatterns = [
 ]
 
 # The 404 page carries the real "data as of" and kind notices (Django's default has no cache context).
-handler404 = "dashboard.views.not_found"
+handler404 = "dashboard.views.errors.not_found"

@@ -72,7 +72,7 @@ def test_kiosk_fits_the_screen_with_every_panel_and_whole_rows(
 # --- a larger cluster: lists longer than any screen ----------------------------------------------
 
 # Enough that every list is longer than a 2160p screen holds and the queue table longer than the
-# server sends (views.KIOSK_QUEUE_RENDER): 60 queues, dozens of pending and failed Jobs.
+# server sends (dashboard.views.kiosk.KIOSK_QUEUE_RENDER): 60 queues, dozens of pending and failed Jobs.
 LARGE = {"jobs": 400, "pods": 1200, "queues": 60, "events": 800}
 
 

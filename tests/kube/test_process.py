@@ -106,7 +106,7 @@ def test_import_and_non_serving_management_commands_start_nothing(sim_cluster, t
         """
         import threading, django
         django.setup()
-        import dashboard.kube, dashboard.views, volcano_ui.urls
+        import dashboard.kube, dashboard.urls, volcano_ui.urls
         from django.core.management import call_command
         call_command("check")
         print([t.name for t in threading.enumerate() if t.name.startswith("informer-")])

@@ -20,7 +20,7 @@ def _queue_names(snap) -> set[str]:
 def test_new_credentials_are_rejected_honestly_then_picked_up_from_the_rewritten_kubeconfig(
     tmp_path, make_live_cache
 ):
-    from dashboard.views import _notices
+    from dashboard.views.notices import notices as _notices
 
     # Cluster A: its own CA and token (a state file makes a fresh identity, not the process-wide one).
     a = SimulatedCluster(controllers=False, bookmark_interval=1.0, state_file=tmp_path / "a.json")

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dashboard import views
 from dashboard.kube import store as kube_store
+from dashboard.views import notices
 
 ALL = ("jobs", "podgroups", "queues", "pods", "events")
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
@@ -57,18 +57,18 @@ def test_data_as_of_during_an_outage_is_when_the_watch_broke(client, cache, cloc
     assert _as_of(client) == (T0 + timedelta(hours=2)).isoformat()
     snap = cache.snapshot()
     now = T0 + timedelta(hours=5)
-    assert views._data_as_of(snap, now, "jobs", "queues") == T0 + timedelta(hours=2)
+    assert notices.data_as_of(snap, now, "jobs", "queues") == T0 + timedelta(hours=2)
     # Recovered (a new list) and broken again later: the later moment.
     cache.store("jobs").mark_synced()
     clock["t"] = T0 + timedelta(hours=4)
     cache.store("jobs").set_state("stale", error="watch dropped")
-    assert views._data_as_of(cache.snapshot(), now, "jobs") == T0 + timedelta(hours=4)
+    assert notices.data_as_of(cache.snapshot(), now, "jobs") == T0 + timedelta(hours=4)
 
 
 def test_a_kind_never_live_falls_back_to_its_last_list(cache, clock):
     cache.store("pods").set_state("syncing")  # leaving synced at T0 after the list at T0
     clock["t"] = T0 + timedelta(hours=1)
-    assert views._data_as_of(cache.snapshot(), T0 + timedelta(hours=1), "pods") == T0
+    assert notices.data_as_of(cache.snapshot(), T0 + timedelta(hours=1), "pods") == T0
 
 
 @pytest.mark.parametrize("state", ["forbidden", "not_installed"])
@@ -76,10 +76,10 @@ def test_an_unreadable_kind_does_not_freeze_data_as_of(client, cache, clock, sta
     clock["t"] = T0 + timedelta(hours=2)
     cache.store("events").set_state(state, error="nope")
     now = T0 + timedelta(hours=3)
-    assert views._data_as_of(cache.snapshot(), now, "jobs", "events") == now
+    assert notices.data_as_of(cache.snapshot(), now, "jobs", "events") == now
     # With another kind stale, that kind decides.
     cache.store("queues").set_state("stale", error="watch dropped")
-    assert views._data_as_of(cache.snapshot(), now, "jobs", "events", "queues") == T0 + timedelta(hours=2)
+    assert notices.data_as_of(cache.snapshot(), now, "jobs", "events", "queues") == T0 + timedelta(hours=2)
 
 
 def test_the_stale_notice_says_last_synced_when_the_watch_broke(client, cache, clock):
@@ -87,8 +87,8 @@ def test_the_stale_notice_says_last_synced_when_the_watch_broke(client, cache, c
 
     clock["t"] = T0 + timedelta(hours=2)
     cache.store("jobs").set_state("stale", error="watch dropped")
-    notices = views._notices(cache.snapshot(), "jobs")
-    assert notices[0]["synced_at"] == T0 + timedelta(hours=2)
+    found = notices.notices(cache.snapshot(), "jobs")
+    assert found[0]["synced_at"] == T0 + timedelta(hours=2)
     page = client.get("/jobs/").content.decode()
     assert "Last synced" in page
     local = timezone.localtime(T0 + timedelta(hours=2))

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from dashboard import views
+from dashboard.views import listing
 from tests.pages.helpers import check_fragment, jobs, phase, phase_count, text
 
 pytestmark = pytest.mark.usefixtures("demo_cache")
@@ -92,7 +92,7 @@ def test_sort_is_stable_and_reversible(client):
 
 
 def test_pagination_keeps_the_filters(client, monkeypatch, demo_cluster):
-    monkeypatch.setattr(views, "PAGE_SIZE", 5)
+    monkeypatch.setattr(listing, "PAGE_SIZE", 5)
     first = client.get("/jobs/?sort=name&ns=team-nlp").content.decode()
     second = client.get("/jobs/?sort=name&ns=team-nlp&page=2").content.decode()
     assert len(rows(first)) == 5

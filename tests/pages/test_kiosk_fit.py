@@ -1,4 +1,4 @@
-"""The kiosk's lists on the server: without script at most views.KIOSK_* rows per list show, the
+"""The kiosk's lists on the server: without script at most views.kiosk.KIOSK_* rows per list show, the
 problem queues never among those left out, and a "+ N more" wherever rows were left out; more rows
 are sent (hidden) in the same order of importance, with the "+ N more" text of every cut, for
 static/dashboard/kiosk.js to fill the screen at hand (tests/browser/test_kiosk_fit.py)."""
@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from dashboard import presenters as p
-from dashboard import views
+from dashboard.views import kiosk
 from tests.pages.helpers import queues, text
 
 
@@ -55,7 +55,7 @@ def _names(rows: list[dict], *, hidden: bool | None = False) -> list[str]:
 
 def test_all_queues_when_they_fit():
     rows = _tree()[:5]
-    shown, more, problems_more = views.kiosk_queues(rows, limit=10)
+    shown, more, problems_more = kiosk.kiosk_queues(rows, limit=10)
     assert _names(shown) == [r["name"] for r in rows] and more == 0 and problems_more == 0
     assert [r["kiosk_rank"] for r in shown] == [0, 1, 2, 3, 4]  # the shallowest first, tree order
     assert all(r["kiosk_path"] == [] for r in shown)  # every parent ranks before its children
@@ -63,7 +63,7 @@ def test_all_queues_when_they_fit():
 
 def test_problem_queues_are_never_the_ones_cut_and_read_in_place():
     rows = _tree()
-    shown, more, problems_more = views.kiosk_queues(rows, limit=9, render=12)
+    shown, more, problems_more = kiosk.kiosk_queues(rows, limit=9, render=12)
     # Without script, 8 rows and the "+ N more" line: every problem queue, then the top of the
     # tree by depth, in tree order; 6 left out.
     assert _names(shown) == ["root", "a", "b", "c", "c-1-x", "c-2", "d", "orphan"]
@@ -86,17 +86,17 @@ def test_problem_queues_are_never_the_ones_cut_and_read_in_place():
 
 def test_more_problem_queues_than_rows_says_so():
     rows = _tree()
-    shown, more, problems_more = views.kiosk_queues(rows, limit=3, render=3)
+    shown, more, problems_more = kiosk.kiosk_queues(rows, limit=3, render=3)
     assert _names(shown, hidden=None) == ["c-1-x", "c-2"]
     assert (more, problems_more) == (12, 2)
 
 
 def test_queue_cuts_count_what_each_cut_leaves_out():
-    cuts = views.kiosk_queue_cuts(sent=4, total=14, problems=2)
+    cuts = kiosk.kiosk_queue_cuts(sent=4, total=14, problems=2)
     assert [n for n, _text in cuts] == [13, 12, 11, 10]
     assert cuts[0][1] == "+ 13 more queues, 1 of them with a problem"
     assert cuts[1][1] == "+ 12 more queues"
-    assert views.kiosk_queue_cuts(sent=3, total=3, problems=0)[-1] == [0, ""]
+    assert kiosk.kiosk_queue_cuts(sent=3, total=3, problems=0)[-1] == [0, ""]
 
 
 def _attention(pending: int, below: int, crash: int, failed: int, closed: int) -> dict:
@@ -116,7 +116,7 @@ def _attention(pending: int, below: int, crash: int, failed: int, closed: int) -
 
 def _lines(a: dict) -> int:
     return sum(
-        1 + a[f"{g}_base"] * (3 if g == "pending" else 1) for g in views.KIOSK_ATTENTION_GROUPS if a[g]
+        1 + a[f"{g}_base"] * (3 if g == "pending" else 1) for g in kiosk.KIOSK_ATTENTION_GROUPS if a[g]
     )
 
 
@@ -125,9 +125,9 @@ def _lines(a: dict) -> int:
 )
 def test_attention_fits_its_lines_and_counts_the_rest(counts):
     a = _attention(*counts)
-    k = views.kiosk_attention(a)
-    assert _lines(k) <= views.KIOSK_ATTENTION_LINES
-    totals = dict(zip(views.KIOSK_ATTENTION_GROUPS, counts, strict=True))
+    k = kiosk.kiosk_attention(a)
+    assert _lines(k) <= kiosk.KIOSK_ATTENTION_LINES
+    totals = dict(zip(kiosk.KIOSK_ATTENTION_GROUPS, counts, strict=True))
     for g, total in totals.items():
         assert bool(k[f"{g}_base"]) == bool(total)  # every group that has something shows
         assert k[f"{g}_base"] + k[f"{g}_more"] == total
@@ -140,7 +140,7 @@ def test_attention_fits_its_lines_and_counts_the_rest(counts):
 
 
 def test_attention_fills_its_lines_when_there_is_more():
-    k = views.kiosk_attention(_attention(40, 0, 12, 0, 0), lines=15)
+    k = kiosk.kiosk_attention(_attention(40, 0, 12, 0, 0), lines=15)
     # 2 headings; the 13 lines left go to the two groups in turn: 3 pending Jobs (9), 4 pods (4).
     assert (k["pending_base"], k["crash_base"]) == (3, 4)
     assert (k["pending_more"], k["crash_more"]) == (37, 8)
@@ -156,12 +156,12 @@ def test_kiosk_page_renders_the_caps_and_the_more_lines(client, demo_cluster):
         for name, attrs in re.findall(r'<tr data-queue="([^"]+)"([^>]*)>', page)
         if " hidden" not in attrs
     ]
-    assert 0 < len(rows) <= views.KIOSK_QUEUE_ROWS
+    assert 0 < len(rows) <= kiosk.KIOSK_QUEUE_ROWS
     # The demo's over-quota queues are on the board.
     assert "research" in rows and "research-nlp" in rows
     total = len(queues(demo_cluster))
     words = text(page)
-    if total > views.KIOSK_QUEUE_ROWS:
+    if total > kiosk.KIOSK_QUEUE_ROWS:
         more = total - len(rows)
         assert f"+ {more} more queue" in words
     # Needs attention: names as text, no links or controls; "+ N more" wherever rows were left out.
@@ -169,4 +169,4 @@ def test_kiosk_page_renders_the_caps_and_the_more_lines(client, demo_cluster):
     assert "<a " not in attention and "All pending Jobs" not in attention
     for m in re.finditer(r'data-more="(\d+)"[^>]*>', attention):
         assert (int(m.group(1)) > 0) == (" hidden" not in m.group(0))
-    assert len(re.findall(r"<li>", page[page.index('class="kiosk-events"') :])) <= views.KIOSK_WARNING_ROWS
+    assert len(re.findall(r"<li>", page[page.index('class="kiosk-events"') :])) <= kiosk.KIOSK_WARNING_ROWS

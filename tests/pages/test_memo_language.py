@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from dashboard import views
+from dashboard.views import memo, queue_summary
 from tests.pages.helpers import text
 
 pytestmark = pytest.mark.usefixtures("demo_cache")
@@ -17,11 +17,8 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 @pytest.fixture(autouse=True)
 def empty_memos(monkeypatch):
-    monkeypatch.setattr(views, "_SECTION_MEMO", views.OrderedDict())
-    monkeypatch.setattr(views, "_SECTION_LATEST", {})
-    monkeypatch.setattr(views, "_SECTION_GEN", {})
-    monkeypatch.setattr(views, "_FLIGHTS", {})
-    monkeypatch.setattr(views, "_QUEUE_FIELDS", {})
+    monkeypatch.setattr(memo, "SECTIONS", memo.SectionMemo())
+    monkeypatch.setattr(queue_summary, "QUEUE_FIELDS", {})
 
 
 def _get(client, path: str, lang: str, htmx: bool) -> str:
@@ -43,12 +40,10 @@ def test_needs_attention_is_in_each_viewers_language_whichever_came_first(client
     second = "en" if first == "zh-hans" else "zh-hans"
     alone = {}
     for lang in (first, second):
-        views._SECTION_MEMO.clear()
-        views._SECTION_LATEST.clear()
+        memo.SECTIONS.clear()
         alone[lang] = _attention(_get(client, "/", lang, htmx=False))
     assert CJK.search(alone["zh-hans"]) and not CJK.search(alone["en"])
-    views._SECTION_MEMO.clear()
-    views._SECTION_LATEST.clear()
+    memo.SECTIONS.clear()
     _get(client, "/?f=attention", first, htmx=True)
     assert _attention(_get(client, "/", second, htmx=False)) == alone[second]
     _get(client, "/?f=attention", second, htmx=True)

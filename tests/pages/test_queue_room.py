@@ -277,7 +277,7 @@ def test_demo_pytorch_job_04_names_the_inqueue_reservation(client, demo_cluster,
 
 
 def test_demo_the_inqueue_podgroup_does_not_compete_with_itself(client, demo_cluster, demo_cache):
-    from dashboard.views import _gang_room
+    from dashboard.views.rows import gang_room as _gang_room
 
     wide = next(
         g

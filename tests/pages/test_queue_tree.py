@@ -44,10 +44,10 @@ def tree_cluster(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def exact_sections(monkeypatch):
     """Pages here must show the queues just added: no stale reuse of a slow-to-compute section
-    (views._memo reuses one for a moment when computing it took long, as under a busy machine)."""
-    from dashboard import views
+    (memo.section reuses one for a moment when computing it took long, as under a busy machine)."""
+    from dashboard.views import memo
 
-    monkeypatch.setattr(views, "STALE_MIN_COMPUTE_SECONDS", float("inf"))
+    monkeypatch.setattr(memo, "STALE_MIN_COMPUTE_SECONDS", float("inf"))
 
 
 def _add(tree_cluster, *queues: dict) -> None:

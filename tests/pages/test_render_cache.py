@@ -10,10 +10,11 @@ import itertools
 
 import pytest
 
-from dashboard import presenters, views
+from dashboard import presenters
 from dashboard.kube import kinds
 from dashboard.volcano import gang as volcano_gang
 from dashboard.volcano import phases as volcano_phases
+from dashboard.views import memo, overview
 from tests.pages.helpers import kind, text
 
 QUEUES = ("scheduling.volcano.sh", "queues")
@@ -73,7 +74,7 @@ def _row(page: str, queue: str) -> str:
 
 
 class _CountingTemplates:
-    """Wraps views.get_template to count how many queue rows are rendered."""
+    """Wraps memo.get_template to count how many queue rows are rendered."""
 
     def __init__(self, real):
         self.real = real
@@ -98,8 +99,8 @@ def test_queue_rows_render_once_until_their_queue_or_counts_change(rc_cluster, c
     _queue(cluster, cache, qa)
     _queue(cluster, cache, qb)
     _podgroup(cluster, cache, "rc-ns", f"pg{n}", qa, "Running")
-    counting = _CountingTemplates(views.get_template)
-    monkeypatch.setattr(views, "get_template", counting)
+    counting = _CountingTemplates(memo.get_template)
+    monkeypatch.setattr(memo, "get_template", counting)
 
     first = client.get("/queues/").content.decode()
     assert 'Running <span class="chip-count">1</span>' in _row(first, qa)
@@ -174,9 +175,9 @@ def test_overview_counts_and_attention_come_from_indexes_restricted_to_namespace
                 by_phase.get(presenters.podgroup_phase_name(pg), 0) + 1
             )
         assert snap.podgroups.count_by("phase") == by_phase
-    assert views._queue_pg_counts(only_x)[q] == {"Running": 2}
-    assert views._queue_pg_counts(everything)[q] == {"Running": 2, "Inqueue": 1}
-    below = [presenters.name_of(r["pg"]) for r in views._attention(only_x, cluster.clock.now())["below"]]
+    assert only_x.podgroup_counts_by_queue()[q] == {"Running": 2}
+    assert everything.podgroup_counts_by_queue()[q] == {"Running": 2, "Inqueue": 1}
+    below = [presenters.name_of(r["pg"]) for r in overview.attention(only_x, cluster.clock.now())["below"]]
     assert below == ["pg-low"]
 
 
@@ -208,28 +209,28 @@ def test_below_gang_index_agrees_with_the_pages_gang(status, min_member):
 
 
 def test_sized_memo_evicts_least_recently_used_by_size():
-    memo = views.SizedMemo(budget=100)
-    memo.put(("a",), "A", 40)
-    memo.put(("b",), "B", 40)
-    assert memo.get(("a",)) == "A"  # now the most recently used
-    memo.put(("c",), "C", 40)  # 120 > 100: the least recently used ("b") goes
-    assert memo.get(("b",)) is None and memo.get(("a",)) == "A" and memo.get(("c",)) == "C"
-    assert memo.total == 80
-    memo.put(("huge",), "H", 101)  # larger than the whole budget: not kept, nothing evicted
-    assert memo.get(("huge",)) is None and len(memo) == 2
-    memo.put(("a",), "A2", 10)  # replacing an entry replaces its size
-    assert memo.total == 50 and memo.get(("a",)) == "A2"
+    sized = memo.SizedMemo(budget=100)
+    sized.put(("a",), "A", 40)
+    sized.put(("b",), "B", 40)
+    assert sized.get(("a",)) == "A"  # now the most recently used
+    sized.put(("c",), "C", 40)  # 120 > 100: the least recently used ("b") goes
+    assert sized.get(("b",)) is None and sized.get(("a",)) == "A" and sized.get(("c",)) == "C"
+    assert sized.total == 80
+    sized.put(("huge",), "H", 101)  # larger than the whole budget: not kept, nothing evicted
+    assert sized.get(("huge",)) is None and len(sized) == 2
+    sized.put(("a",), "A2", 10)  # replacing an entry replaces its size
+    assert sized.total == 50 and sized.get(("a",)) == "A2"
 
 
 def test_sized_memo_keeps_one_entry_per_slot():
-    memo = views.SizedMemo(budget=1000)
-    memo.put(("q", 1), "old", 10, slot=("q",))
-    memo.put(("r", 1), "other", 10, slot=("r",))
-    memo.put(("q", 2), "new", 10, slot=("q",))  # a newer counter of the same query
-    assert memo.get(("q", 1)) is None and memo.get(("q", 2)) == "new" and memo.get(("r", 1)) == "other"
-    assert memo.total == 20 and len(memo) == 2
-    memo.put(("q", 2), "again", 10, slot=("q",))  # the same key again: replaced, not dropped
-    assert memo.get(("q", 2)) == "again" and memo.total == 20
+    sized = memo.SizedMemo(budget=1000)
+    sized.put(("q", 1), "old", 10, slot=("q",))
+    sized.put(("r", 1), "other", 10, slot=("r",))
+    sized.put(("q", 2), "new", 10, slot=("q",))  # a newer counter of the same query
+    assert sized.get(("q", 1)) is None and sized.get(("q", 2)) == "new" and sized.get(("r", 1)) == "other"
+    assert sized.total == 20 and len(sized) == 2
+    sized.put(("q", 2), "again", 10, slot=("q",))  # the same key again: replaced, not dropped
+    assert sized.get(("q", 2)) == "again" and sized.total == 20
 
 
 def test_list_memo_lets_go_of_objects_the_cache_replaced(rc_cluster, client):
@@ -245,27 +246,23 @@ def test_list_memo_lets_go_of_objects_the_cache_replaced(rc_cluster, client):
     _set_pg_phase(cluster, cache, f"rc-r{n}", "pg0", "Running")
     page = client.get(f"/podgroups/?queue={q}").content.decode()
     assert "Running" in text(page)
-    with views._LIST_MEMO._lock:
-        entries = [v for k, (v, _size) in views._LIST_MEMO._entries.items() if q in repr(k)]
+    entries = [v for k, v in memo.LIST_MEMO.values() if q in repr(k)]
     assert len(entries) == 1
     assert not any(obj is before for obj in entries[0][0])
 
 
 def test_section_memo_keeps_the_newest_entry_of_each_section(monkeypatch):
-    monkeypatch.setattr(views, "_SECTION_MEMO", views.OrderedDict())
-    monkeypatch.setattr(views, "_SECTION_LATEST", {})
-    monkeypatch.setattr(views, "_SECTION_GEN", {})
-    monkeypatch.setattr(views, "_SECTION_KEYS", {})
-    monkeypatch.setattr(views, "_clock", lambda: 100.0)  # computations take 0 s: stay exact
-    assert views._memo(("s", 1), lambda: "one", stale_key=("s",)) == "one"
-    assert views._memo(("t", 1), lambda: "other", stale_key=("t",)) == "other"
-    assert views._memo(("s", 2), lambda: "two", stale_key=("s",)) == "two"
-    assert list(views._SECTION_MEMO) == [("t", 1), ("s", 2)]
-    assert views._memo(("s", 2), lambda: "recomputed", stale_key=("s",)) == "two"
+    monkeypatch.setattr(memo, "SECTIONS", memo.SectionMemo())
+    monkeypatch.setattr(memo.SECTIONS, "clock", lambda: 100.0)  # computations take 0 s: stay exact
+    assert memo.section(("s", 1), lambda: "one", stale_key=("s",)) == "one"
+    assert memo.section(("t", 1), lambda: "other", stale_key=("t",)) == "other"
+    assert memo.section(("s", 2), lambda: "two", stale_key=("s",)) == "two"
+    assert list(memo.SECTIONS.entries) == [("t", 1), ("s", 2)]
+    assert memo.section(("s", 2), lambda: "recomputed", stale_key=("s",)) == "two"
     # Without a stale key (detail fragments) entries stay LRU-bounded only.
-    views._memo(("d", 1), lambda: 1)
-    views._memo(("d", 2), lambda: 2)
-    assert ("d", 1) in views._SECTION_MEMO and ("d", 2) in views._SECTION_MEMO
+    memo.section(("d", 1), lambda: 1)
+    memo.section(("d", 2), lambda: 2)
+    assert ("d", 1) in memo.SECTIONS.entries and ("d", 2) in memo.SECTIONS.entries
 
 
 def test_list_memo_stays_within_its_byte_budget_and_pages_stay_right(rc_cluster, client, monkeypatch):
@@ -275,15 +272,15 @@ def test_list_memo_stays_within_its_byte_budget_and_pages_stay_right(rc_cluster,
     _queue(cluster, cache, q)
     for i in range(6):
         _podgroup(cluster, cache, f"rc-m{n}", f"pg{i}", q, "Running" if i % 2 else "Pending")
-    budget = views._list_entry_size([None] * 6, {"Running": 3, "Pending": 3}) * 2
-    monkeypatch.setattr(views, "_LIST_MEMO", views.SizedMemo(budget))
+    budget = memo.list_entry_size([None] * 6, {"Running": 3, "Pending": 3}) * 2
+    monkeypatch.setattr(memo, "LIST_MEMO", memo.SizedMemo(budget))
     for sort in ("name", "-name", "age", "phase"):
         page = client.get(f"/podgroups/?queue={q}&sort={sort}").content.decode()
-        assert views._LIST_MEMO.total <= budget
+        assert memo.LIST_MEMO.total <= budget
         names = [f"pg{i}" for i in range(6)]
         shown = [name for name in names if f"/podgroups/rc-m{n}/{name}/" in page]
         assert shown == names
-    assert 1 <= len(views._LIST_MEMO) <= 2
+    assert 1 <= len(memo.LIST_MEMO) <= 2
     page = client.get(f"/podgroups/?queue={q}&sort=-name").content.decode()
     order = [i for i in range(6) if f"/podgroups/rc-m{n}/pg{i}/" in page]
     assert sorted(order, key=lambda i: page.index(f"/podgroups/rc-m{n}/pg{i}/"), reverse=True) == list(
@@ -305,13 +302,11 @@ def test_a_request_that_waited_for_a_concurrent_computation_takes_its_result(mon
                 arrived.set()
             return value
 
-    monkeypatch.setattr(views, "_SECTION_MEMO", views.OrderedDict())
-    monkeypatch.setattr(views, "_SECTION_LATEST", {})
-    monkeypatch.setattr(views, "_SECTION_GEN", {})
-    monkeypatch.setattr(views, "_FLIGHTS", Flights())
+    monkeypatch.setattr(memo, "SECTIONS", memo.SectionMemo())
+    monkeypatch.setattr(memo.SECTIONS, "flights", Flights())
     # A still monotonic clock: the slow computation "takes" 0 s, so the last assertion (a cheap
     # section stays exact) does not depend on how long the threads took on a loaded machine.
-    monkeypatch.setattr(views, "_clock", lambda: 100.0)
+    monkeypatch.setattr(memo.SECTIONS, "clock", lambda: 100.0)
     started, release = threading.Event(), threading.Event()
     calls = itertools.count(1)
 
@@ -323,7 +318,7 @@ def test_a_request_that_waited_for_a_concurrent_computation_takes_its_result(mon
     results = {}
 
     def run(name, key, compute):
-        results[name] = views._memo(key, compute, stale_key=("s",))
+        results[name] = memo.section(key, compute, stale_key=("s",))
 
     first = threading.Thread(target=run, args=("first", ("s", 1), slow))
     first.start()
@@ -336,7 +331,7 @@ def test_a_request_that_waited_for_a_concurrent_computation_takes_its_result(mon
     second.join(10)
     assert results == {"first": 1, "second": 1}
     # Without concurrency a cheap section stays exact.
-    assert views._memo(("s", 3), lambda: next(calls), stale_key=("s",)) == 2
+    assert memo.section(("s", 3), lambda: next(calls), stale_key=("s",)) == 2
 
 
 def test_attention_html_is_shared_by_viewers_and_follows_language(rc_cluster, client):
@@ -345,14 +340,14 @@ def test_attention_html_is_shared_by_viewers_and_follows_language(rc_cluster, cl
     _queue(cluster, cache, f"rc-att{n}")
     _podgroup(cluster, cache, f"rc-att{n}", "pg-below", f"rc-att{n}", "Running", running=1)
     now = cluster.clock.now()
-    attention = views._attention(cache.snapshot(), now)
-    first = views._attention_html(attention, now)
-    assert views._attention_html(attention, now) is first
+    attention = overview.attention(cache.snapshot(), now)
+    first = memo.attention_html(attention, now)
+    assert memo.attention_html(attention, now) is first
     assert "pg-below" in first and "below minMember" in text(first)
     from django.utils import translation
 
     with translation.override("zh-hans"):
-        chinese = views._attention_html(attention, now)
+        chinese = memo.attention_html(attention, now)
     assert chinese != first and "pg-below" in chinese
     page = client.get("/").content.decode()
     assert "pg-below" in page
@@ -412,9 +407,9 @@ def test_recent_warnings_from_the_index_match_a_sort_over_every_event(rc_cluster
     cache.wait_for(lambda s: s.events.get(ns, "e29") is not None, timeout=10)
     snap = cache.snapshot()
     every = [e for e in snap.events.all() if e.get("type") == "Warning"]
-    every.sort(key=views._event_sort_time, reverse=True)
+    every.sort(key=overview.event_sort_time, reverse=True)
     expected = presenters.latest_per_object(presenters.event_rows(every[:300]), limit=10)
-    assert views._recent_warnings(snap) == expected
+    assert overview.recent_warnings(snap) == expected
     assert len(snap.events.lookup("warning", True)) == len(every)
 
 
@@ -426,9 +421,9 @@ def test_memo_keys_tell_caches_apart_even_when_an_id_is_reused():
     from dashboard.kube import ClusterCache
 
     first = ClusterCache()
-    token = views._cache_token(first)
-    assert views._cache_token(first) == token
+    token = memo.cache_token(first)
+    assert memo.cache_token(first) == token
     del first
     gc.collect()
     others = [ClusterCache() for _ in range(50)]  # one of them may well land on the freed id
-    assert all(views._cache_token(c) != token for c in others)
+    assert all(memo.cache_token(c) != token for c in others)

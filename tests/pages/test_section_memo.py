@@ -7,17 +7,14 @@ import itertools
 
 import pytest
 
-from dashboard import views
+from dashboard.views import memo as views_memo
 
 
 @pytest.fixture
 def memo(monkeypatch):
-    monkeypatch.setattr(views, "_SECTION_MEMO", views.OrderedDict())
-    monkeypatch.setattr(views, "_SECTION_LATEST", {})
-    monkeypatch.setattr(views, "_SECTION_GEN", {})
-    monkeypatch.setattr(views, "_FLIGHTS", {})
+    monkeypatch.setattr(views_memo, "SECTIONS", views_memo.SectionMemo())
     clock = {"now": 100.0}
-    monkeypatch.setattr(views, "_clock", lambda: clock["now"])
+    monkeypatch.setattr(views_memo.SECTIONS, "clock", lambda: clock["now"])
     return clock
 
 
@@ -34,29 +31,29 @@ def _computing(clock, took: float):
 
 def test_same_counters_hit_and_cheap_sections_stay_exact(memo):
     compute = _computing(memo, took=0.0)
-    assert views._memo(("s", 1), compute, stale_key=("s",)) == 1
-    assert views._memo(("s", 1), compute, stale_key=("s",)) == 1
+    assert views_memo.section(("s", 1), compute, stale_key=("s",)) == 1
+    assert views_memo.section(("s", 1), compute, stale_key=("s",)) == 1
     # Counters moved and the section was cheap: recomputed at once.
-    assert views._memo(("s", 2), compute, stale_key=("s",)) == 2
+    assert views_memo.section(("s", 2), compute, stale_key=("s",)) == 2
 
 
 def test_expensive_aggregate_is_reused_within_the_window_only(memo):
     compute = _computing(memo, took=0.5)  # window = min(STALE_MAX_SECONDS, 5 × 0.5 s) = 1.5 s
-    assert views._memo(("s", 1), compute, stale_key=("s",)) == 1
+    assert views_memo.section(("s", 1), compute, stale_key=("s",)) == 1
     memo["now"] += 1.0
-    assert views._memo(("s", 2), compute, stale_key=("s",)) == 1
+    assert views_memo.section(("s", 2), compute, stale_key=("s",)) == 1
     memo["now"] += 1.0  # 2 s after the computation finished: too old
-    assert views._memo(("s", 3), compute, stale_key=("s",)) == 2
+    assert views_memo.section(("s", 3), compute, stale_key=("s",)) == 2
 
 
 def test_exact_keys_without_stale_key_never_reuse(memo):
     compute = _computing(memo, took=0.5)
-    assert views._memo(("d", 1), compute) == 1
-    assert views._memo(("d", 2), compute) == 2
+    assert views_memo.section(("d", 1), compute) == 1
+    assert views_memo.section(("d", 2), compute) == 2
 
 
 def test_the_memo_is_bounded(memo):
-    for i in range(views._MEMO_MAX * 3):
-        views._memo(("s", i), lambda i=i: i, stale_key=("s", i % 50))
-    assert len(views._SECTION_MEMO) <= views._MEMO_MAX
-    assert len(views._SECTION_LATEST) <= views._MEMO_MAX
+    for i in range(views_memo.SECTIONS.max_entries * 3):
+        views_memo.section(("s", i), lambda i=i: i, stale_key=("s", i % 50))
+    assert len(views_memo.SECTIONS.entries) <= views_memo.SECTIONS.max_entries
+    assert len(views_memo.SECTIONS.latest) <= views_memo.SECTIONS.max_entries

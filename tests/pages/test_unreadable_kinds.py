@@ -66,7 +66,7 @@ def test_queue_page_when_queues_forbidden_says_so_instead_of_404(client, cache):
 def test_a_detail_page_opened_while_its_kind_is_still_loading_reloads_itself(client, cache):
     """The demo prints its address before the first list arrives: the page opened then must not
     stay on "still loading" (it has no fragment to poll)."""
-    from dashboard.views import UNREADABLE_RETRY_SECONDS
+    from dashboard.views.errors import UNREADABLE_RETRY_SECONDS
 
     resp = client.get("/queues/research/")
     assert resp.status_code == 503 and "still loading" in text(resp.content.decode())

@@ -1,0 +1,134 @@
+"""The fragment protocol of the pages: a page is rendered whole, or one ``{% partialdef %}`` of it.
+
+An htmx poll asks for one fragment with ``?f=<name>&v=<version it has>``:
+
+- 204 (nothing rendered) when ``v`` equals the fragment's current version;
+- 400 when the page has no fragment of that name (swapping a whole document into the fragment's
+  place would break the page);
+- else ``<template>#<name>`` rendered; ``notices`` (the "data as of" bar) is defined once, in
+  ``dashboard/base.html``.
+
+A fragment's version is a short key of everything it shows (``presenters.version_key``); a
+request computes only the version of the fragment it asks for (a whole page: all of them, for
+the ``{% poll %}`` attributes). ``Vary: HX-Request`` on every answer. A poll whose object no
+longer exists answers 404 with ``GONE_HEADER`` (``errors.not_found``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+
+from dashboard import presenters as p
+
+FRAGMENT_PARAM = "f"
+VERSION_PARAM = "v"
+# Relative ages shown in a fragment change with time even when no object does; this bucket (seconds)
+# bounds how stale an unchanged-but-skipped fragment's "5m" can get.
+AGE_BUCKET = 10
+# Header of a fragment poll's 404 whose page object no longer exists; static/dashboard/app.js
+# shows the response body (a notice) and stops polling that page.
+GONE_HEADER = "X-Volcano-Gone"
+# The fragment every page has: the notices / "data as of" bar of dashboard/base.html.
+NOTICES = "notices"
+
+
+def bucket(now: datetime) -> int:
+    """``now`` in AGE_BUCKET-second steps (part of the version of a fragment showing ages)."""
+    return int(now.timestamp() // AGE_BUCKET)
+
+
+def kind_states(snap: Any, *kinds: str) -> tuple:
+    """((kind, state name), ...): part of the version of a fragment that shows those kinds."""
+    return tuple((k, getattr(getattr(snap, k).state, "name", "")) for k in kinds)
+
+
+def polled(request: HttpRequest) -> str:
+    """The fragment an htmx request names (``?f=``), "" for a request for the whole page."""
+    return (request.GET.get(FRAGMENT_PARAM) or "") if getattr(request, "htmx", False) else ""
+
+
+Version = str | Callable[[], str]
+
+
+class Fragments:
+    """The refreshable fragments of one page request.
+
+    ``fragments``: name -> its version, or a function computing it (called only when that
+    version is needed). The notices bar's version (kind states, their sync times, the age
+    bucket) is added for ``kinds``. ``asked``: the fragment this request renders, None for the
+    whole page; ``want(name)``: whether the response shows fragment ``name``."""
+
+    def __init__(
+        self, request: HttpRequest, snap: Any, now: datetime, kinds: tuple[str, ...], **fragments: Version
+    ) -> None:
+        self.request = request
+        self._pending: dict[str, Version] = {
+            **fragments,
+            NOTICES: lambda: _notices_version(snap, now, kinds),
+        }
+        self._known: dict[str, str] = {}
+        frag = polled(request)
+        self.asked: str | None = frag if frag in self._pending else None
+        self.unknown = bool(frag) and frag not in self._pending
+
+    def want(self, name: str) -> bool:
+        return self.asked is None or self.asked == name
+
+    def version(self, name: str) -> str:
+        if name not in self._known:
+            value = self._pending[name]
+            self._known[name] = value() if callable(value) else value
+        return self._known[name]
+
+    def versions(self) -> dict[str, str]:
+        """The versions the response needs: the asked fragment's, or (whole page) all."""
+        names = [self.asked] if self.asked else list(self._pending)
+        return {name: self.version(name) for name in names}
+
+    def unchanged(self) -> HttpResponse | None:
+        """204 for a poll whose ``?v=`` is the fragment's current version; 400 for an htmx
+        request naming a fragment this page does not have; None: render."""
+        if self.unknown:
+            resp = HttpResponse(
+                _("Unknown fragment “%(f)s”.") % {"f": self.request.GET.get(FRAGMENT_PARAM)},
+                status=400,
+                content_type="text/plain; charset=utf-8",
+            )
+            patch_vary_headers(resp, ["HX-Request"])
+            return resp
+        if self.asked and self.request.GET.get(VERSION_PARAM) == self.version(self.asked):
+            resp = HttpResponse(status=204)
+            patch_vary_headers(resp, ["HX-Request"])
+            return resp
+        return None
+
+    def respond(self, template: str, ctx: dict[str, Any], status: int = 200) -> HttpResponse:
+        """``template`` whole, or the asked fragment of it, with ``ctx`` (plus ``versions``)."""
+        ctx["versions"] = self.versions()
+        if self.asked:
+            source = "dashboard/base.html" if self.asked == NOTICES else template
+            resp = render(self.request, f"{source}#{self.asked}", ctx, status=status)
+        else:
+            resp = render(self.request, template, ctx, status=status)
+        patch_vary_headers(resp, ["HX-Request"])
+        return resp
+
+
+def _notices_version(snap: Any, now: datetime, kinds: tuple[str, ...]) -> str:
+    states = tuple(
+        (
+            k,
+            getattr(getattr(snap, k).state, "name", ""),
+            str(getattr(getattr(snap, k).state, "synced_at", "")),
+            str(getattr(getattr(snap, k).state, "live_until", "")),
+        )
+        for k in kinds
+    )
+    return p.version_key(states, bucket(now))

@@ -1,0 +1,256 @@
+"""List pages (Jobs, PodGroups): filter, sort and page one kind, read from the query string.
+
+One implementation serves every list: a ``ListSpec`` names what differs (the kind, its sort keys,
+its phases, its row), ``list_page(request, spec)`` is the view body. Query string: ``ns``,
+``queue``, ``phase`` (repeatable), ``q`` (name or namespace contains), ``selector`` (a label
+selector), ``sort`` (a key of ``spec.sorts``, ``-`` for descending), ``page``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+
+from dashboard import presenters as p
+from dashboard.access import visible_namespaces
+from dashboard.hidden import as_text
+from dashboard.kube.snapshot import Snapshot
+from dashboard.views import memo
+from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.notices import blocked, page_ctx
+from dashboard.views.rows import get_cluster_cache, phase_cards, snapshot
+
+PAGE_SIZE = 50
+# Sorted by a timestamp, where "ascending age" means the newest first.
+INVERTED_SORTS = frozenset({"age", "inphase"})
+_KNOWN_PHASES = frozenset(p.JOB_PHASES) | frozenset(p.PODGROUP_PHASES)
+
+
+def phase_requested(phase: str, requested: Iterable[str]) -> bool:
+    """Whether a phase filter (``?phase=``, the chips' values) selects ``phase``: as the cluster
+    wrote it, or, for a phase with hidden characters, in the ``U+XXXX`` form the chips carry
+    (dashboard/hidden.as_text). Known phases never need the second look."""
+    return phase in requested or (phase not in _KNOWN_PHASES and as_text(phase) in requested)
+
+
+class ListQuery:
+    """Filter, sort and page state of a list page, read from (and written back to) the query string."""
+
+    def __init__(
+        self, request: HttpRequest, sorts: dict, default_sort: str = "age", known_phases: Iterable[str] = ()
+    ) -> None:
+        get = request.GET
+        self.namespace = get.get("ns", "").strip()
+        self.queue = get.get("queue", "").strip()
+        # The queue filter as the page echoes it back (its <option>) when spec.queue has hidden
+        # characters: the U+XXXX form of dashboard/hidden.as_text, which no Queue name (a DNS
+        # subdomain) contains; such a filter also matches that form, as the phase chips do.
+        self.queue_marked = "U+" in self.queue
+        # A known phase in any letter case ("pending") means that phase, in its canonical spelling
+        # ("Pending"); only genuinely unknown phases are kept as written and filtered literally.
+        canonical = {k.lower(): k for k in known_phases}
+        self.phases = [canonical.get(x.lower(), x) for x in get.getlist("phase") if x]
+        self.text = get.get("q", "").strip()
+        self.selector_text = get.get("selector", "").strip()
+        self.selector_error = ""
+        self.selector: list = []
+        if self.selector_text:
+            try:
+                self.selector = p.parse_selector(self.selector_text)
+            except p.SelectorError as exc:
+                self.selector_error = str(exc)
+        sort = get.get("sort", default_sort)
+        key = sort.lstrip("-")
+        self.sort = sort if key in sorts else default_sort
+        self.sort_key = self.sort.lstrip("-")
+        self.descending = self.sort.startswith("-")
+        try:
+            self.page = max(1, int(get.get("page", "1")))
+        except ValueError:
+            self.page = 1
+
+    @property
+    def active(self) -> bool:
+        return bool(self.namespace or self.queue or self.phases or self.text or self.selector_text)
+
+    def key(self) -> tuple:
+        return (self.namespace, self.queue, tuple(self.phases), self.text, self.selector_text, self.sort)
+
+    def queue_matches(self, queue: str) -> bool:
+        return not self.queue or queue == self.queue or (self.queue_marked and as_text(queue) == self.queue)
+
+    def matches(self, obj: dict, queue: str, phase: str, *, ignore_phase: bool = False) -> bool:
+        if self.namespace and p.namespace_of(obj) != self.namespace:
+            return False
+        if not self.queue_matches(queue):
+            return False
+        if self.phases and not ignore_phase and not phase_requested(phase, self.phases):
+            return False
+        if self.text:
+            needle = self.text.lower()
+            if needle not in p.name_of(obj).lower() and needle not in p.namespace_of(obj).lower():
+                return False
+        if self.selector_error:
+            return False
+        return not (self.selector and not p.selector_matches(p.labels_of(obj), self.selector))
+
+
+@dataclass(frozen=True)
+class ListSpec:
+    """What one list page shows.
+
+    ``kind``: the Snapshot attribute listed ("jobs"); ``kinds``: the kinds whose notices the page
+    shows; ``depends``: the kinds whose change counters make up the results' version (a row reads
+    them: PodGroups, pods, the queue link); ``in_queue(snap, name)``: the objects of one queue
+    (the index the queue filter narrows to); ``sorts``: sort key -> function of an object (cheap:
+    they run over every object on a memo miss); ``phase_name``: the phase as written,
+    ``phase``: its ``presenters.Phase``; ``row(snap, obj, now)``: the row dict of one object."""
+
+    kind: str
+    nav: str
+    template: str
+    kinds: tuple[str, ...]
+    depends: tuple[str, ...]
+    in_queue: Callable[[Snapshot, str], list[dict]]
+    sorts: dict[str, Callable[[dict], Any]]
+    known_phases: frozenset[str]
+    phase_order: list[str]
+    phase_name: Callable[[dict], str]
+    phase: Callable[[dict], p.Phase]
+    queue_of: Callable[[dict], str]
+    row: Callable[[Snapshot, dict, datetime], dict]
+
+
+def list_page(request: HttpRequest, spec: ListSpec) -> HttpResponse:
+    """The list page of ``spec`` (fragment ``results``: the phase chips, the table, the pager)."""
+    snap = snapshot(request)
+    now = p.reference_now(snap)
+    lq = ListQuery(request, spec.sorts, known_phases=spec.known_phases)
+    states = kind_states(snap, *spec.kinds)
+    frags = Fragments(
+        request,
+        snap,
+        now,
+        spec.kinds,
+        results=lambda: p.version_key(
+            *(getattr(snap, k).version for k in spec.depends), states, lq.key(), lq.page, bucket(now)
+        ),
+    )
+    if resp := frags.unchanged():
+        return resp
+    ctx = page_ctx(snap, now, spec.kinds, spec.nav)
+    ctx["lq"] = lq
+    if frags.want("results"):
+        ctx.update(_results(request, snap, now, lq, spec))
+        ctx["blocked"] = blocked(ctx["notices"], spec.kind)
+    if frags.asked is None:  # the filter form, outside the fragment
+        ctx["namespaces"] = snap.namespaces()
+        ctx["queue_names"] = sorted(p.name_of(q) for q in snap.queues.all())
+    return frags.respond(spec.template, ctx)
+
+
+def _results(request: HttpRequest, snap: Snapshot, now: datetime, lq: ListQuery, spec: ListSpec) -> dict:
+    view = getattr(snap, spec.kind)
+    slot = (spec.kind, memo.cache_token(get_cluster_cache()), visible_namespaces(request), lq.key())
+    objs, counts = filtered(_narrowed(snap, spec, lq), slot, view.version, lq, spec)
+    page = Paginator(objs, PAGE_SIZE).get_page(lq.page)
+    return {
+        "page": page,
+        # The memo's objects are this snapshot's (its key holds the collection's change counter).
+        "rows": [spec.row(snap, obj, now) for obj in page.object_list],
+        "total": len(objs),
+        "phase_counts": phase_cards(counts, spec.phase_order, spec.phase),
+        # Still filtered literally (a newer Volcano may have phases this UI does not know).
+        "unknown_phases": [x for x in lq.phases if x not in spec.known_phases],
+        "known_phases": spec.phase_order,
+        "sort_columns": spec.sorts.keys(),
+    }
+
+
+def _narrowed(snap: Snapshot, spec: ListSpec, lq: ListQuery) -> Callable[[], list[dict]]:
+    """The objects a list must scan (called only on a memo miss): the namespace or queue index when
+    filtered by one."""
+    view = getattr(snap, spec.kind)
+    if lq.namespace:
+        return lambda: view.in_namespace(lq.namespace)
+    if lq.queue and not lq.queue_marked:  # the index knows spec.queue as written only
+        return lambda: spec.in_queue(snap, lq.queue)
+    return view.all
+
+
+# Per list kind: {id(obj): (obj, namespace, name, queue, phase, creationTimestamp)} of the last pass.
+# Bounded by the number of objects of the kind (replaced whole on each pass, so deleted objects
+# leave with the next pass).
+LIST_FIELDS: dict[str, dict[int, tuple]] = {}
+# Sort keys read straight from those fields (index into the tuple).
+_FIELD_SORTS = {"namespace": 1, "name": 2, "queue": 3, "phase": 4, "age": 5}
+
+
+def _fields(obj: dict, spec: ListSpec) -> tuple:
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    created = meta.get("creationTimestamp")
+    return (
+        obj,
+        meta.get("namespace") or "",
+        meta.get("name") or "",
+        spec.queue_of(obj),
+        spec.phase_name(obj),
+        created if isinstance(created, str) else "",
+    )
+
+
+def filtered(
+    source: Callable[[], list[dict]], slot: tuple, version: Any, lq: ListQuery, spec: ListSpec
+) -> tuple[list[dict], Counter]:
+    """(the matching objects in display order, counts per phase ignoring the phase filter).
+
+    One pass over ``source()`` (already narrowed by the cache's namespace/queue index when a filter
+    allows it) and one sort; the result is memoised (memo.LIST_MEMO) on the collection's change
+    counter (``version``), so the polls of an unchanged list cost only the page's rows. ``slot``
+    (kind, cache, namespaces, query) keeps one entry: the newest computed.
+    """
+    memo_key = (slot, version)
+    hit = memo.LIST_MEMO.get(memo_key)
+    if hit is not None:
+        return hit
+    counts: Counter = Counter()
+    rows: list[tuple] = []
+    phases = frozenset(lq.phases)
+    # Only the namespace, text and selector filters need lq.matches; most views have none of them.
+    check = bool(lq.namespace or lq.text or lq.selector_text)
+    append = rows.append
+    # Per-object fields survive from the previous pass while the object is the very same dict (the
+    # cache publishes unchanged objects by reference), so a change to one Job re-reads one Job.
+    previous = LIST_FIELDS.get(spec.kind, {})
+    current: dict[int, tuple] = {}
+    by_field = _FIELD_SORTS.get(lq.sort_key)
+    sort_fn = spec.sorts[lq.sort_key]
+    for obj in source():
+        entry = previous.get(id(obj))
+        if entry is None or entry[0] is not obj:
+            entry = _fields(obj, spec)
+        current[id(obj)] = entry
+        _obj, ns, name, queue, phase, _created = entry
+        if lq.queue and not lq.queue_matches(queue):
+            continue
+        if check and not lq.matches(obj, queue, phase, ignore_phase=True):
+            continue
+        counts[phase] += 1
+        if phases and not phase_requested(phase, phases):
+            continue
+        # (sort key, namespace, name, object): ties broken by namespace/name, so the order is
+        # stable; keys are unique, so the object itself is never compared.
+        append((entry[by_field] if by_field else sort_fn(obj), ns, name, obj))
+    LIST_FIELDS[spec.kind] = current
+    rows.sort(reverse=lq.descending != (lq.sort_key in INVERTED_SORTS))
+    objs = [row[3] for row in rows]
+    result = (objs, counts)
+    memo.LIST_MEMO.put(memo_key, result, memo.list_entry_size(objs, counts), slot=slot)
+    return result

@@ -1,0 +1,311 @@
+"""The pages' memos: computed sections, filtered lists and rendered HTML reused across requests.
+
+Many open tabs and kiosks poll the same pages; these memos let them share one computation (and
+one rendering) while the collections read are unchanged. Every memo is bounded.
+
+- ``cache_token(cache)``: the name of a cache inside memo keys.
+- ``SizedMemo``: a thread-safe LRU bounded by estimated bytes (the list memo ``LIST_MEMO``).
+- ``section(key, compute, stale_key=...)``: single-flight memo of an aggregate section
+  (``SECTIONS``, a ``SectionMemo``), with bounded staleness for expensive ones.
+- ``queue_rows_html(rows, template)``: rendered queue table rows, per queue.
+- ``attention_html(attention, now)``: the rendered "needs attention" lists.
+- ``locale_key()``: the (language, time zone) a memoised value holds text for.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+import weakref
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from django.template.loader import get_template
+from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
+
+from dashboard import presenters as p
+
+# Memo keys name the cache by a token, not id(): a test's cache is garbage collected and a later
+# one may get the same id, and with equal change counters a memo would then answer with the old
+# cache's objects. Weak keys: a token never keeps a cache alive.
+_CACHE_TOKENS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TOKEN_SEQ = itertools.count(1)
+
+
+def cache_token(cache: object) -> int:
+    """A number naming ``cache`` for as long as it lives, never reused by another cache."""
+    token = _CACHE_TOKENS.get(cache)
+    if token is None:
+        token = _CACHE_TOKENS.setdefault(cache, next(_TOKEN_SEQ))
+    return token
+
+
+def locale_key() -> tuple[str, str]:
+    """(language, time zone) of the request being served: memoised sections hold translated text
+    (phase placeholders, why-pending findings, pod blockers), so viewers in different languages
+    (or time zones) must never share one computed value."""
+    return (get_language() or "", timezone.get_current_timezone_name())
+
+
+class SizedMemo:
+    """A thread-safe LRU memo bounded by an estimated size in bytes rather than by entry count:
+    a filtered list of 10,000 Jobs and one of 3 differ a thousandfold, so a count bound either
+    wastes memory or evicts the small entries for nothing. ``put(key, value, size)`` evicts the
+    least recently used entries until the total is within ``budget``; an entry larger than the
+    whole budget is not kept. ``size`` is the caller's estimate (see each caller).
+
+    ``put(..., slot=...)``: an entry replaces the slot's previous entry. Callers whose keys hold a
+    collection's change counter pass the key without it as the slot: an entry for an older counter
+    is never asked for again, yet it would keep the objects it references alive (objects the cache
+    has since replaced) until the budget pushes it out."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.total = 0
+        self._entries: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
+        self._slots: dict[tuple, tuple] = {}  # slot -> its entry's key
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is None:
+                return None
+            self._entries.move_to_end(key)
+            return hit[0]
+
+    def put(self, key: tuple, value: Any, size: int, slot: tuple | None = None) -> None:
+        with self._lock:
+            self._drop(key)
+            if slot is not None:
+                previous = self._slots.pop(slot, None)
+                if previous is not None:
+                    self._drop(previous)
+            if size > self.budget:
+                return
+            self._entries[key] = (value, size)
+            self.total += size
+            if slot is not None:
+                self._slots[slot] = key
+            while self.total > self.budget:
+                self._drop(next(iter(self._entries)))
+
+    def _drop(self, key: tuple) -> None:
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.total -= old[1]
+            if len(self._slots) > 2 * len(self._entries) + 64:
+                # Slots whose entry the budget evicted: forget them (their keys are gone).
+                self._slots = {s: k for s, k in self._slots.items() if k in self._entries}
+
+    def values(self) -> list[tuple[tuple, Any]]:
+        """(key, value) of every entry, least recently used first (a copy, for measurements)."""
+        with self._lock:
+            return [(k, v) for k, (v, _size) in self._entries.items()]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._slots.clear()
+            self.total = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+# Filtered and sorted objects of a list page, reused while the collection is unchanged: a poll of
+# page 1 at 10,000 Jobs must not re-sort everything (benchmark target <= 30 ms p50). An entry is a
+# list of references to the cache's own objects (8 bytes each; the objects belong to the cache)
+# plus the phase counts; a namespace-set/filter/sort combination per collection version.
+# LIST_MEMO_BYTES bounds the whole memo (64 full lists of 10,000 Jobs are ~5 MB).
+LIST_MEMO_BYTES = 8 * 1024 * 1024
+LIST_MEMO = SizedMemo(LIST_MEMO_BYTES)
+
+
+def list_entry_size(objs: list, counts: Counter) -> int:
+    """Estimated bytes of a list memo entry: list 56 + 8 per slot (sys.getsizeof), ~100 a phase."""
+    return 56 + 8 * len(objs) + 100 * len(counts) + 200
+
+
+# --- sections ---------------------------------------------------------------------------------
+
+# Stale reuse only pays where a recompute is expensive; cheap sections stay exact (and so do the
+# small clusters tests use). A section may be reused for STALE_FACTOR × its compute time, at most
+# STALE_MAX_SECONDS.
+STALE_MIN_COMPUTE_SECONDS = 0.02
+STALE_FACTOR = 5.0
+STALE_MAX_SECONDS = 1.5
+
+
+class SectionMemo:
+    """The state of ``section()``: at most ``max_entries`` computed sections (LRU).
+
+    ``entries``: key -> value; ``latest``: stale key -> (finished at, monotonic s; compute time,
+    s; value); ``keys``: stale key -> its entry's key; ``flights``: flight id -> lock;
+    ``generations``: stale key -> how many computations have finished (a request that sees it
+    move while it waited for the section's lock takes the result computed meanwhile);
+    ``clock``: the monotonic clock staleness is measured with."""
+
+    def __init__(self, max_entries: int = 32) -> None:
+        self.max_entries = max_entries
+        self.entries: OrderedDict[tuple, Any] = OrderedDict()
+        self.latest: dict[tuple, tuple[float, float, Any]] = {}
+        self.keys: dict[tuple, tuple] = {}
+        self.flights: dict[tuple, threading.Lock] = {}
+        self.generations: dict[tuple, int] = {}
+        self.clock: Callable[[], float] = time.monotonic
+        self.lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+            self.latest.clear()
+            self.keys.clear()
+            self.generations.clear()
+
+    def get(self, key: tuple, compute: Callable[[], Any], stale_key: tuple | None = None) -> Any:
+        with self.lock:
+            if key in self.entries:
+                self.entries.move_to_end(key)
+                return self.entries[key]
+            flight_id = stale_key if stale_key is not None else key
+            arrived = self.generations.get(flight_id, 0)
+            flight = self.flights.setdefault(flight_id, threading.Lock())
+        with flight:
+            with self.lock:
+                if key in self.entries:
+                    self.entries.move_to_end(key)
+                    return self.entries[key]
+                if stale_key is not None and (latest := self.latest.get(stale_key)) is not None:
+                    at, took, value = latest
+                    if self.generations.get(flight_id, 0) != arrived:
+                        # Computed by a concurrent request while this one waited for it: at most as
+                        # old as the wait. Under churn the counters differ between any two requests,
+                        # so without this N concurrent viewers would each compute in turn.
+                        return value
+                    if took >= STALE_MIN_COMPUTE_SECONDS and self.clock() - at <= min(
+                        STALE_MAX_SECONDS, STALE_FACTOR * took
+                    ):
+                        return value
+            started = self.clock()
+            value = compute()
+            finished = self.clock()
+            with self.lock:
+                self._store(key, value, stale_key, finished, finished - started)
+        return value
+
+    def _store(self, key: tuple, value: Any, stale_key: tuple | None, finished: float, took: float) -> None:
+        limit = self.max_entries
+        if stale_key is not None:
+            # One exact entry per section: an older counter's entry is never asked for again
+            # but would keep the objects the cache has since replaced alive.
+            previous = self.keys.get(stale_key)
+            if previous is not None and previous != key:
+                self.entries.pop(previous, None)
+            self.keys[stale_key] = key
+            if len(self.keys) > 4 * limit:
+                self.keys.clear()
+        self.entries[key] = value
+        self.entries.move_to_end(key)
+        while len(self.entries) > limit:
+            self.entries.popitem(last=False)
+        if stale_key is not None:
+            self.latest[stale_key] = (finished, took, value)
+            self.generations[stale_key] = self.generations.get(stale_key, 0) + 1
+            if len(self.generations) > 4 * limit:
+                self.generations.clear()
+            while len(self.latest) > limit:
+                self.latest.pop(next(iter(self.latest)))
+        # Locks of idle sections are dropped so per-namespace-set keys cannot pile up; a
+        # waiter still holding a reference finishes on the old lock and finds the memo filled.
+        if len(self.flights) > 4 * limit:
+            for k in [k for k, lk in self.flights.items() if not lk.locked()]:
+                del self.flights[k]
+
+
+# Bounded: each entry holds a computed section (at 10,000 Jobs the queue rows and attention lists
+# are megabytes), and keys differ per namespace set and per change counter.
+SECTIONS = SectionMemo(max_entries=32)
+
+
+def section(key: tuple, compute: Callable[[], Any], *, stale_key: tuple | None = None) -> Any:
+    """Reuse a computed section while the collections it reads are unchanged (``key`` holds their
+    change counters): many open tabs and kiosks poll the same overview.
+
+    Single-flight: concurrent requests for the same section wait for one computation (a lock per
+    section) instead of each computing it, and with a ``stale_key`` a request that waited takes
+    the result computed meanwhile even when the counters moved (it is newer than the request);
+    the memo keeps at most ``SECTIONS.max_entries`` entries (LRU), and of a section with a
+    ``stale_key`` only its newest.
+
+    ``stale_key`` (the key without its change counters) opts an aggregate section in to bounded
+    staleness: under churn the counters move on nearly every request, so an exact key would almost
+    never hit. When the last computation of the section took at least
+    ``STALE_MIN_COMPUTE_SECONDS``, its result is reused for ``STALE_FACTOR`` × that time, at most
+    ``STALE_MAX_SECONDS``, even though the counters moved. Pages poll every few seconds and show
+    "data as of", so a result up to ~1.5 s old is within what they already promise. Detail
+    fragments pass no ``stale_key`` and stay exactly keyed.
+    """
+    return SECTIONS.get(key, compute, stale_key)
+
+
+# --- rendered HTML ----------------------------------------------------------------------------
+
+# Rendered HTML of one queue table row, per (template, language, queue name): valid while the
+# Queue object (identity), its place in the tree and its PodGroup counts are the same. N viewers of
+# /queues/ and of the overview then render only the rows that changed since anyone last looked
+# (200 rows cost ~60 ms to render; a queue's allocation changes a few times a minute under churn).
+# Rows hold no times and no per-user markup; the language is part of the key. LRU-bounded.
+ROW_HTML: OrderedDict[tuple, tuple[dict, tuple, str]] = OrderedDict()
+ROW_HTML_MAX = 2048
+_ROW_LOCK = threading.Lock()
+
+
+def queue_rows_html(rows: list[dict], template_name: str) -> SafeString:
+    """The concatenated rendered rows of a queue table (``template_name`` renders one ``q``, a
+    queue summary row)."""
+    lang = get_language() or ""
+    parts = []
+    tmpl = None
+    for q in rows:
+        key = (template_name, lang, q["name"])
+        # tree_key: the row's missing-parent / parent-cycle hint depends on other Queues.
+        valid = (q["depth"], q["has_children"], q["tree_key"], tuple(q["count_list"]))
+        hit = ROW_HTML.get(key)
+        if hit is not None and hit[0] is q["queue"] and hit[1] == valid:
+            parts.append(hit[2])
+            continue
+        if tmpl is None:
+            tmpl = get_template(template_name)
+        html = tmpl.render({"q": q, "pg_phases": p.PODGROUP_PHASE_ORDER})
+        parts.append(html)
+        with _ROW_LOCK:
+            ROW_HTML[key] = (q["queue"], valid, html)
+            ROW_HTML.move_to_end(key)
+            while len(ROW_HTML) > ROW_HTML_MAX:
+                ROW_HTML.popitem(last=False)
+    return mark_safe("".join(parts))  # noqa: S308 - template output, escaped when rendered
+
+
+# Rendered "needs attention" lists per (computed lists, language, time zone, second): concurrent
+# viewers share one computed value (see section()), so they share its rendering too. Relative
+# times are shown to the second at most, so keying on the second keeps them exact. Small, bounded.
+ATTENTION_HTML = SizedMemo(512 * 1024)
+
+
+def attention_html(attention: dict, now: datetime) -> SafeString:
+    """``dashboard/_attention.html`` rendered for the overview's "needs attention" dict."""
+    key = (id(attention), get_language() or "", timezone.get_current_timezone_name(), int(now.timestamp()))
+    hit = ATTENTION_HTML.get(key)
+    if hit is not None and hit[0] is attention:
+        return hit[1]
+    html = mark_safe(  # noqa: S308 - template output, escaped when rendered
+        get_template("dashboard/_attention.html").render({"attention": attention, "now": now})
+    )
+    ATTENTION_HTML.put(key, (attention, html), 2 * len(html) + 200)
+    return html

@@ -1,0 +1,254 @@
+"""The overview (fragments ``counts``, ``attention``, ``queues``, ``events``) and its sections,
+which the kiosk shows too.
+
+Every section is read from the cache's indexes through the Snapshot's named queries (counts per
+phase, Pending/Failed Jobs, crash-looping pods, gangs below minMember, Warning events), not by a
+walk over every object, and memoised per change counters (``memo.section``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_safe
+
+from dashboard import presenters as p
+from dashboard.kube.snapshot import Snapshot
+from dashboard.views import memo
+from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.notices import ALL_KINDS, blocked, page_ctx
+from dashboard.views.queues import all_queue_rows
+from dashboard.views.rows import (
+    gang_room,
+    mark_missing,
+    memo_base,
+    phase_cards,
+    related,
+    snapshot,
+    why_pending,
+)
+
+# Phases always shown on the overview (the transitional ones appear only while non-zero).
+KEY_JOB_PHASES = frozenset({"Pending", "Running", "Completed", "Failed"})
+# The overview lists the newest Warning of at most this many objects.
+RECENT_WARNING_OBJECTS = 10
+# Sorts a Failed Job without a phase time after every dated one; shown as no time.
+_UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@require_safe
+def overview(request: HttpRequest) -> HttpResponse:
+    snap = snapshot(request)
+    now = p.reference_now(snap)
+    states = kind_states(snap, *ALL_KINDS)
+    jv, gv, qv = snap.jobs.version, snap.podgroups.version, snap.queues.version
+    frags = Fragments(
+        request,
+        snap,
+        now,
+        ALL_KINDS,
+        counts=lambda: p.version_key(jv, gv, qv, states),
+        attention=lambda: p.version_key(jv, gv, snap.pods.version, qv, states, bucket(now)),
+        queues=lambda: p.version_key(qv, gv, states),
+        events=lambda: p.version_key(snap.events.version, states, bucket(now)),
+    )
+    if resp := frags.unchanged():
+        return resp
+    ctx = page_ctx(snap, now, ALL_KINDS, "overview")
+    ctx.update(sections(request, snap, now, ctx["notices"], frags.want))
+    return frags.respond("dashboard/overview.html", ctx)
+
+
+def sections(
+    request: HttpRequest, snap: Snapshot, now: datetime, notices: list[dict], want: Any = None
+) -> dict[str, Any]:
+    """The overview's sections: ``counts`` (job_cards, pg_cards, totals), ``queues`` (queue_rows,
+    queue_rows_html), ``attention`` (attention, attention_html), ``events`` (warnings), plus which
+    kinds are blocked. ``want(name)`` limits the work to the fragment being refreshed (None: all)."""
+    base = memo_base(request)
+    ctx: dict[str, Any] = {
+        "jobs_blocked": blocked(notices, "jobs"),
+        "pgs_blocked": blocked(notices, "podgroups"),
+        "queues_blocked": blocked(notices, "queues"),
+        "events_blocked": blocked(notices, "events"),
+    }
+    if want is None or want("counts"):
+        ctx.update(
+            memo.section(
+                ("counts", *base, snap.jobs.version, snap.podgroups.version, snap.queues.version),
+                lambda: _counts(snap),
+                stale_key=("counts", *base),
+            )
+        )
+    if want is None or want("queues"):
+        ctx["queue_rows"] = all_queue_rows(request, snap)
+        ctx["queue_rows_html"] = memo.queue_rows_html(ctx["queue_rows"], "dashboard/_queue_mini_row.html")
+    if want is None or want("attention"):
+        versions = (snap.jobs.version, snap.podgroups.version, snap.pods.version, snap.queues.version)
+        ctx["attention"] = memo.section(
+            ("attention", *base, *versions, bucket(now)),
+            lambda: attention(snap, now),
+            stale_key=("attention", *base),
+        )
+        ctx["attention_html"] = memo.attention_html(ctx["attention"], now)
+    if want is None or want("events"):
+        warnings = memo.section(
+            ("events", *base, snap.events.version),
+            lambda: recent_warnings(snap),
+            stale_key=("events", *base),
+        )
+        ctx["warnings"] = mark_missing(snap, warnings)
+    return ctx
+
+
+def _counts(snap: Snapshot) -> dict[str, Any]:
+    # Counts per phase from the cache's phase indexes: O(buckets), no walk.
+    return {
+        "job_cards": phase_cards(
+            Counter(snap.job_counts_by_phase()), p.JOB_PHASE_ORDER, p.job_phase, KEY_JOB_PHASES
+        ),
+        "pg_cards": phase_cards(
+            Counter(snap.podgroup_counts_by_phase()), p.PODGROUP_PHASE_ORDER, p.podgroup_phase
+        ),
+        "job_total": len(snap.jobs),
+        "pg_total": len(snap.podgroups),
+        "queue_total": len(snap.queues),
+    }
+
+
+# {id(job): (job, when it entered its phase, namespace, name)} for the Pending and Failed Jobs of
+# the last pass: parsing thousands of timestamps per overview recompute was its largest cost under
+# churn. Objects are replaced on change, so identity means the same values; rebuilt per pass.
+_SINCE: dict[int, tuple[dict, datetime | None, str, str]] = {}
+_SINCE_NEXT: dict[int, tuple[dict, datetime | None, str, str]] = {}
+_SINCE_MAX = 50_000
+_SINCE_LOCK = threading.Lock()
+
+
+def _job_since(job: dict) -> tuple[dict, datetime | None, str, str]:
+    hit = _SINCE.get(id(job))
+    if hit is None or hit[0] is not job:
+        hit = (job, p.job_phase_since(job) or p.created_at(job), p.namespace_of(job), p.name_of(job))
+    if len(_SINCE_NEXT) < _SINCE_MAX:
+        _SINCE_NEXT[id(job)] = hit
+    return hit
+
+
+def attention(snap: Snapshot, now: datetime, limit: int = 8) -> dict[str, list]:
+    """The overview's "needs attention" lists (REFERENCE.md §1-§3 for the meaning of each phase):
+    ``pending`` (longest wait first, with the first why-pending finding), ``failed`` (newest
+    first), ``crash`` (crash-looping pods, most restarts first), ``closed`` (Closed/Closing
+    queues), ``below`` (gangs below minMember), each at most ``limit`` long, and ``<name>_total``
+    for each. Read from the Snapshot's indexed queries, not walks over every object."""
+    global _SINCE, _SINCE_NEXT
+    with _SINCE_LOCK:  # one pass at a time fills _SINCE_NEXT (the overview memo is single-flight too)
+        _SINCE_NEXT = {}
+        try:
+            return _attention(snap, now, limit)
+        finally:
+            _SINCE, _SINCE_NEXT = _SINCE_NEXT, {}
+
+
+def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, list]:
+    pending, pending_total = _pending(snap, now, limit)
+    failed = []
+    for job in snap.failed_jobs():
+        _job, since, ns, name = _job_since(job)
+        failed.append((since or _UNDATED, ns, name, job))
+    # Newest failure first; (namespace, name) keys are unique, so the comparison never reaches
+    # the dicts. Only the first ``limit`` are shown: no full sort.
+    newest = [(t[0] if t[0] is not _UNDATED else None, t[3]) for t in heapq.nlargest(limit, failed)]
+    # The cache indexes crash-looping pods, so this is not a walk over all pods.
+    crash = [p.pod_row(pod) for pod in snap.crashlooping_pods()]
+    crash.sort(key=lambda r: (-r.restarts, r.namespace, r.name))
+    closed = [q for q in snap.queues.all() if p.as_str(p.status_of(q).get("state")) in ("Closed", "Closing")]
+    closed.sort(key=p.name_of)
+    below = []
+    for pg in snap.gangs_below_min():
+        gang = p.podgroup_gang(pg)
+        if gang.ready < gang.min_available:  # the index's own test, re-checked with the pages' code
+            below.append({"pg": pg, "gang": gang, "phase": p.podgroup_phase(pg)})
+    below.sort(key=lambda r: (p.namespace_of(r["pg"]), p.name_of(r["pg"])))
+    return {
+        "pending": pending,
+        "pending_total": pending_total,
+        "failed": [{"job": j, "at": at} for at, j in newest],
+        "failed_total": len(failed),
+        "crash": crash[:limit],
+        "crash_total": len(crash),
+        "closed": [{"queue": q, "state": p.queue_state(q)} for q in closed],
+        "closed_total": len(closed),
+        "below": below[:limit],
+        "below_total": len(below),
+    }
+
+
+def _pending(snap: Snapshot, now: datetime, limit: int) -> tuple[list[dict], int]:
+    """The ``limit`` longest-waiting Pending Jobs as rows, and how many are Pending."""
+    waits = []
+    for job in snap.pending_jobs():
+        _job, since, ns, name = _job_since(job)
+        # Unclamped: a start in the future (a wrong clock) is negative and shows as "—", not "0s".
+        waits.append((-((now - since).total_seconds() if since else 0.0), ns, name, job))
+    rows = []
+    for t in heapq.nsmallest(limit, waits):
+        wait, job = -t[0], t[3]
+        pg = snap.podgroup_for_job(job)
+        qname = p.as_str(p.spec_of(job).get("queue"))
+        queue = snap.queue(qname) if qname else None
+        # The same reading as the Job's page (ancestors, Inqueue reservations); the memo key of
+        # this section follows the PodGroup and Queue collections, so it stays current.
+        pods = related(snap.pods_for_job, job)
+        findings = why_pending(snap, job, pg, queue, qname, pods, gang_room(snap, queue, pg))
+        rows.append(
+            {
+                "job": job,
+                "wait": wait,
+                "finding": findings[0] if findings else None,
+                "since": p.job_phase_since(job),
+            }
+        )
+    return rows, len(waits)
+
+
+def event_sort_time(ev: dict) -> str:
+    """The newest of an event's lastTimestamp / series.lastObservedTime / eventTime /
+    firstTimestamp, as RFC 3339 text in UTC (which sorts as a string)."""
+    series = ev.get("series")
+    series_last = series.get("lastObservedTime") if isinstance(series, dict) else None
+    best = ""
+    for value in (ev.get("lastTimestamp"), series_last, ev.get("eventTime"), ev.get("firstTimestamp")):
+        if isinstance(value, str) and value[:19] > best[:19]:
+            best = value
+    return best
+
+
+class _Desc(str):
+    """A string that sorts in reverse (for a descending tiebreak inside nlargest)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: str) -> bool:
+        return str.__gt__(self, other)
+
+    def __gt__(self, other: str) -> bool:
+        return str.__lt__(self, other)
+
+
+def _warning_order(ev: dict) -> tuple:
+    meta = ev.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return (event_sort_time(ev), _Desc(p.as_str(meta.get("namespace"))), _Desc(p.as_str(meta.get("name"))))
+
+
+def recent_warnings(snap: Snapshot) -> list:
+    """The newest Warning event row of at most RECENT_WARNING_OBJECTS objects. Only the newest few
+    hundred Warnings are turned into rows (there may be tens of thousands); ties in time are
+    broken by ascending (namespace, name)."""
+    warnings = heapq.nlargest(300, snap.warning_events(), key=_warning_order)
+    return p.latest_per_object(p.event_rows(warnings), limit=RECENT_WARNING_OBJECTS)

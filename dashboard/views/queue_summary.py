@@ -1,0 +1,103 @@
+"""Queue summary rows (the Queues list, the overview, a Queue's children, the kiosk) in tree order.
+
+A row is a dict: ``queue`` (the object), ``name``, the tree fields of ``presenters.queue_tree``
+(``depth``, ``indent``, ``deep``, ``tree_parent``, ``problem``, ``cycle``, ``tree_key``,
+``has_children``), the derived fields (``state``, ``weight``, ``parent``, ``bars``, ``compact``,
+``has_gpu``) and the PodGroup counts per phase (``counts``, ``count_list``, ``pg_total``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from django.utils.translation import get_language
+
+from dashboard import presenters as p
+from dashboard.kube.snapshot import Snapshot
+
+# Per (queue name, language): (the Queue object, its derived fields). Queue objects are replaced,
+# never mutated, on change, so an identical object means identical bars (parse_quantity over every
+# resource is the costly part of a queue row). Bounded by the number of queues (cleared beyond).
+QUEUE_FIELDS: dict[tuple[str, str], tuple[dict, dict]] = {}
+QUEUE_FIELDS_MAX = 4096
+
+
+def _queue_fields(q: dict, name: str) -> dict:
+    # Keyed by language too: the state label of a Queue without status is translated text.
+    key = (name, get_language() or "")
+    hit = QUEUE_FIELDS.get(key)
+    if hit is not None and hit[0] is q:
+        return hit[1]
+    bars = p.queue_resource_bars(q)
+    fields = {
+        "state": p.queue_state(q),
+        "weight": p.to_int(p.spec_of(q).get("weight")) or 1,
+        "parent": p.queue_parent(q),
+        "bars": bars,
+        "compact": p.compact_bars(bars),
+        "has_gpu": any(b.name == "nvidia.com/gpu" for b in bars),
+    }
+    QUEUE_FIELDS[key] = (q, fields)
+    return fields
+
+
+def _name(q: dict) -> object:
+    meta = q.get("metadata")
+    return meta.get("name") if isinstance(meta, dict) else None
+
+
+# The last queue tree: (its Queues' (name, spec.parent) pairs, the tree rows). Allocations change
+# the Queue objects several times a minute; the tree only when a queue is added, removed or moved.
+_TREE: tuple[tuple, list] = ((), [])
+
+
+def _queue_tree(queues: list[dict]) -> list:
+    global _TREE
+    structure = tuple((_name(q), p.spec_of(q).get("parent")) for q in queues)
+    last_structure, last_rows = _TREE
+    if last_structure == structure and len(last_rows) == len(queues):
+        by_name = {item[0]: q for item, q in zip(structure, queues, strict=True)}
+        return [dataclasses.replace(r, queue=by_name[_name(r.queue)]) for r in last_rows]
+    rows = p.queue_tree(queues)
+    _TREE = (structure, rows)
+    return rows
+
+
+def queue_summaries(snap: Snapshot, queues: list[dict]) -> list[dict]:
+    """Summary rows of ``queues`` in tree order. The tree (depth, and the hints for a missing
+    parent or a parent cycle) is always that of every Queue in ``snap``: a subset (a queue's
+    children, the kiosk's focus) must not read as orphans of parents left out of the list."""
+    per_queue = snap.podgroup_counts_by_queue()
+    everything = snap.queues.all()
+    tree = _queue_tree(everything)
+    if len(queues) != len(everything):
+        wanted = {p.name_of(q) for q in queues}
+        tree = [r for r in tree if p.name_of(r.queue) in wanted]
+    rows = []
+    for row in tree:
+        q = row.queue
+        name = p.as_str(_name(q))
+        counts = per_queue.get(name) or Counter()
+        rows.append(
+            {
+                "queue": q,
+                "name": name,
+                "depth": row.depth,
+                "indent": row.indent,
+                "deep": row.deep,
+                "tree_parent": row.parent,
+                "problem": row.problem,
+                "cycle": row.cycle,
+                "tree_key": row.problem_key,
+                "has_children": row.has_children,
+                **_queue_fields(q, name),
+                "counts": counts,
+                # A list, not the Counter: templates would resolve counts.items as counts["items"] == 0.
+                "count_list": sorted(counts.items()),
+                "pg_total": sum(counts.values()),
+            }
+        )
+    if len(QUEUE_FIELDS) > QUEUE_FIELDS_MAX:  # queues come and go: start over rather than grow
+        QUEUE_FIELDS.clear()
+    return rows

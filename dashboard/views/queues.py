@@ -1,0 +1,175 @@
+"""Queue pages: the Queues list (fragment ``results``) and a Queue's page (fragments ``status``,
+``jobs``, ``events``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
+
+from dashboard import presenters as p
+from dashboard.actions import queue_actions_for
+from dashboard.kube.snapshot import Snapshot
+from dashboard.views import memo
+from dashboard.views.errors import or_404, unreadable
+from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.notices import blocked, page_ctx
+from dashboard.views.queue_summary import queue_summaries
+from dashboard.views.rows import events_of, job_row, memo_base, pg_row, phase_cards, snapshot, yaml_text
+
+LIST_KINDS = ("queues", "podgroups")
+
+
+def all_queue_rows(request: HttpRequest, snap: Snapshot) -> list[dict]:
+    """Summary rows of every Queue (queue_summary), shared by every viewer of the same data."""
+    base = memo_base(request)
+    return memo.section(
+        ("queues", *base, snap.queues.version, snap.podgroups.version),
+        lambda: queue_summaries(snap, snap.queues.all()),
+        stale_key=("queues", *base),
+    )
+
+
+@require_safe
+def queues(request: HttpRequest) -> HttpResponse:
+    snap = snapshot(request)
+    now = p.reference_now(snap)
+    states = kind_states(snap, *LIST_KINDS)
+    frags = Fragments(
+        request,
+        snap,
+        now,
+        LIST_KINDS,
+        results=lambda: p.version_key(snap.queues.version, snap.podgroups.version, states),
+    )
+    if resp := frags.unchanged():
+        return resp
+    ctx = page_ctx(snap, now, LIST_KINDS, "queues")
+    if frags.want("results"):
+        rows = all_queue_rows(request, snap)
+        ctx["rows"] = rows
+        ctx["rows_html"] = memo.queue_rows_html(rows, "dashboard/_queue_row.html")
+        ctx["blocked"] = blocked(ctx["notices"], "queues")
+    return frags.respond("dashboard/queues.html", ctx)
+
+
+DETAIL_KINDS = ("queues", "jobs", "podgroups", "events")
+
+
+class _QueueReads:
+    """What a Queue's page reads from one snapshot; each part only when asked for."""
+
+    def __init__(self, snap: Snapshot, queue: dict, name: str) -> None:
+        self.snap, self.queue, self.name = snap, queue, name
+
+    @cached_property
+    def jobs(self) -> list[dict]:
+        return list(self.snap.jobs_in_queue(self.name))
+
+    @cached_property
+    def podgroups(self) -> list[dict]:
+        return list(self.snap.podgroups_in_queue(self.name))
+
+    @cached_property
+    def children(self) -> list[dict]:
+        # A queue that is its own parent is not its own child (presenters.queue_tree).
+        return [c for c in self.snap.child_queues(self.name) if p.name_of(c) != self.name]
+
+    @cached_property
+    def tree(self) -> dict:
+        # Its place in the tree: the missing-parent / parent-cycle hint depends on other Queues.
+        return queue_summaries(self.snap, [self.queue])[0]
+
+    @cached_property
+    def events(self) -> list[dict]:
+        return events_of(self.snap, self.queue)
+
+
+@require_safe
+def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
+    snap = snapshot(request)
+    queue = snap.queue(name)
+    if queue is None and (resp := unreadable(request, snap, "queues", name)):
+        return resp
+    queue = or_404(queue, _("Queue"), name)
+    now = p.reference_now(snap)
+    r = _QueueReads(snap, queue, name)
+    states = kind_states(snap, *DETAIL_KINDS)
+    b = bucket(now)
+    frags = Fragments(
+        request,
+        snap,
+        now,
+        DETAIL_KINDS,
+        status=lambda: p.version_key(
+            p.resource_versions([queue, *r.children]),
+            p.resource_versions(r.podgroups),
+            r.tree["tree_key"],
+            states,
+        ),
+        jobs=lambda: p.version_key(p.resource_versions(r.jobs), p.resource_versions(r.podgroups), states, b),
+        events=lambda: p.version_key(p.resource_versions(r.events), states, b),
+    )
+    if resp := frags.unchanged():
+        return resp
+    ctx = page_ctx(snap, now, DETAIL_KINDS, "queues")
+    ctx.update({"queue": queue, "name": name})
+    if frags.want("status"):
+        ctx.update(_status_ctx(request, r))
+    if frags.want("jobs"):
+        ctx.update(_jobs_ctx(r, now))
+    if frags.want("events"):
+        ctx["events"] = p.event_rows(r.events, 100)
+    if frags.asked is None:  # the metadata and YAML below the fragments
+        ctx["yaml"] = yaml_text(queue)
+        ctx["labels"] = sorted(p.labels_of(queue).items())
+        ctx["annotations"] = sorted(p.annotations_of(queue).items())
+    return frags.respond("dashboard/queue_detail.html", ctx)
+
+
+def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
+    """The ``status`` fragment: state, resources, tree place, child queues, PodGroups by phase."""
+    queue, snap = r.queue, r.snap
+    spec = p.spec_of(queue)
+    return {
+        "state": p.queue_state(queue),
+        "bars": p.queue_resource_bars(queue),
+        "weight": p.to_int(spec.get("weight")) or 1,
+        "parent": p.queue_parent(queue),
+        "tree": r.tree,
+        "parent_missing": r.tree["problem"] == "missing_parent",
+        "reclaimable": spec.get("reclaimable"),
+        "priority": spec.get("priority"),
+        "dequeue": p.as_str(spec.get("dequeueStrategy")),
+        "children": queue_summaries(snap, r.children) if r.children else [],
+        "counts": phase_cards(
+            Counter(p.podgroup_phase_name(g) for g in r.podgroups), p.PODGROUP_PHASE_ORDER, p.podgroup_phase
+        ),
+        "actions": queue_actions_for(request, queue),
+    }
+
+
+def _jobs_ctx(r: _QueueReads, now: datetime) -> dict[str, Any]:
+    """The ``jobs`` fragment: the queue's Jobs and PodGroups, waiting longest first (200 each)."""
+    job_rows = [job_row(r.snap, j, now) for j in r.jobs]
+    job_rows.sort(
+        key=lambda row: (
+            row["phase"].final,
+            -(p.seconds_between(row["since"], now) or 0),
+            row["namespace"],
+            row["name"],
+        )
+    )
+    pg_rows = [pg_row(r.snap, g, now) for g in r.podgroups]
+    pg_rows.sort(key=lambda row: (row["phase"].final, -(row["wait"] or 0), row["namespace"], row["name"]))
+    return {
+        "job_rows": job_rows[:200],
+        "job_total": len(job_rows),
+        "pg_rows": pg_rows[:200],
+        "pg_total": len(pg_rows),
+    }

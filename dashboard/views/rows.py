@@ -1,0 +1,231 @@
+"""Reads and rows the page families share: the request's snapshot, a Job's or PodGroup's table
+row, phase count cards, a gang's room in its queues, event and YAML text.
+
+Rows are plain dicts for the templates; every value comes from ``dashboard.presenters``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import yaml
+from django.http import HttpRequest
+
+from dashboard import presenters as p
+from dashboard.access import visible_namespaces
+from dashboard.kube.snapshot import Snapshot
+from dashboard.views.memo import cache_token, locale_key
+
+
+def get_cluster_cache() -> Any:
+    # Imported lazily: the cache starts informers on first use in a serving process, never at import.
+    from dashboard.kube import get_cluster_cache as _get
+
+    return _get()
+
+
+def snapshot(request: HttpRequest) -> Snapshot:
+    """The cache restricted to the namespaces the request may see (access.visible_namespaces)."""
+    return get_cluster_cache().snapshot(namespaces=visible_namespaces(request))
+
+
+def memo_base(request: HttpRequest) -> tuple:
+    """The part of a memo key every viewer of the same data shares: (cache token, visible
+    namespaces, language, time zone)."""
+    return (cache_token(get_cluster_cache()), visible_namespaces(request), *locale_key())
+
+
+def related(fetch: Callable[[dict], list[dict]], obj: dict) -> list[dict]:
+    """``fetch(obj)`` (a Snapshot cross-link such as ``pods_for_job``), [] when ``obj`` is
+    malformed: one odd object must not turn a page into a 500."""
+    try:
+        return list(fetch(obj))
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def events_of(snap: Snapshot, *objs: dict | None) -> list[dict]:
+    """The events of every object in ``objs`` (None skipped), each object's newest first."""
+    out: list[dict] = []
+    for obj in objs:
+        if obj:
+            try:
+                out.extend(snap.events_for(obj))
+            except Exception:  # noqa: BLE001
+                continue
+    return out
+
+
+_EVENT_OBJECT_KINDS = {"Pod": "pods", "Job": "jobs", "PodGroup": "podgroups", "Queue": "queues"}
+
+
+def mark_missing(snap: Snapshot, rows: list) -> list:
+    """Event rows whose involvedObject is not in the cache get ``object_missing`` (shown unlinked);
+    done at render time because the objects change independently of the events."""
+    out = []
+    for row in rows:
+        kind = _EVENT_OBJECT_KINDS.get(row.object_kind)
+        if kind:
+            view = getattr(snap, kind)
+            obj = (
+                view.get(None, row.object_name)
+                if kind == "queues"
+                else view.get(row.object_namespace, row.object_name)
+            )
+            row = dataclasses.replace(row, object_missing=p.absent_hint(obj, view.state))
+        out.append(row)
+    return out
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """A SafeDumper that never writes anchors and aliases (``&id001`` / ``*id001``).
+
+    The cache stores equal sub-trees once and shares them (dashboard/kube/trim.py ``share``), so
+    one object may hold the same dict twice (e.g. a container's requests and limits); PyYAML would
+    print the second as an alias, which is not how kubectl or the API server shows the object.
+    """
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+def yaml_text(obj: dict) -> str:
+    """``obj`` (a cached, trimmed object) as YAML text without managedFields or aliases."""
+    clean = dict(obj)
+    md = dict(p.as_dict(clean.get("metadata")))
+    md.pop("managedFields", None)
+    clean["metadata"] = md
+    return yaml.dump(
+        clean, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, default_flow_style=False
+    )
+
+
+def phase_cards(
+    counter: Counter,
+    order: list[str],
+    phase_fn: Callable[[dict], p.Phase],
+    always: frozenset[str] | None = None,
+) -> list[dict]:
+    """Count cards ({"phase", "name", "count"}) in phase order, then unknown phases; phases not in
+    ``always`` only when non-zero (``always`` None: every phase of ``order``)."""
+    names = [ph for ph in order if always is None or ph in always or counter.get(ph)]
+    names += sorted(k for k in counter if k not in order)
+    return [
+        {
+            "phase": phase_fn({"status": {"phase": ph, "state": {"phase": ph}}}),
+            "name": ph,
+            "count": counter.get(ph, 0),
+        }
+        for ph in names
+    ]
+
+
+def spec_queue(obj: dict) -> str:
+    """``spec.queue`` of a Job or PodGroup as text ("" when unset)."""
+    spec = obj.get("spec")
+    queue = spec.get("queue") if isinstance(spec, dict) else ""
+    return queue if isinstance(queue, str) else p.as_str(queue)
+
+
+def queue_missing(snap: Snapshot, name: str) -> str:
+    """The hint shown beside a list row's queue name when that Queue is not in the cache ("" when
+    it is, or when Queues cannot be read at all: then one notice says so, not every row)."""
+    if not name or not snap.queues.state.is_usable:
+        return ""
+    return p.absent_hint(snap.queue(name), snap.queues.state)
+
+
+def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
+    """A Job's row in the Jobs list and on its Queue's page."""
+    pg = snap.podgroup_for_job(job)
+    pods = related(snap.pods_for_job, job)
+    status = p.status_of(job)
+    return {
+        "job": job,
+        "name": p.name_of(job),
+        "namespace": p.namespace_of(job),
+        "phase": p.job_phase(job),
+        "hints": p.job_health_hint(job, pods, pg),
+        "queue": (queue := p.as_str(p.spec_of(job).get("queue"))),
+        "queue_missing": queue_missing(snap, queue),
+        "gang": p.job_gang(job),
+        "pending": p.to_int(status.get("pending")),
+        "running": p.to_int(status.get("running")),
+        "succeeded": p.to_int(status.get("succeeded")),
+        "failed": p.to_int(status.get("failed")),
+        "retries": p.to_int(status.get("retryCount")),
+        "tasks": len(p.job_tasks(job)),
+        "replicas": p.job_replicas(job),
+        "created": p.created_at(job),
+        "since": p.job_phase_since(job),
+        "podgroup": pg,
+    }
+
+
+def pg_row(snap: Snapshot, pg: dict, now: datetime) -> dict:
+    """A PodGroup's row in the PodGroups list, on its Queue's page and on its own page."""
+    job = snap.job_for_podgroup(pg)
+    phase = p.podgroup_phase(pg)
+    created = p.created_at(pg)
+    status = p.status_of(pg)
+    return {
+        "pg": pg,
+        "name": p.name_of(pg),
+        "namespace": p.namespace_of(pg),
+        "phase": phase,
+        "queue": (queue := p.as_str(p.spec_of(pg).get("queue"))),
+        "queue_missing": queue_missing(snap, queue),
+        "min_member": p.to_int(p.spec_of(pg).get("minMember")),
+        "running": p.to_int(status.get("running")),
+        "succeeded": p.to_int(status.get("succeeded")),
+        "failed": p.to_int(status.get("failed")),
+        "gang": p.podgroup_gang(pg),
+        "job": job,
+        "owner": p.owner_of(pg),
+        "created": created,
+        "wait": p.seconds_between(created, now) if phase.label in ("Pending", "Inqueue") else None,
+        "unschedulable": p.unschedulable_condition(pg),
+    }
+
+
+def gang_room(snap: Snapshot, queue: dict | None, pg: dict | None) -> p.GangRoom:
+    """The gang's room in its queue and the queue's ancestors (p.gang_room), read from the
+    snapshot: child queues by parent, Inqueue PodGroups by queue. A user limited to some
+    namespaces sees only their PodGroups' reservations."""
+    return p.gang_room(
+        queue,
+        pg,
+        queue_lookup=snap.queue,
+        queue_children=snap.child_queues,
+        inqueue_podgroups=snap.inqueue_podgroups,
+    )
+
+
+def why_pending(
+    snap: Snapshot,
+    job: dict | None,
+    pg: dict | None,
+    queue: dict | None,
+    qname: str,
+    pods: list[dict],
+    room: p.GangRoom,
+    owner_job: dict | None = None,
+) -> list:
+    """p.why_pending with the snapshot's kind states and queue lookup (``owner_job``: the Job
+    owning ``pg`` on the PodGroup's page, where ``job`` is None)."""
+    return p.why_pending(
+        job,
+        pg,
+        queue,
+        qname,
+        pods,
+        pg_state=snap.podgroups.state,
+        queue_state=snap.queues.state,
+        owner_job=owner_job,
+        queue_lookup=snap.queue,
+        room=room,
+    )
