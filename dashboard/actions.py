@@ -21,7 +21,9 @@ the API server's audit log shows only the service account.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
@@ -201,6 +203,57 @@ def _result(request, ctx, status=200) -> HttpResponse:
     return render(request, "volcano_ui_prod/action_result.html", ctx, status=status)
 
 
+def _chosen(table: dict[str, Action], slug: str) -> Action:
+    chosen = table.get(slug)
+    if not _enabled() or chosen is None:
+        raise Http404("No such action.")
+    return chosen
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The object an action is confirmed for or done on. ``namespace``: the object's (None for
+    a Queue); ``command_namespace``: where the permission is checked and the Command created."""
+
+    kind: str
+    namespace: str | None
+    name: str
+    obj: dict
+    command_namespace: str
+    back_url: str
+
+
+def _confirm_or_do(
+    request: HttpRequest, chosen: Action, target: _Target, do: Callable[[Any], dict | None]
+) -> HttpResponse:
+    """The flow every action shares: 403 without the permission; GET: the confirmation page;
+    POST: ``do(identity)`` (the created Command, or None), then the result page."""
+    identity = access.current_identity(request)
+    ctx: dict[str, Any] = {
+        "action": chosen,
+        "kind": target.kind,
+        "namespace": target.namespace,
+        "name": target.name,
+        "object": target.obj,
+        "back_url": target.back_url,
+    }
+    ns, name = target.namespace, target.name
+    if not _permission(identity, chosen, target.command_namespace, name):
+        ACTIONS.labels(chosen.slug, "forbidden").inc()
+        log.warning("action refused: no permission", extra=_log_extra(identity, chosen, ns, name))
+        return render(request, "volcano_ui_prod/action_forbidden.html", ctx, status=403)
+    if request.method == "GET":
+        ctx["post_url"] = request.path
+        return render(request, "volcano_ui_prod/action_confirm.html", ctx)
+    try:
+        ctx["created"] = do(identity)
+    except (ApiException, reviews.ReviewError) as exc:
+        return _failed(request, ctx, identity, chosen, ns, name, exc)
+    ACTIONS.labels(chosen.slug, "done").inc()
+    log.info("action done", extra=_log_extra(identity, chosen, ns, name))
+    return _result(request, ctx)
+
+
 @never_cache
 @csrf_protect
 def job_action(request: HttpRequest, namespace: str, name: str, action: str) -> HttpResponse:
@@ -208,44 +261,23 @@ def job_action(request: HttpRequest, namespace: str, name: str, action: str) -> 
     unknown or the Job is not visible to the user; 403 without the RBAC permission."""
     if request.method not in ("GET", "POST"):
         return HttpResponseNotAllowed(["GET", "POST"])
-    chosen = JOB_ACTIONS.get(action)
-    if not _enabled() or chosen is None:
-        raise Http404("No such action.")
+    chosen = _chosen(JOB_ACTIONS, action)
     job = _snapshot(request).jobs.get(namespace, name)
     if job is None:
         raise Http404("No such Job.")
-    identity = access.current_identity(request)
-    ctx = {
-        "action": chosen,
-        "kind": "Job",
-        "namespace": namespace,
-        "name": name,
-        "object": job,
-        # After a delete the Job page is gone: go back to the list.
-        "back_url": reverse("jobs")
-        if chosen.command is None and request.method == "POST"
-        else reverse("job_detail", args=[namespace, name]),
-    }
-    if identity is None or not _permission(identity, chosen, namespace, name):
-        ACTIONS.labels(chosen.slug, "forbidden").inc()
-        log.warning("action refused: no permission", extra=_log_extra(identity, chosen, namespace, name))
-        return render(request, "volcano_ui_prod/action_forbidden.html", ctx, status=403)
-    if request.method == "GET":
-        ctx["post_url"] = request.path
-        return render(request, "volcano_ui_prod/action_confirm.html", ctx)
-    try:
+    # After a delete the Job page is gone: go back to the list.
+    deleted = chosen.command is None and request.method == "POST"
+    back_url = reverse("jobs") if deleted else reverse("job_detail", args=[namespace, name])
+
+    def do(identity: Any) -> dict | None:
         if chosen.command is None:
             reviews.delete_job(namespace, name, (job.get("metadata") or {}).get("uid", ""))
-            ctx["created"] = None
-        else:
-            ref = controller_ref(job, JOB_API_VERSION, "Job")
-            body = build_command(ref, namespace, chosen.command, identity.username)
-            ctx["created"] = reviews.create_command(namespace, body)
-    except (ApiException, reviews.ReviewError) as exc:
-        return _failed(request, ctx, identity, chosen, namespace, name, exc)
-    ACTIONS.labels(chosen.slug, "done").inc()
-    log.info("action done", extra=_log_extra(identity, chosen, namespace, name))
-    return _result(request, ctx)
+            return None
+        ref = controller_ref(job, JOB_API_VERSION, "Job")
+        body = build_command(ref, namespace, chosen.command, identity.username)
+        return reviews.create_command(namespace, body)
+
+    return _confirm_or_do(request, chosen, _Target("Job", namespace, name, job, namespace, back_url), do)
 
 
 @never_cache
@@ -254,40 +286,19 @@ def queue_action(request: HttpRequest, name: str, action: str) -> HttpResponse:
     """GET: confirm opening/closing the Queue; POST: create the OpenQueue/CloseQueue Command."""
     if request.method not in ("GET", "POST"):
         return HttpResponseNotAllowed(["GET", "POST"])
-    chosen = QUEUE_ACTIONS.get(action)
-    if not _enabled() or chosen is None:
-        raise Http404("No such action.")
+    chosen = _chosen(QUEUE_ACTIONS, action)
     queue = _snapshot(request).queues.get(None, name)
     if queue is None:
         raise Http404("No such Queue.")
-    identity = access.current_identity(request)
-    ctx = {
-        "action": chosen,
-        "kind": "Queue",
-        "namespace": None,
-        "name": name,
-        "object": queue,
-        "back_url": reverse("queue_detail", args=[name]),
-    }
-    if identity is None or not _permission(identity, chosen, QUEUE_COMMAND_NAMESPACE, name):
-        ACTIONS.labels(chosen.slug, "forbidden").inc()
-        log.warning("action refused: no permission", extra=_log_extra(identity, chosen, None, name))
-        return render(request, "volcano_ui_prod/action_forbidden.html", ctx, status=403)
-    if request.method == "GET":
-        ctx["post_url"] = request.path
-        return render(request, "volcano_ui_prod/action_confirm.html", ctx)
-    ref = controller_ref(queue, QUEUE_API_VERSION, "Queue")
-    assert chosen.command is not None  # every queue action is a bus Command
-    try:
-        ctx["created"] = reviews.create_command(
-            QUEUE_COMMAND_NAMESPACE,
-            build_command(ref, QUEUE_COMMAND_NAMESPACE, chosen.command, identity.username),
-        )
-    except (ApiException, reviews.ReviewError) as exc:
-        return _failed(request, ctx, identity, chosen, None, name, exc)
-    ACTIONS.labels(chosen.slug, "done").inc()
-    log.info("action done", extra=_log_extra(identity, chosen, None, name))
-    return _result(request, ctx)
+
+    def do(identity: Any) -> dict | None:
+        ref = controller_ref(queue, QUEUE_API_VERSION, "Queue")
+        body = build_command(ref, QUEUE_COMMAND_NAMESPACE, chosen.command or "", identity.username)
+        return reviews.create_command(QUEUE_COMMAND_NAMESPACE, body)
+
+    back_url = reverse("queue_detail", args=[name])
+    target = _Target("Queue", None, name, queue, QUEUE_COMMAND_NAMESPACE, back_url)
+    return _confirm_or_do(request, chosen, target, do)
 
 
 def _failed(request, ctx, identity, chosen, namespace, name, exc: Exception) -> HttpResponse:
