@@ -60,6 +60,21 @@ def or_404(obj: dict | None, kind: str, *names: str) -> dict:
     return obj
 
 
+def find_object(
+    request: HttpRequest, kind: str, label: str, namespace: str | None, name: str
+) -> tuple[Snapshot, dict] | HttpResponse:
+    """(the request's snapshot, the object of a detail page) for ``kind`` ("jobs"; ``namespace``
+    None for Queues), else the page saying the kind cannot be read (``unreadable``). Raises
+    ObjectNotFound (a 404 naming ``label``, "Job") when the kind is readable and has no such
+    object."""
+    snap = snapshot(request)
+    names = (name,) if namespace is None else (namespace, name)
+    obj = getattr(snap, kind).get(namespace, name)
+    if obj is None and (resp := unreadable(request, snap, kind, *names)):
+        return resp
+    return snap, or_404(obj, label, *names)
+
+
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     """handler404: templates/404.html with the status bar of every page (the real "data as of" and
     the notices of kinds that are not live), so a 404 never says "No data yet" while the cache is

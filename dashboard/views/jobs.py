@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cached_property
+from datetime import datetime
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -12,20 +12,11 @@ from django.views.decorators.http import require_safe
 from dashboard import presenters as p
 from dashboard.actions import job_actions_for
 from dashboard.kube.snapshot import Snapshot
-from dashboard.views.errors import or_404, unreadable
-from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.errors import find_object
+from dashboard.views.gang import GangReads
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
-from dashboard.views.rows import (
-    events_of,
-    gang_room,
-    job_row,
-    related,
-    snapshot,
-    spec_queue,
-    why_pending,
-    yaml_text,
-)
+from dashboard.views.rows import job_row, related, spec_queue, why_pending, yaml_text
 
 
 def _meta(o: dict) -> dict:
@@ -86,83 +77,49 @@ def jobs(request: HttpRequest) -> HttpResponse:
 DETAIL_KINDS = ("jobs", "podgroups", "pods", "queues", "events")
 
 
-class _JobReads:
-    """What a Job's page reads from one snapshot; the costly parts only when asked for."""
-
-    def __init__(self, snap: Snapshot, job: dict) -> None:
-        self.snap, self.job = snap, job
-        self.pg = snap.podgroup_for_job(job)
-        self.pods = related(snap.pods_for_job, job)
-        self.qname = p.as_str(p.spec_of(job).get("queue"))
-        self.queue = snap.queue(self.qname) if self.qname else None
-        # The queue's ancestors: their capability can make the gang impossible (p.never_start).
-        self.ancestors = p.queue_ancestors(self.queue, snap.queue)
-        self.phase = p.job_phase(job)
-        pg = self.pg
-        self.pending_like = p.job_phase_name(job) in ("Pending", "") or (
-            pg is not None
-            and p.podgroup_phase_name(pg) in ("Pending", "Inqueue", "Unknown")
-            and not self.phase.final
-        )
-        self.room = gang_room(snap, self.queue, pg) if self.pending_like else p.GangRoom()
-
-    @cached_property
-    def events(self) -> list[dict]:
-        return events_of(self.snap, self.job, self.pg, *self.pods)
-
-    @cached_property
-    def event_rows(self) -> list:
-        return p.event_rows(self.events)
+def _reads(snap: Snapshot, job: dict) -> GangReads:
+    pg = snap.podgroup_for_job(job)
+    final = p.job_phase(job).final
+    pending_like = p.job_phase_name(job) in ("Pending", "") or (
+        pg is not None and p.podgroup_phase_name(pg) in ("Pending", "Inqueue", "Unknown") and not final
+    )
+    return GangReads(
+        snap,
+        subject=(job, pg),
+        job=job,
+        pg=pg,
+        pods=related(snap.pods_for_job, job),
+        event_sources=(job, pg),
+        qname=p.as_str(p.spec_of(job).get("queue")),
+        pending_like=pending_like,
+    )
 
 
 @require_safe
 def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
-    snap = snapshot(request)
-    job = snap.jobs.get(namespace, name)
-    if job is None and (resp := unreadable(request, snap, "jobs", namespace, name)):
-        return resp
-    job = or_404(job, _("Job"), namespace, name)
+    found = find_object(request, "jobs", _("Job"), namespace, name)
+    if isinstance(found, HttpResponse):
+        return found
+    snap, job = found
     now = p.reference_now(snap)
-    r = _JobReads(snap, job)
-    states = kind_states(snap, *DETAIL_KINDS)
-    b = bucket(now)
-    pods_v = p.resource_versions(r.pods)
-    frags = Fragments(
-        request,
-        snap,
-        now,
-        DETAIL_KINDS,
-        status=lambda: p.version_key(
-            p.resource_versions([job, r.pg, r.queue, *r.ancestors]),
-            p.resource_versions(r.room.read),
-            pods_v,
-            states,
-            b,
-        ),
-        pods=lambda: p.version_key(pods_v, states, b),
-        events=lambda: p.version_key(p.resource_versions(r.events), states, b),
-    )
+    r = _reads(snap, job)
+    frags = r.fragments(request, now, DETAIL_KINDS)
     if resp := frags.unchanged():
         return resp
     ctx = page_ctx(snap, now, DETAIL_KINDS, "jobs")
-    ctx.update(
-        {"job": job, "name": name, "namespace": namespace, "phase": r.phase, "live": not r.phase.final}
-    )
+    phase = p.job_phase(job)
+    ctx.update({"job": job, "name": name, "namespace": namespace, "phase": phase, "live": not phase.final})
     if frags.want("status"):
-        ctx.update(_status_ctx(request, r, now))
-    if frags.want("pods"):
-        ctx["pods"] = p.pod_rows(r.pods)
-    if frags.want("events"):
-        ctx["events"] = r.event_rows[:100]
-        ctx["events_total"] = len(r.event_rows)
+        ctx.update(_status_ctx(request, r, job, now))
+    ctx.update(r.lists_ctx(frags))
     if frags.asked is None:
         ctx.update(_spec_ctx(job))
     return frags.respond("dashboard/job_detail.html", ctx)
 
 
-def _status_ctx(request: HttpRequest, r: _JobReads, now: Any) -> dict[str, Any]:
+def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) -> dict[str, Any]:
     """The ``status`` fragment: phase, gang, pod counts, why pending, tasks, phase history."""
-    job, pg, queue, snap = r.job, r.pg, r.queue, r.snap
+    pg, queue, snap = r.pg, r.queue, r.snap
     state = p.as_dict(p.status_of(job).get("state"))
     return {
         "reason": p.as_str(state.get("reason")),
@@ -186,16 +143,12 @@ def _status_ctx(request: HttpRequest, r: _JobReads, now: Any) -> dict[str, Any]:
         "headroom": r.room.rows,
         "pending_like": r.pending_like,
         "findings": why_pending(snap, job, pg, queue, r.qname, r.pods, r.room) if r.pending_like else [],
-        # Shown in the "why pending" panel only.
-        "warning_events": p.latest_per_object(
-            (row for row in r.event_rows if row.warning), limit=8, by_message=True
-        )
-        if r.pending_like
-        else [],
+        "warning_events": r.warning_events(),
         "timeline": p.job_timeline(job, now),
         "spec": p.spec_of(job),
         "status": p.status_of(job),
         "min_resources": p.min_resources(pg) if pg else [],
+        # Checked here, not in the template: the tag only renders what the view allows.
         "actions": job_actions_for(request, job),
     }
 

@@ -139,7 +139,7 @@ def _job_since(job: dict) -> tuple[dict, datetime | None, str, str]:
     return hit
 
 
-def attention(snap: Snapshot, now: datetime, limit: int = 8) -> dict[str, list]:
+def attention(snap: Snapshot, now: datetime, limit: int = 8) -> dict[str, Any]:
     """The overview's "needs attention" lists (REFERENCE.md §1-§3 for the meaning of each phase):
     ``pending`` (longest wait first, with the first why-pending finding), ``failed`` (newest
     first), ``crash`` (crash-looping pods, most restarts first), ``closed`` (Closed/Closing
@@ -154,7 +154,7 @@ def attention(snap: Snapshot, now: datetime, limit: int = 8) -> dict[str, list]:
             _SINCE, _SINCE_NEXT = _SINCE_NEXT, {}
 
 
-def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, list]:
+def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
     pending, pending_total = _pending(snap, now, limit)
     failed = []
     for job in snap.failed_jobs():
@@ -168,7 +168,7 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, list]:
     crash.sort(key=lambda r: (-r.restarts, r.namespace, r.name))
     closed = [q for q in snap.queues.all() if p.as_str(p.status_of(q).get("state")) in ("Closed", "Closing")]
     closed.sort(key=p.name_of)
-    below = []
+    below: list[dict[str, Any]] = []
     for pg in snap.gangs_below_min():
         gang = p.podgroup_gang(pg)
         if gang.ready < gang.min_available:  # the index's own test, re-checked with the pages' code

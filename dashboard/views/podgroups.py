@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functools import cached_property
+from datetime import datetime
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -12,20 +12,11 @@ from django.views.decorators.http import require_safe
 
 from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
-from dashboard.views.errors import or_404, unreadable
-from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.errors import find_object
+from dashboard.views.gang import GangReads
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
-from dashboard.views.rows import (
-    events_of,
-    gang_room,
-    pg_row,
-    related,
-    snapshot,
-    spec_queue,
-    why_pending,
-    yaml_text,
-)
+from dashboard.views.rows import pg_row, related, spec_queue, why_pending, yaml_text
 
 
 def _meta(o: dict) -> dict:
@@ -77,67 +68,38 @@ def podgroups(request: HttpRequest) -> HttpResponse:
 DETAIL_KINDS = ("podgroups", "jobs", "pods", "queues", "events")
 
 
-class _PodGroupReads:
-    """What a PodGroup's page reads from one snapshot; the costly parts only when asked for."""
-
-    def __init__(self, snap: Snapshot, pg: dict) -> None:
-        self.snap, self.pg = snap, pg
-        self.job = snap.job_for_podgroup(pg)
-        self.pods = related(snap.pods_for_podgroup, pg)
-        self.qname = p.as_str(p.spec_of(pg).get("queue"))
-        self.queue = snap.queue(self.qname) if self.qname else None
-        self.ancestors = p.queue_ancestors(self.queue, snap.queue)
-        self.phase = p.podgroup_phase(pg)
-        self.pending_like = self.phase.label in ("Pending", "Inqueue", "Unknown") or not self.phase.known
-        self.room = gang_room(snap, self.queue, pg) if self.pending_like else p.GangRoom()
-
-    @cached_property
-    def events(self) -> list[dict]:
-        return events_of(self.snap, self.pg, *self.pods)
-
-    @cached_property
-    def event_rows(self) -> list:
-        return p.event_rows(self.events)
+def _reads(snap: Snapshot, pg: dict) -> GangReads:
+    job = snap.job_for_podgroup(pg)
+    phase = p.podgroup_phase(pg)
+    return GangReads(
+        snap,
+        subject=(pg, job),
+        job=job,
+        pg=pg,
+        pods=related(snap.pods_for_podgroup, pg),
+        event_sources=(pg,),
+        qname=p.as_str(p.spec_of(pg).get("queue")),
+        pending_like=phase.label in ("Pending", "Inqueue", "Unknown") or not phase.known,
+    )
 
 
 @require_safe
 def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
-    snap = snapshot(request)
-    pg = snap.podgroups.get(namespace, name)
-    if pg is None and (resp := unreadable(request, snap, "podgroups", namespace, name)):
-        return resp
-    pg = or_404(pg, _("PodGroup"), namespace, name)
+    found = find_object(request, "podgroups", _("PodGroup"), namespace, name)
+    if isinstance(found, HttpResponse):
+        return found
+    snap, pg = found
     now = p.reference_now(snap)
-    r = _PodGroupReads(snap, pg)
-    states = kind_states(snap, *DETAIL_KINDS)
-    b = bucket(now)
-    pods_v = p.resource_versions(r.pods)
-    frags = Fragments(
-        request,
-        snap,
-        now,
-        DETAIL_KINDS,
-        status=lambda: p.version_key(
-            p.resource_versions([pg, r.job, r.queue, *r.ancestors]),
-            p.resource_versions(r.room.read),
-            pods_v,
-            states,
-            b,
-        ),
-        pods=lambda: p.version_key(pods_v, states, b),
-        events=lambda: p.version_key(p.resource_versions(r.events), states, b),
-    )
+    r = _reads(snap, pg)
+    frags = r.fragments(request, now, DETAIL_KINDS)
     if resp := frags.unchanged():
         return resp
     ctx = page_ctx(snap, now, DETAIL_KINDS, "podgroups")
-    ctx.update({"pg": pg, "name": name, "namespace": namespace, "phase": r.phase, "live": not r.phase.final})
+    phase = p.podgroup_phase(pg)
+    ctx.update({"pg": pg, "name": name, "namespace": namespace, "phase": phase, "live": not phase.final})
     if frags.want("status"):
-        ctx.update(_status_ctx(r, now))
-    if frags.want("pods"):
-        ctx["pods"] = p.pod_rows(r.pods)
-    if frags.want("events"):
-        ctx["events"] = r.event_rows[:100]
-        ctx["events_total"] = len(r.event_rows)
+        ctx.update(_status_ctx(r, pg, now))
+    ctx.update(r.lists_ctx(frags))
     if frags.asked is None:  # the metadata and YAML below the fragments
         ctx["labels"] = sorted(p.labels_of(pg).items())
         ctx["annotations"] = sorted(p.annotations_of(pg).items())
@@ -145,9 +107,9 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
     return frags.respond("dashboard/podgroup_detail.html", ctx)
 
 
-def _status_ctx(r: _PodGroupReads, now: Any) -> dict[str, Any]:
+def _status_ctx(r: GangReads, pg: dict, now: datetime) -> dict[str, Any]:
     """The ``status`` fragment: phase, owner, gang, why not running, conditions, requirements."""
-    pg, job, queue, snap = r.pg, r.job, r.queue, r.snap
+    job, queue, snap = r.job, r.queue, r.snap
     return {
         "gang": p.podgroup_gang(pg),
         "row": pg_row(snap, pg, now),
@@ -167,12 +129,7 @@ def _status_ctx(r: _PodGroupReads, now: Any) -> dict[str, Any]:
         if r.pending_like
         else [],
         "pending_like": r.pending_like,
-        # Shown in the "why not running" panel only.
-        "warning_events": p.latest_per_object(
-            (row for row in r.event_rows if row.warning), limit=8, by_message=True
-        )
-        if r.pending_like
-        else [],
+        "warning_events": r.warning_events(),
         "created": p.created_at(pg),
         "priority_class": p.as_str(p.spec_of(pg).get("priorityClassName")),
     }

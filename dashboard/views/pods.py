@@ -11,21 +11,20 @@ from django.views.decorators.http import require_safe
 
 from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
-from dashboard.views.errors import or_404, unreadable
+from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import page_ctx
-from dashboard.views.rows import events_of, snapshot, yaml_text
+from dashboard.views.rows import events_of, yaml_text
 
 DETAIL_KINDS = ("pods", "events")
 
 
 @require_safe
 def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
-    snap = snapshot(request)
-    pod = snap.pods.get(namespace, name)
-    if pod is None and (resp := unreadable(request, snap, "pods", namespace, name)):
-        return resp
-    pod = or_404(pod, _("Pod"), namespace, name)
+    found = find_object(request, "pods", _("Pod"), namespace, name)
+    if isinstance(found, HttpResponse):
+        return found
+    snap, pod = found
     now = p.reference_now(snap)
     ann, labels = p.annotations_of(pod), p.labels_of(pod)
     group = ann.get("scheduling.k8s.io/group-name", "")

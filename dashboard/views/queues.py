@@ -16,7 +16,7 @@ from dashboard import presenters as p
 from dashboard.actions import queue_actions_for
 from dashboard.kube.snapshot import Snapshot
 from dashboard.views import memo
-from dashboard.views.errors import or_404, unreadable
+from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import blocked, page_ctx
 from dashboard.views.queue_summary import queue_summaries
@@ -92,11 +92,10 @@ class _QueueReads:
 
 @require_safe
 def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
-    snap = snapshot(request)
-    queue = snap.queue(name)
-    if queue is None and (resp := unreadable(request, snap, "queues", name)):
-        return resp
-    queue = or_404(queue, _("Queue"), name)
+    found = find_object(request, "queues", _("Queue"), None, name)
+    if isinstance(found, HttpResponse):
+        return found
+    snap, queue = found
     now = p.reference_now(snap)
     r = _QueueReads(snap, queue, name)
     states = kind_states(snap, *DETAIL_KINDS)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from django.http import HttpRequest
@@ -39,22 +39,23 @@ def memo_base(request: HttpRequest) -> tuple:
     return (cache_token(get_cluster_cache()), visible_namespaces(request), *locale_key())
 
 
-def related(fetch: Callable[[dict], list[dict]], obj: dict) -> list[dict]:
+def related(fetch: Callable[[dict], list[dict]], obj: dict) -> list[Mapping]:
     """``fetch(obj)`` (a Snapshot cross-link such as ``pods_for_job``), [] when ``obj`` is
     malformed: one odd object must not turn a page into a 500."""
     try:
-        return list(fetch(obj))
+        found: list[Mapping] = list(fetch(obj))
+        return found
     except Exception:  # noqa: BLE001
         return []
 
 
-def events_of(snap: Snapshot, *objs: dict | None) -> list[dict]:
+def events_of(snap: Snapshot, *objs: Mapping | None) -> list[dict]:
     """The events of every object in ``objs`` (None skipped), each object's newest first."""
     out: list[dict] = []
     for obj in objs:
         if obj:
             try:
-                out.extend(snap.events_for(obj))
+                out.extend(snap.events_for(cast(dict, obj)))
             except Exception:  # noqa: BLE001
                 continue
     return out
@@ -211,7 +212,7 @@ def why_pending(
     pg: dict | None,
     queue: dict | None,
     qname: str,
-    pods: list[dict],
+    pods: list[Mapping],
     room: p.GangRoom,
     owner_job: dict | None = None,
 ) -> list:

@@ -1,0 +1,91 @@
+"""What the page of one gang reads: a Job's page and a PodGroup's page show the same gang (the
+PodGroup, its pods, its queue and the queue's ancestors) from either side, with the same fragments
+``status``, ``pods`` and ``events``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from functools import cached_property
+from typing import Any
+
+from django.http import HttpRequest
+
+from dashboard import presenters as p
+from dashboard.kube.snapshot import Snapshot
+from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.rows import events_of, gang_room
+
+
+class GangReads:
+    """One gang in one snapshot. ``subject``: the page's object and its counterpart (Job and
+    PodGroup, in the page's order; either may be None); ``event_sources``: the objects besides
+    the pods whose events the page lists; ``pending_like``: the page explains why it is not
+    running (and reads the room in the queues for that). Events are read only when asked for."""
+
+    def __init__(
+        self,
+        snap: Snapshot,
+        *,
+        subject: tuple[dict | None, dict | None],
+        job: dict | None,
+        pg: dict | None,
+        pods: list[Mapping],
+        event_sources: tuple[dict | None, ...],
+        qname: str,
+        pending_like: bool,
+    ) -> None:
+        self.snap, self.subject, self.job, self.pg, self.pods = snap, subject, job, pg, pods
+        self.event_sources = event_sources
+        self.qname = qname
+        self.queue = snap.queue(qname) if qname else None
+        # The queue's ancestors: their capability can make the gang impossible (p.never_start).
+        self.ancestors = p.queue_ancestors(self.queue, snap.queue)
+        self.pending_like = pending_like
+        self.room = gang_room(snap, self.queue, pg) if pending_like else p.GangRoom()
+
+    @cached_property
+    def events(self) -> list[dict]:
+        return events_of(self.snap, *self.event_sources, *self.pods)
+
+    @cached_property
+    def event_rows(self) -> list:
+        return p.event_rows(self.events)
+
+    def warning_events(self) -> list:
+        """The deduplicated Warnings the "why pending" panel shows ([] when it is not shown)."""
+        if not self.pending_like:
+            return []
+        return p.latest_per_object((row for row in self.event_rows if row.warning), limit=8, by_message=True)
+
+    def fragments(self, request: HttpRequest, now: datetime, kinds: tuple[str, ...]) -> Fragments:
+        """The page's fragments: ``status`` follows the gang's objects, its queues, the room read
+        and the pods; ``pods`` the pods; ``events`` the events (all with the kind states and age)."""
+        states = kind_states(self.snap, *kinds)
+        b = bucket(now)
+        pods_v = p.resource_versions(self.pods)
+        return Fragments(
+            request,
+            self.snap,
+            now,
+            kinds,
+            status=lambda: p.version_key(
+                p.resource_versions([*self.subject, self.queue, *self.ancestors]),
+                p.resource_versions(self.room.read),
+                pods_v,
+                states,
+                b,
+            ),
+            pods=lambda: p.version_key(pods_v, states, b),
+            events=lambda: p.version_key(p.resource_versions(self.events), states, b),
+        )
+
+    def lists_ctx(self, frags: Fragments) -> dict[str, Any]:
+        """The ``pods`` and ``events`` fragments' context, for those the response shows."""
+        ctx: dict[str, Any] = {}
+        if frags.want("pods"):
+            ctx["pods"] = p.pod_rows(self.pods)
+        if frags.want("events"):
+            ctx["events"] = self.event_rows[:100]
+            ctx["events_total"] = len(self.event_rows)
+        return ctx
