@@ -20,6 +20,8 @@ def _queue_names(snap) -> set[str]:
 def test_new_credentials_are_rejected_honestly_then_picked_up_from_the_rewritten_kubeconfig(
     tmp_path, make_live_cache
 ):
+    from django.utils import translation
+
     from dashboard.views.notices import notices as _notices
 
     # Cluster A: its own CA and token (a state file makes a fresh identity, not the process-wide one).
@@ -45,7 +47,9 @@ def test_new_credentials_are_rejected_honestly_then_picked_up_from_the_rewritten
         assert state.name == "stale"  # the data from A is still shown, marked as such
         assert state.last_error.startswith("Credentials or trust rejected")
         assert "CERTIFICATE_VERIFY_FAILED" in state.last_error
-        (notice,) = _notices(cache.snapshot(), "queues")
+        # Outside a request: English whatever language an earlier test's request left active.
+        with translation.override("en"):
+            (notice,) = _notices(cache.snapshot(), "queues")
         assert notice["category"] == "rejected"
         assert "Credentials or trust rejected" in str(notice["text"])
         assert "unreachable" not in str(notice["text"]).lower()
