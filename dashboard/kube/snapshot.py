@@ -11,15 +11,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
-from dashboard.kube.kinds import (
-    GROUP_NAME_ANNOTATION,
-    event_ref,
-    obj_name,
-    obj_namespace,
-    obj_uid,
-)
+from dashboard.kube.kinds import obj_namespace
 from dashboard.kube.store import KindData, KindState, event_sort_time
+from dashboard.volcano.events import event_ref
+from dashboard.volcano.objects import name as obj_name
+from dashboard.volcano.objects import uid as obj_uid
+from dashboard.volcano.pods import pod_group_name
 
 _UID_SUFFIX = re.compile(
     r"^(?P<job>.+)-(?P<uid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$"
@@ -30,7 +29,7 @@ class KindView:
     """Read-only access to one kind in a Snapshot.
 
     ``state``: KindState; ``version``: the kind's change counter (int, grows on every change);
-    ``get(namespace, name)`` -> dict | None (cluster-scoped kinds: ``get(None, name)``);
+    ``get(namespace, name)`` -> dict[str, Any] | None (cluster-scoped kinds: ``get(None, name)``);
     ``all()`` -> list sorted by (namespace, name) (O(n): the order is kept by the writer);
     ``values()`` -> iterator in no particular order (use it for aggregates); ``in_namespace(ns)``;
     ``len(view)``;
@@ -68,7 +67,7 @@ class KindView:
             return (None, name)
         return (namespace or None, name)
 
-    def get(self, namespace: str | None, name: str) -> dict | None:
+    def get(self, namespace: str | None, name: str) -> dict[str, Any] | None:
         key = self._key(namespace, name)
         if not self._allowed(key[0]):
             return None
@@ -80,14 +79,14 @@ class KindView:
             return None
         return self._data.versions.get(key)
 
-    def all(self) -> list[dict]:
+    def all(self) -> list[dict[str, Any]]:
         if self._namespaces is None:
             return list(self._data.sorted_objects())  # a copy: callers may sort/append
         allowed = self._namespaces
         objs = self._data.sorted_objects()
         return [objs[i] for i, k in enumerate(self._data.sorted_keys()) if k[0] in allowed]
 
-    def values(self) -> Iterator[dict]:
+    def values(self) -> Iterator[dict[str, Any]]:
         """Every (allowed) object in NO particular order: for aggregates (counts, sums, group-by)
         that do not need ``all()``'s (namespace, name) order. O(1) to start, no list is built.
         Iterates the published view, which never changes, so it is safe while the cache updates.
@@ -98,7 +97,7 @@ class KindView:
         allowed = self._namespaces
         return (obj for key, obj in objects.items() if key[0] in allowed)
 
-    def in_namespace(self, namespace: str) -> list[dict]:
+    def in_namespace(self, namespace: str) -> list[dict[str, Any]]:
         if not self._data.spec.namespaced or not self._allowed(namespace):
             return []
         objs = self._data.lookup("namespace", namespace)
@@ -110,14 +109,14 @@ class KindView:
         present = {ns for ns in self._data.indexes.get("namespace", {}) if ns}
         return present if self._namespaces is None else present & self._namespaces
 
-    def lookup(self, index: str, value) -> list[dict]:
+    def lookup(self, index: str, value: Any) -> list[dict[str, Any]]:
         """Objects whose index ``index`` (see kinds.py indexers) holds ``value``, restricted."""
         objs = self._data.lookup(index, value)
         if self._namespaces is None:
             return objs
         return [o for o in objs if obj_namespace(o) in self._namespaces]
 
-    def count_by(self, index: str) -> dict:
+    def count_by(self, index: str) -> dict[Any, int]:
         """{index value: number of (allowed) objects} for index ``index`` (kinds.py indexers):
         O(buckets) unrestricted, O(indexed keys) with a namespace restriction (key checks only,
         no object is read). Aggregates (counts per phase, per queue) use it instead of a walk."""
@@ -138,7 +137,7 @@ class KindView:
         by_ns = self._data.indexes.get("namespace", {})
         return sum(len(by_ns.get(ns, ())) for ns in self._namespaces)
 
-    def __iter__(self) -> Iterator[dict]:
+    def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self.all())
 
     def __bool__(self) -> bool:
@@ -148,7 +147,7 @@ class KindView:
         return f"<KindView {self.kind} state={self.state.name} n={len(self)} v={self.version}>"
 
 
-def _owner_refs(obj: dict) -> list[dict]:
+def _owner_refs(obj: dict[str, Any]) -> list[dict[str, Any]]:
     meta = obj.get("metadata")
     refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
     return [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
@@ -180,7 +179,7 @@ class Snapshot:
         return tuple(v.version for v in self.views().values())
 
     # -- cross-links (REFERENCE.md §4) -----------------------------------------------------
-    def podgroup_for_job(self, job: dict) -> dict | None:
+    def podgroup_for_job(self, job: dict[str, Any]) -> dict[str, Any] | None:
         """The Job's PodGroup: by controller ownerReference uid, then ``<job>-<uid>``, then ``<job>``
         (the pre-v1.6 legacy name). Finished jobs usually have none (REFERENCE.md §1)."""
         ns, name, uid = obj_namespace(job), obj_name(job), obj_uid(job)
@@ -188,12 +187,12 @@ class Snapshot:
             for pg in self.podgroups.lookup("owner_uid", uid):
                 if obj_namespace(pg) == ns:
                     return pg
-            pg = self.podgroups.get(ns, f"{name}-{uid}")
-            if pg is not None:
-                return pg
+            by_uid_name = self.podgroups.get(ns, f"{name}-{uid}")
+            if by_uid_name is not None:
+                return by_uid_name
         return self.podgroups.get(ns, name) if name else None
 
-    def job_for_podgroup(self, pg: dict) -> dict | None:
+    def job_for_podgroup(self, pg: dict[str, Any]) -> dict[str, Any] | None:
         """The Volcano Job that owns ``pg`` (ownerReference kind Job in batch.volcano.sh), else the
         Job whose name and uid make up the PodGroup's name, else the Job named like it (legacy)."""
         ns = obj_namespace(pg)
@@ -203,48 +202,46 @@ class Snapshot:
                 for job in self.jobs.lookup("uid", ref.get("uid")):
                     if obj_namespace(job) == ns:
                         return job
-                job = self.jobs.get(ns, str(ref.get("name") or ""))
-                if job is not None and (not ref.get("uid") or obj_uid(job) == ref.get("uid")):
-                    return job
+                named = self.jobs.get(ns, str(ref.get("name") or ""))
+                if named is not None and (not ref.get("uid") or obj_uid(named) == ref.get("uid")):
+                    return named
         name = obj_name(pg)
         match = _UID_SUFFIX.match(name)
         if match:
-            job = self.jobs.get(ns, match.group("job"))
-            if job is not None and obj_uid(job) == match.group("uid"):
-                return job
+            owner = self.jobs.get(ns, match.group("job"))
+            if owner is not None and obj_uid(owner) == match.group("uid"):
+                return owner
         return self.jobs.get(ns, name) if name else None
 
-    def pods_for_job(self, job: dict) -> list[dict]:
+    def pods_for_job(self, job: dict[str, Any]) -> list[dict[str, Any]]:
         """Pods labelled/annotated ``volcano.sh/job-name: <job>`` in the Job's namespace, by name."""
         pods = self.pods.lookup("job", (obj_namespace(job), obj_name(job)))
         return sorted(pods, key=obj_name)
 
-    def pods_for_podgroup(self, pg: dict) -> list[dict]:
+    def pods_for_podgroup(self, pg: dict[str, Any]) -> list[dict[str, Any]]:
         """Pods whose ``scheduling.k8s.io/group-name`` annotation names ``pg``, sorted by name."""
         pods = self.pods.lookup("group", (obj_namespace(pg), obj_name(pg)))
         return sorted(pods, key=obj_name)
 
-    def podgroup_for_pod(self, pod: dict) -> dict | None:
-        meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
-        annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
-        group = annotations.get(GROUP_NAME_ANNOTATION)
-        return self.podgroups.get(obj_namespace(pod), group) if isinstance(group, str) and group else None
+    def podgroup_for_pod(self, pod: dict[str, Any]) -> dict[str, Any] | None:
+        group = pod_group_name(pod)
+        return self.podgroups.get(obj_namespace(pod), group) if group else None
 
-    def jobs_in_queue(self, name: str) -> list[dict]:
+    def jobs_in_queue(self, name: str) -> list[dict[str, Any]]:
         return sorted(self.jobs.lookup("queue", name), key=lambda o: (obj_namespace(o) or "", obj_name(o)))
 
-    def podgroups_in_queue(self, name: str) -> list[dict]:
+    def podgroups_in_queue(self, name: str) -> list[dict[str, Any]]:
         return sorted(
             self.podgroups.lookup("queue", name), key=lambda o: (obj_namespace(o) or "", obj_name(o))
         )
 
-    def child_queues(self, name: str) -> list[dict]:
+    def child_queues(self, name: str) -> list[dict[str, Any]]:
         """Queues whose spec.parent is ``name`` (an empty parent counts as "root")."""
         return sorted(self.queues.lookup("parent", name), key=obj_name)
 
-    def events_for(self, obj: dict) -> list[dict]:
+    def events_for(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
         """Events whose involvedObject is ``obj`` (by uid, or kind+namespace+name), newest first."""
-        found: dict[tuple, dict] = {}
+        found: dict[tuple[str | None, str], dict[str, Any]] = {}
         uid = obj_uid(obj)
         if uid:
             for ev in self.events.lookup("involved_uid", uid):
@@ -262,18 +259,18 @@ class Snapshot:
 
     # -- named queries over the indexes (kinds.py indexers) ------------------------------------
     # The pages ask for these facts by name; only this package knows which index answers them.
-    def queue(self, name: str) -> dict | None:
+    def queue(self, name: str) -> dict[str, Any] | None:
         """The Queue named ``name`` (cluster-scoped), or None."""
         return self.queues.get(None, name)
 
-    def jobs_in_phase(self, phase: str) -> list[dict]:
+    def jobs_in_phase(self, phase: str) -> list[dict[str, Any]]:
         """Jobs whose ``status.state.phase`` is ``phase`` as written (index "phase"), no order."""
         return self.jobs.lookup("phase", phase)
 
-    def pending_jobs(self) -> list[dict]:
+    def pending_jobs(self) -> list[dict[str, Any]]:
         return self.jobs_in_phase("Pending")
 
-    def failed_jobs(self) -> list[dict]:
+    def failed_jobs(self) -> list[dict[str, Any]]:
         return self.jobs_in_phase("Failed")
 
     def job_counts_by_phase(self) -> dict[str, int]:
@@ -284,26 +281,26 @@ class Snapshot:
         """{phase as written: number of PodGroups}; O(phases), no walk over the PodGroups."""
         return self.podgroups.count_by("phase")
 
-    def podgroup_counts_by_queue(self) -> dict[str, Counter]:
+    def podgroup_counts_by_queue(self) -> dict[str, Counter[str]]:
         """{spec.queue: Counter(phase -> number of PodGroups)} from the (queue, phase) index."""
-        out: dict[str, Counter] = {}
+        out: dict[str, Counter[str]] = {}
         for (queue, phase), n in self.podgroups.count_by("queue_phase").items():
             out.setdefault(queue, Counter())[phase] += n
         return out
 
-    def inqueue_podgroups(self, queue: str) -> list[dict]:
+    def inqueue_podgroups(self, queue: str) -> list[dict[str, Any]]:
         """PodGroups of ``queue`` in phase Inqueue (admitted, their minResources reserved)."""
         return self.podgroups.lookup("queue_phase", (queue, "Inqueue"))
 
-    def gangs_below_min(self) -> list[dict]:
+    def gangs_below_min(self) -> list[dict[str, Any]]:
         """Running/Unknown PodGroups with fewer ready pods than minMember (index "below_gang")."""
         return self.podgroups.lookup("below_gang", True)
 
-    def crashlooping_pods(self) -> list[dict]:
+    def crashlooping_pods(self) -> list[dict[str, Any]]:
         """Pods with a container waiting in CrashLoopBackOff (index "crashloop"), no order."""
         return self.pods.lookup("crashloop", True)
 
-    def warning_events(self) -> list[dict]:
+    def warning_events(self) -> list[dict[str, Any]]:
         """Events of type Warning (index "warning"), no order."""
         return self.events.lookup("warning", True)
 

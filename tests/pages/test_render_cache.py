@@ -12,9 +12,9 @@ import pytest
 
 from dashboard import presenters
 from dashboard.kube import kinds
+from dashboard.views import memo, overview
 from dashboard.volcano import gang as volcano_gang
 from dashboard.volcano import phases as volcano_phases
-from dashboard.views import memo, overview
 from tests.pages.helpers import kind, text
 
 QUEUES = ("scheduling.volcano.sh", "queues")
