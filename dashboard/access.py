@@ -13,18 +13,27 @@ In both authenticated modes a user sees the namespaces in which Kubernetes RBAC 
 Volcano Jobs* (``list jobs.batch.volcano.sh``), as decided by SubjectAccessReviews sent with the
 dashboard's own credentials and reused for ``VOLCANO_UI_ACCESS_CACHE_SECONDS``. Views pass
 ``visible_namespaces(request)`` to ``get_cluster_cache().snapshot(namespaces=...)``, so every page,
-fragment, YAML view, count and total is computed from that restricted snapshot. When the API server
-cannot answer a review the answer is "no" (fail closed) and is not cached.
+fragment, YAML view, count and total is computed from that restricted snapshot.
+
+Reviews never hold a page: they are asked in parallel and a request waits for them at most
+``VOLCANO_UI_ACCESS_WAIT_SECONDS`` in total. When the API server cannot answer, the last known
+answer is served (up to ``VOLCANO_UI_ACCESS_STALE_SECONDS`` old) and the page header says
+"permissions as of <time>"; a failed review is retried after a backoff, not on every request. Only a
+question that was never answered is "no" (fail closed), and the page says permissions could not be
+checked.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -37,6 +46,12 @@ log = logging.getLogger("volcano_ui.access")
 VISIBILITY = ("list", "batch.volcano.sh", "jobs")
 SESSION_KEY = "volcano_ui_identity"
 _MAX_CACHED = 50_000
+# Reviews in flight at once per process; each holds one connection to the API server.
+_REVIEW_THREADS = 16
+# Seconds before a failed review is asked again: doubling from the first to the second value.
+_BACKOFF_INITIAL, _BACKOFF_MAX = 1.0, 30.0
+# At most one "a review failed" warning per this many seconds (a stall fails every namespace's).
+_WARNING_EVERY = 30.0
 
 
 @dataclass(frozen=True)
@@ -94,34 +109,144 @@ def current_identity(request: HttpRequest) -> Identity | None:
     return identity
 
 
+class _Entry:
+    """One review's state: the last answer (``allowed`` None until one came), when it came (wall
+    clock, for the page's notice, and monotonic, for freshness), the failures since, and the review
+    in flight, if any."""
+
+    __slots__ = ("allowed", "answered_at", "answered_mono", "failures", "retry_at", "future")
+
+    def __init__(self) -> None:
+        self.allowed: bool | None = None
+        self.answered_at = 0.0
+        self.answered_mono = 0.0
+        self.failures = 0
+        self.retry_at = 0.0
+        self.future: Future | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A review's answer as a request may use it.
+
+    ``allowed``: the decision (False when unknown). ``as_of``: the wall-clock time (epoch seconds) of
+    the answer when it is older than VOLCANO_UI_ACCESS_CACHE_SECONDS and the API server could not
+    give a newer one, else None. ``known``: False when no answer was ever received (fail closed).
+    """
+
+    allowed: bool
+    as_of: float | None = None
+    known: bool = True
+
+
 class _ReviewCache:
-    """SubjectAccessReview answers keyed by (user, groups, verb, group, resource, namespace, name)."""
+    """SubjectAccessReview answers keyed by (user, groups, verb, group, resource, namespace, name).
+
+    An answer is fresh for VOLCANO_UI_ACCESS_CACHE_SECONDS; after that it is asked again, and while
+    the API server cannot answer, the last answer is still served for up to
+    VOLCANO_UI_ACCESS_STALE_SECONDS (marked with its time). A failed review is not asked again
+    before a backoff (1 s doubling to 30 s per key), so a stall costs one round of reviews, not one
+    per request. Reviews run on a small shared pool; one review per key is in flight at a time.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._answers: dict[tuple, tuple[bool, float]] = {}
+        self._entries: dict[tuple, _Entry] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_pid = 0
+        self._last_warning = 0.0
 
-    def get(self, key: tuple) -> bool | None:
+    # -- the pool: one per process (a forked gunicorn worker must not share its parent's threads)
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None or self._pool_pid != os.getpid():
+            self._pool = ThreadPoolExecutor(max_workers=_REVIEW_THREADS, thread_name_prefix="sar")
+            self._pool_pid = os.getpid()
+        return self._pool
+
+    def answers(self, keys: list[tuple], ask: Callable[[tuple], bool], deadline: float) -> list[Answer]:
+        """The answer to each of ``keys``, asking ``ask(key)`` (in parallel, on the pool) for those
+        that are not fresh and not backing off, and waiting for them until ``deadline``
+        (time.monotonic()) at the latest. Never raises for a failed review."""
+        started = now = time.monotonic()
+        fresh_for = settings.VOLCANO_UI_ACCESS_CACHE_SECONDS
+        waiting: list[Future] = []
         with self._lock:
-            hit = self._answers.get(key)
-        if hit is None or hit[1] < time.monotonic():
-            return None
-        return hit[0]
-
-    def put(self, key: tuple, allowed: bool, ttl: float) -> None:
-        if ttl <= 0:
-            return
+            for key in keys:
+                entry = self._entries.get(key)
+                if entry is None:
+                    self._make_room(now)
+                    entry = self._entries[key] = _Entry()
+                if entry.allowed is not None and now < entry.answered_mono + fresh_for:
+                    continue
+                if entry.future is None and now >= entry.retry_at:
+                    entry.future = self._executor().submit(self._ask, key, entry, ask)
+                if entry.future is not None:
+                    waiting.append(entry.future)
+        if waiting:
+            wait(waiting, timeout=max(0.0, deadline - time.monotonic()))
         now = time.monotonic()
+        stale_for = settings.VOLCANO_UI_ACCESS_STALE_SECONDS
+        out = []
         with self._lock:
-            if len(self._answers) >= _MAX_CACHED:
-                self._answers = {k: v for k, v in self._answers.items() if v[1] >= now}
-                if len(self._answers) >= _MAX_CACHED:
-                    self._answers.clear()
-            self._answers[key] = (allowed, now + ttl)
+            for key in keys:
+                entry = self._entries.get(key) or _Entry()
+                if entry.allowed is None or now >= entry.answered_mono + fresh_for + stale_for:
+                    out.append(Answer(False, known=False))
+                elif now < entry.answered_mono + fresh_for or entry.answered_mono >= started:
+                    out.append(Answer(entry.allowed))
+                else:
+                    out.append(Answer(entry.allowed, as_of=entry.answered_at))
+        return out
+
+    def _ask(self, key: tuple, entry: _Entry, ask: Callable[[tuple], bool]) -> None:
+        from dashboard.health import ACCESS_REVIEWS
+
+        try:
+            allowed = ask(key)
+        except reviews.ReviewError as exc:
+            ACCESS_REVIEWS.labels("SubjectAccessReview", "error").inc()
+            with self._lock:
+                entry.failures += 1
+                backoff = min(_BACKOFF_MAX, _BACKOFF_INITIAL * 2 ** (entry.failures - 1))
+                entry.retry_at = time.monotonic() + backoff
+                entry.future = None
+                warn = time.monotonic() - self._last_warning > _WARNING_EVERY
+                if warn:
+                    self._last_warning = time.monotonic()
+            if warn:
+                log.warning("a SubjectAccessReview failed (last known answers are served): %s", exc)
+            return
+        except BaseException:
+            with self._lock:
+                entry.future = None
+            raise
+        ACCESS_REVIEWS.labels("SubjectAccessReview", "allowed" if allowed else "denied").inc()
+        with self._lock:
+            entry.allowed = allowed
+            entry.answered_at = time.time()
+            entry.answered_mono = time.monotonic()
+            entry.failures = 0
+            entry.retry_at = 0.0
+            entry.future = None
+
+    def _make_room(self, now: float) -> None:
+        if len(self._entries) < _MAX_CACHED:
+            return
+        keep = settings.VOLCANO_UI_ACCESS_CACHE_SECONDS + settings.VOLCANO_UI_ACCESS_STALE_SECONDS
+        self._entries = {
+            k: e for k, e in self._entries.items() if e.future is not None or now < e.answered_mono + keep
+        }
+        if len(self._entries) >= _MAX_CACHED:
+            self._entries = {k: e for k, e in self._entries.items() if e.future is not None}
+
+    def forget(self, username: str) -> None:
+        """Drop every answer about ``username`` (on sign-out)."""
+        with self._lock:
+            self._entries = {k: e for k, e in self._entries.items() if k[0] != username or e.future}
 
     def clear(self) -> None:
         with self._lock:
-            self._answers.clear()
+            self._entries.clear()
 
 
 review_cache = _ReviewCache()
@@ -131,39 +256,47 @@ def _key(identity: Identity, verb: str, group: str, resource: str, namespace: st
     return (identity.username, identity.groups, verb, group, resource, namespace, name)
 
 
+def _review(key: tuple) -> bool:
+    username, groups, verb, group, resource, namespace, name = key
+    return reviews.subject_access_review(
+        user=username,
+        groups=groups,
+        verb=verb,
+        group=group,
+        resource=resource,
+        namespace=namespace,
+        name=name,
+    )
+
+
+def _deadline() -> float:
+    return time.monotonic() + settings.VOLCANO_UI_ACCESS_WAIT_SECONDS
+
+
 def is_allowed(
     identity: Identity | None, verb: str, group: str, resource: str, namespace: str = "", name: str = ""
 ) -> bool:
-    """May ``identity`` do ``verb`` on ``resource`` (API ``group``) in ``namespace``?
+    """May ``identity`` do ``verb`` on ``resource`` (API ``group``) in ``namespace``, by a fresh answer?
 
-    ``namespace=""`` asks about every namespace at once. Anonymous identities may do nothing.
-    Answers are reused for VOLCANO_UI_ACCESS_CACHE_SECONDS; an unanswerable review is "no".
+    ``namespace=""`` asks about every namespace at once. Anonymous identities may do nothing. For
+    decisions to change something: an answer older than VOLCANO_UI_ACCESS_CACHE_SECONDS that the API
+    server could not renew within VOLCANO_UI_ACCESS_WAIT_SECONDS is "no".
     """
-    from dashboard.health import ACCESS_REVIEWS
-
     if identity is None:
         return False
     key = _key(identity, verb, group, resource, namespace, name)
-    cached = review_cache.get(key)
-    if cached is not None:
-        return cached
-    try:
-        allowed = reviews.subject_access_review(
-            user=identity.username,
-            groups=identity.groups,
-            verb=verb,
-            group=group,
-            resource=resource,
-            namespace=namespace,
-            name=name,
-        )
-    except reviews.ReviewError as exc:
-        ACCESS_REVIEWS.labels("SubjectAccessReview", "error").inc()
-        log.warning("access denied because the review failed: %s", exc, extra={"user": identity.username})
-        return False
-    ACCESS_REVIEWS.labels("SubjectAccessReview", "allowed" if allowed else "denied").inc()
-    review_cache.put(key, allowed, settings.VOLCANO_UI_ACCESS_CACHE_SECONDS)
-    return allowed
+    answer = review_cache.answers([key], _review, _deadline())[0]
+    return answer.allowed and answer.as_of is None
+
+
+def _note(request: HttpRequest, answers: list[Answer]) -> None:
+    """Remember on ``request`` the oldest stale answer used and whether any was unknown."""
+    stale = [a.as_of for a in answers if a.as_of is not None]
+    if stale:
+        previous = getattr(request, "_volcano_access_as_of", None)
+        request._volcano_access_as_of = min([*stale, *([previous] if previous else [])])
+    if any(not a.known for a in answers):
+        request._volcano_access_unknown = True
 
 
 def visible_namespaces(request: HttpRequest) -> frozenset[str] | None:
@@ -172,7 +305,9 @@ def visible_namespaces(request: HttpRequest) -> frozenset[str] | None:
     None means every namespace (access mode ``none``, or a user allowed to list Volcano Jobs
     cluster-wide). Otherwise a frozenset, empty for an anonymous request, of the namespaces known
     to the cache (``Snapshot.namespaces()``) in which the user may list Volcano Jobs. Computed once
-    per request.
+    per request, within VOLCANO_UI_ACCESS_WAIT_SECONDS: answers the API server cannot renew in time
+    are served as last known (``access_as_of(request)``); namespaces never answered are not
+    visible (``access_unknown(request, namespace)``).
     """
     if settings.VOLCANO_UI_ACCESS_MODE == "none":
         return None
@@ -182,25 +317,25 @@ def visible_namespaces(request: HttpRequest) -> frozenset[str] | None:
     result: frozenset[str] | None
     if identity is None:
         result = frozenset()
-    elif is_allowed(identity, *VISIBILITY, namespace=""):
-        result = None
     else:
-        from dashboard.kube import get_cluster_cache
+        deadline = _deadline()
+        cluster_wide = review_cache.answers([_key(identity, *VISIBILITY, "", "")], _review, deadline)
+        _note(request, cluster_wide)
+        if cluster_wide[0].allowed:
+            result = None
+        else:
+            from dashboard.kube import get_cluster_cache
 
-        known = get_cluster_cache().snapshot().namespaces()
-        result = frozenset(ns for ns, ok in zip(known, _ask_many(identity, known), strict=True) if ok)
-    request._volcano_visible_namespaces = result  # type: ignore[attr-defined]
+            known = get_cluster_cache().snapshot().namespaces()
+            keys = [_key(identity, *VISIBILITY, ns, "") for ns in known]
+            answers = review_cache.answers(keys, _review, deadline)
+            _note(request, answers)
+            result = frozenset(ns for ns, a in zip(known, answers, strict=True) if a.allowed)
+            request._volcano_unknown_namespaces = frozenset(
+                ns for ns, a in zip(known, answers, strict=True) if not a.known
+            )
+    request._volcano_visible_namespaces = result
     return result
-
-
-def _ask_many(identity: Identity, namespaces: list[str]) -> list[bool]:
-    """``is_allowed(list jobs)`` for each namespace; the uncached ones are asked a few at a time,
-    so a user's first page over hundreds of namespaces waits for rounds of reviews, not a queue."""
-    uncached = [ns for ns in namespaces if review_cache.get(_key(identity, *VISIBILITY, ns, "")) is None]
-    if len(uncached) > 1:
-        with ThreadPoolExecutor(max_workers=min(8, len(uncached)), thread_name_prefix="sar") as pool:
-            list(pool.map(lambda ns: is_allowed(identity, *VISIBILITY, namespace=ns), uncached))
-    return [is_allowed(identity, *VISIBILITY, namespace=ns) for ns in namespaces]
 
 
 def may_see_namespace(request: HttpRequest, namespace: str) -> bool:
@@ -209,10 +344,30 @@ def may_see_namespace(request: HttpRequest, namespace: str) -> bool:
     return visible is None or namespace in visible
 
 
+def access_as_of(request: HttpRequest) -> datetime | None:
+    """When the oldest permission answer this request used was given, if the API server could not
+    renew it (the page then says "permissions as of"); None when every answer was fresh."""
+    as_of = getattr(request, "_volcano_access_as_of", None)
+    return datetime.fromtimestamp(as_of, tz=UTC) if as_of is not None else None
+
+
+def access_unknown(request: HttpRequest, namespace: str | None = None) -> bool:
+    """Did the API server never answer whether this request's user may see ``namespace`` (any
+    namespace when None)? Such a namespace is hidden, but an object in it is not known to be gone."""
+    if namespace is None:
+        return bool(getattr(request, "_volcano_access_unknown", False))
+    visible_namespaces(request)
+    return namespace in getattr(request, "_volcano_unknown_namespaces", frozenset())
+
+
 def context(request: HttpRequest) -> dict:
-    """Template context processor: the signed-in identity and the access mode, for the page header."""
+    """Template context processor: the signed-in identity, the access mode, and whether the
+    permissions behind the page are last known ones (``volcano_access_as_of``, a datetime) or could
+    not be checked at all (``volcano_access_unknown``), for the page header."""
     return {
         "volcano_identity": getattr(request, "identity", None),
         "volcano_access_mode": settings.VOLCANO_UI_ACCESS_MODE,
         "volcano_actions_enabled": settings.VOLCANO_UI_ENABLE_ACTIONS,
+        "volcano_access_as_of": access_as_of(request),
+        "volcano_access_unknown": access_unknown(request),
     }

@@ -151,6 +151,11 @@ def _anonymous_allowed(request: HttpRequest) -> bool:
     return path in allowed
 
 
+# The time of the last known permission answers a response was computed with, when the API server
+# could not renew them (dashboard/access.py); absent when they were fresh.
+PERMISSIONS_AS_OF_HEADER = "X-Volcano-Permissions-As-Of"
+
+
 class IdentityMiddleware:
     """Attach ``request.identity`` (dashboard.access.Identity or None) and refuse anonymous access.
 
@@ -167,10 +172,14 @@ class IdentityMiddleware:
         from dashboard import access
 
         mode = settings.VOLCANO_UI_ACCESS_MODE
-        identity = access.identity_from_request(request)
-        request.identity = identity  # type: ignore[attr-defined]
-        if mode == "none" or identity is not None or _anonymous_allowed(request):
-            return self.get_response(request)
+        request.identity = access.identity_from_request(request)
+        if mode == "none" or request.identity is not None or _anonymous_allowed(request):
+            response = self.get_response(request)
+            as_of = access.access_as_of(request)
+            if as_of is not None:
+                # Also on fragments, which do not carry the page header's notice.
+                response[PERMISSIONS_AS_OF_HEADER] = as_of.isoformat()
+            return response
         if mode == "token":
             sign_in = f"{reverse('sign_in')}?next={_safe_next(request)}"
             if request.headers.get("HX-Request") == "true":

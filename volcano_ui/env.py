@@ -76,9 +76,14 @@ def env_int(
 
 
 def env_float(
-    name: str, default: float, *, minimum: float | None = None, env: Mapping[str, str] | None = None
+    name: str,
+    default: float,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> float:
-    """Parse a decimal number, at least ``minimum`` when given."""
+    """Parse a decimal number within ``[minimum, maximum]`` when those bounds are given."""
     value = _raw(name, env)
     if value is None or value.strip() == "":
         return default
@@ -90,6 +95,8 @@ def env_float(
         raise ImproperlyConfigured(f"{name}={value!r} is not a finite number.")
     if minimum is not None and number < minimum:
         raise ImproperlyConfigured(f"{name}={number} is below the minimum {minimum}.")
+    if maximum is not None and number > maximum:
+        raise ImproperlyConfigured(f"{name}={number} is above the maximum {maximum}.")
     return number
 
 

@@ -10,7 +10,16 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from volcano_ui.env import env_bool, env_choice, env_int, env_list, env_networks, env_str, env_time_zone
+from volcano_ui.env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_networks,
+    env_str,
+    env_time_zone,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # templates/, static/ and locale/ sit at the top of a checkout; an installed wheel carries them
@@ -225,6 +234,11 @@ VOLCANO_UI_PROXY_GROUPS_HEADER = env_str("VOLCANO_UI_PROXY_GROUPS_HEADER", "X-Fo
 VOLCANO_UI_METRICS_ALLOWED_CIDRS = env_networks("VOLCANO_UI_METRICS_ALLOWED_CIDRS", [])
 # How long a SubjectAccessReview answer is reused, in seconds.
 VOLCANO_UI_ACCESS_CACHE_SECONDS = env_int("VOLCANO_UI_ACCESS_CACHE_SECONDS", 30, minimum=0, maximum=3600)
+# While the API server cannot answer a review, its last answer is served (the page says "permissions
+# as of <time>") for at most this many seconds more; 0 refuses as soon as an answer is old.
+VOLCANO_UI_ACCESS_STALE_SECONDS = env_int("VOLCANO_UI_ACCESS_STALE_SECONDS", 3600, minimum=0, maximum=86400)
+# The longest a request waits for the reviews it needs, in seconds (all of them together).
+VOLCANO_UI_ACCESS_WAIT_SECONDS = env_float("VOLCANO_UI_ACCESS_WAIT_SECONDS", 1.5, minimum=0.05, maximum=30)
 # Write actions (suspend/resume/restart/terminate/delete a Job, open/close a Queue): off unless
 # asked for, and only ever with an authenticated access mode.
 VOLCANO_UI_ENABLE_ACTIONS = env_bool("VOLCANO_UI_ENABLE_ACTIONS", False)

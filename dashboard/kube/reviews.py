@@ -8,8 +8,6 @@ process's cluster cache, through the official client's generated API classes:
 - ``subject_access_review(...)``: SubjectAccessReview (authorization.k8s.io/v1) -> allowed?
 - ``create_command(...)`` / ``delete_job(...)``: the write actions (dashboard/actions.py decides
   whether the signed-in user may ask for them).
-
-Added by the prod work (Issue 5) as a separate module so the informer code stays untouched.
 Errors: ``ReviewError`` when the API server cannot answer (unreachable, 5xx, our own RBAC missing).
 """
 
@@ -22,7 +20,10 @@ from typing import Any
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-_TIMEOUT = (3.05, 10)  # (connect, read) seconds: a review must never hang a page view
+_TIMEOUT = (3.05, 10)  # (connect, read) seconds for the write actions
+# Reviews are asked in the background of a page view (dashboard/access.py bounds the wait) or at
+# sign-in; an answer slower than this is a stalled API server, and the review counts as failed.
+_REVIEW_TIMEOUT = (2.0, 5.0)
 
 
 class ReviewError(Exception):
@@ -66,7 +67,7 @@ def token_review(token: str) -> ReviewedUser | None:
     body = client.V1TokenReview(spec=client.V1TokenReviewSpec(token=token))
     try:
         response = client.AuthenticationV1Api(api_client()).create_token_review(
-            body, _preload_content=False, _request_timeout=_TIMEOUT
+            body, _preload_content=False, _request_timeout=_REVIEW_TIMEOUT
         )
     except ApiException as exc:
         raise ReviewError(f"TokenReview failed: {exc.status} {exc.reason}") from None
@@ -110,7 +111,7 @@ def subject_access_review(
     )
     try:
         response = client.AuthorizationV1Api(api_client()).create_subject_access_review(
-            body, _preload_content=False, _request_timeout=_TIMEOUT
+            body, _preload_content=False, _request_timeout=_REVIEW_TIMEOUT
         )
     except ApiException as exc:
         raise ReviewError(f"SubjectAccessReview failed: {exc.status} {exc.reason}") from None

@@ -3,13 +3,16 @@
  * Live fragments: every element with [data-poll] has hx-get/hx-trigger="vui:poll" (see the
  * `poll` template tag). This driver fires that event on a timer, adaptively:
  *   - paused while the tab is hidden, refreshed at once when it becomes visible again;
- *   - after failed requests (dashboard restarting, network lost) the interval doubles up to 60 s,
- *     and goes back to normal after the first success.
+ *   - after failed rounds (dashboard restarting, network lost, a 5xx) the interval doubles up to
+ *     30 s (at least a 503's Retry-After), polling never stops for an error, and the interval goes
+ *     back to normal after the first success.
  * The server answers 204 (no swap) when a fragment's ?v= version is unchanged.
  *
  * A poll answered 404 with the X-Volcano-Gone header means the page's object (Job, PodGroup,
- * Queue, Pod) was deleted or renamed: the page shows the response's notice ("no longer exists;
- * last known state") in #gone-notice, marks the live dot, and stops polling for good.
+ * Queue, Pod) is not in the dashboard's synced cache while its permissions are known. One such
+ * answer is asked again after the normal interval; when the next poll confirms it, the object was
+ * deleted or renamed: the page shows the response's notice ("no longer exists; last known state")
+ * in #gone-notice, marks the live dot, and stops polling for good.
  */
 (function () {
   "use strict";
@@ -20,9 +23,14 @@
   var failures = 0;
   var timer = null;
   var gone = false;
+  var goneSeen = 0;
+  var round = 0;
+  var failedRound = -1;
+  var goneRound = -1;
 
   function pollNow() {
     if (document.hidden || !window.htmx) return;
+    round += 1;
     var els = document.querySelectorAll("[data-poll]");
     for (var i = 0; i < els.length; i++) {
       window.htmx.trigger(els[i], "vui:poll");
@@ -65,11 +73,27 @@
     if (!isPoll(evt)) return;
     var xhr = evt.detail.xhr;
     if (xhr && xhr.status === 404 && xhr.getResponseHeader("X-Volcano-Gone")) {
-      objectGone(xhr);
+      // Counted once per round: every fragment of the page answers the same.
+      if (goneRound !== round) {
+        goneRound = round;
+        goneSeen += 1;
+      }
+      if (goneSeen >= 2) {
+        objectGone(xhr);
+      } else {
+        delay = base;
+        schedule();
+      }
       return;
     }
+    // One failure per polling round, however many fragments the page polls.
+    if (failedRound === round) return;
+    failedRound = round;
+    goneSeen = 0;
     failures += 1;
-    delay = Math.min(base * Math.pow(2, failures), 60000);
+    delay = Math.min(base * Math.pow(2, failures), 30000);
+    var retryAfter = xhr ? parseFloat(xhr.getResponseHeader("Retry-After") || "") : NaN;
+    if (retryAfter > 0) delay = Math.max(delay, Math.min(retryAfter * 1000, 60000));
     body.classList.add("is-offline");
     document.dispatchEvent(new CustomEvent("vui:poll-failed", { detail: { failures: failures } }));
     schedule();
@@ -88,6 +112,7 @@
   body.addEventListener("htmx:timeout", failed);
   body.addEventListener("htmx:afterRequest", function (evt) {
     if (!isPoll(evt) || !evt.detail.successful) return;
+    goneSeen = 0;
     if (failures) {
       failures = 0;
       delay = base;
