@@ -244,6 +244,15 @@ class _ReviewCache:
         with self._lock:
             self._entries = {k: e for k, e in self._entries.items() if k[0] != username or e.future}
 
+    def expire(self) -> None:
+        """Make every answer due for renewal now, as VOLCANO_UI_ACCESS_CACHE_SECONDS running out
+        would (the answers stay as last known ones)."""
+        age = settings.VOLCANO_UI_ACCESS_CACHE_SECONDS
+        with self._lock:
+            for entry in self._entries.values():
+                if entry.allowed is not None:
+                    entry.answered_mono = min(entry.answered_mono, time.monotonic() - age)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
