@@ -21,6 +21,8 @@ import sys
 
 from django.core.exceptions import ImproperlyConfigured
 
+from dashboard.gunicorn_worker import limits_from_env
+from dashboard.health_server import parse_bind
 from volcano_ui.env import env_int, env_str
 
 
@@ -32,11 +34,20 @@ def _configuration_error(exc: ImproperlyConfigured):
 
 
 wsgi_app = "volcano_ui.wsgi:application"
-worker_class = "gthread"
+# gthread with slow clients bounded and a fast 503 when every thread is busy (dashboard/gunicorn_worker.py).
+worker_class = "dashboard.gunicorn_worker.GuardedThreadWorker"
 try:
     bind = [env_str("VOLCANO_UI_BIND", "0.0.0.0:8000")]
+    # /healthz, /readyz and /metrics on a listener of their own in every worker, which no page load
+    # can hold up (dashboard/health_server.py); empty: only on the page port.
+    health_bind = env_str("VOLCANO_UI_HEALTH_BIND", "0.0.0.0:8081").strip()
+    if health_bind:
+        parse_bind(health_bind)
     workers = env_int("VOLCANO_UI_WORKERS", 1, minimum=1, maximum=64)
     threads = env_int("VOLCANO_UI_THREADS", 8, minimum=1, maximum=512)
+    # Connections a worker holds open (kept-alive ones included); more wait in the listen backlog.
+    worker_connections = env_int("VOLCANO_UI_WORKER_CONNECTIONS", 200, minimum=threads + 1, maximum=100_000)
+    limits_from_env()  # VOLCANO_UI_HEADER_TIMEOUT, VOLCANO_UI_MAX_QUEUED, read again by each worker
     timeout = env_int("VOLCANO_UI_WORKER_TIMEOUT", 30, minimum=5, maximum=3600)
     # Kubernetes sends SIGTERM and waits terminationGracePeriodSeconds (30 s by default) before SIGKILL.
     graceful_timeout = env_int("VOLCANO_UI_GRACEFUL_TIMEOUT", 20, minimum=1, maximum=3600)
@@ -45,6 +56,8 @@ try:
     importlib.import_module(os.environ.setdefault("DJANGO_SETTINGS_MODULE", "volcano_ui.settings"))
 except ImproperlyConfigured as exc:
     _configuration_error(exc)
+except ValueError as exc:
+    _configuration_error(ImproperlyConfigured(f"VOLCANO_UI_HEALTH_BIND: {exc}"))
 keepalive = 5
 preload_app = False
 # The worker heartbeat file: /dev/shm is writable (and fast) on a read-only root filesystem.
@@ -94,15 +107,25 @@ def _kube_hook(name: str):
 
 
 def post_fork(server, worker):
-    """In the new worker: start the informers (list + watch per kind) before serving requests."""
+    """In the new worker: start the informers (list + watch per kind) and the health listener
+    before serving requests. The listener runs in each worker, not in the master: a probe's answer
+    then comes from a process that serves pages, and says what that process's cache holds."""
     start = _kube_hook("start")
     if start is not None:
         start()
         server.log.info("worker %s: cluster cache informers started", worker.pid)
+    if health_bind:
+        from dashboard import health_server
+
+        worker.health_listener = health_server.start(health_bind)
+        server.log.info("worker %s: health listener on %s", worker.pid, health_bind)
 
 
 def worker_exit(server, worker):
     """In the exiting worker: stop the watches cleanly (closes the streams, joins the threads)."""
+    listener = getattr(worker, "health_listener", None)
+    if listener is not None:
+        listener.stop()
     try:
         stop = _kube_hook("stop")
         if stop is not None:

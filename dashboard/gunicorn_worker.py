@@ -1,0 +1,168 @@
+"""The gunicorn worker class: gthread, with slow clients bounded and a fast 503 when saturated.
+
+``worker_class = "dashboard.gunicorn_worker.GuardedThreadWorker"`` (deploy/gunicorn.conf.py). Three
+changes to gunicorn's ThreadWorker, so that no client can hold the page threads hostage:
+
+- A new connection waits on the worker's poller (not in a pool thread) until its first bytes
+  arrive; an idle one is closed after the keep-alive timeout.
+- Once a thread reads a request, the request line and headers must be complete within
+  ``VOLCANO_UI_HEADER_TIMEOUT`` seconds in total; a watchdog thread cuts the connection otherwise
+  (one header line every few seconds would else keep the thread forever).
+- When every thread is busy and ``VOLCANO_UI_MAX_QUEUED`` requests already wait for one, a further
+  request is answered at once by the worker's main loop: ``503 Service Unavailable`` with
+  ``Retry-After: 1``, instead of waiting seconds in the queue (static/dashboard/app.js backs off).
+
+The number of connections a worker holds open is gunicorn's ``worker_connections``
+(``VOLCANO_UI_WORKER_CONNECTIONS``). Probes never queue here: they have their own listener
+(dashboard/health_server.py). These hooks use gunicorn's ThreadWorker internals (``enqueue_req``,
+``pending_conns``, ``handle``, ``handle_request``); with a gunicorn that lacks them the worker logs
+a warning and behaves as the plain gthread worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import selectors
+import socket
+import threading
+import time
+from functools import partial
+
+from gunicorn.workers import gthread
+
+from volcano_ui.env import env_float, env_int
+
+_BUSY_BODY = b"503: the dashboard is busy; retry soon.\n"
+BUSY_RESPONSE = (
+    b"HTTP/1.1 503 Service Unavailable\r\n"
+    b"Content-Type: text/plain; charset=utf-8\r\n"
+    b"Retry-After: 1\r\n"
+    b"Cache-Control: no-store\r\n"
+    b"Connection: close\r\n"
+    b"Content-Length: %d\r\n"
+    b"\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY)
+)
+
+
+def limits_from_env() -> tuple[float, int]:
+    """(header timeout in seconds, requests that may wait for a thread), from the environment.
+
+    Raises ImproperlyConfigured for a bad value (deploy/gunicorn.conf.py checks them in the master).
+    """
+    header_timeout = env_float("VOLCANO_UI_HEADER_TIMEOUT", 5.0, minimum=0.5, maximum=300)
+    max_queued = env_int("VOLCANO_UI_MAX_QUEUED", 16, minimum=0, maximum=10_000)
+    return header_timeout, max_queued
+
+
+_SUPPORTED = all(
+    hasattr(gthread.ThreadWorker, name) for name in ("enqueue_req", "accept", "handle", "handle_request")
+) and hasattr(gthread, "TConn")
+
+
+class GuardedThreadWorker(gthread.ThreadWorker):
+    """gunicorn's gthread worker with the bounds described in the module docstring."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.header_timeout, self.max_queued = limits_from_env()
+        self._guard_lock = threading.Lock()
+        self._busy = 0
+        self._reading: dict[object, float] = {}
+        self._guarded = _SUPPORTED
+
+    def init_process(self) -> None:
+        if not self._guarded:
+            self.log.warning("this gunicorn's gthread worker lacks the hooks GuardedThreadWorker needs")
+        else:
+            threading.Thread(target=self._watchdog, name="header-watchdog", daemon=True).start()
+        super().init_process()
+
+    # -- new connections wait for their first bytes on the poller
+    def accept(self, listener) -> None:  # noqa: ANN001 - gunicorn's listener socket
+        if not self._guarded or not hasattr(self, "pending_conns"):
+            super().accept(listener)
+            return
+        try:
+            client_sock, client_addr = listener.accept()
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        self.nr_conns += 1
+        conn = gthread.TConn(self.cfg, client_sock, client_addr, listener.getsockname())
+        conn.timeout = time.monotonic() + (self.cfg.keepalive or self.header_timeout)
+        self.pending_conns.append(conn)
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn))
+
+    # -- a saturated worker answers 503 at once
+    def enqueue_req(self, conn) -> None:  # noqa: ANN001 - gthread.TConn
+        if not self._guarded:
+            super().enqueue_req(conn)
+            return
+        with self._guard_lock:
+            saturated = self._busy >= self.cfg.threads + self.max_queued
+            if not saturated:
+                self._busy += 1
+        if saturated and not self.cfg.is_ssl:
+            self._refuse(conn)
+            return
+        if saturated:
+            with self._guard_lock:
+                self._busy += 1
+        fs = self.tpool.submit(self.handle, conn)
+        fs.add_done_callback(self._done)
+        fs.add_done_callback(lambda fut: self.method_queue.defer(self.finish_request, conn, fut))
+
+    def _done(self, _future) -> None:  # noqa: ANN001
+        with self._guard_lock:
+            self._busy -= 1
+
+    def _refuse(self, conn) -> None:  # noqa: ANN001
+        """Answer 503 from the main loop without blocking it, then close."""
+        sock = conn.sock
+        try:
+            sock.setblocking(False)
+            # Read what the client sent, so closing does not reset the connection before it reads
+            # the answer.
+            with contextlib.suppress(OSError):
+                sock.recv(65536)
+            sock.send(BUSY_RESPONSE)
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        finally:
+            self.nr_conns -= 1
+            with contextlib.suppress(OSError):
+                sock.close()
+
+    # -- the request line and headers within header_timeout
+    def handle(self, conn):  # noqa: ANN001, ANN201 - gthread's signature
+        if not self._guarded:
+            return super().handle(conn)
+        with self._guard_lock:
+            self._reading[conn] = time.monotonic() + self.header_timeout
+        try:
+            return super().handle(conn)
+        finally:
+            with self._guard_lock:
+                self._reading.pop(conn, None)
+
+    def handle_request(self, req, conn):  # noqa: ANN001, ANN201
+        with self._guard_lock:
+            self._reading.pop(conn, None)  # the headers are in
+        return super().handle_request(req, conn)
+
+    def _watchdog(self) -> None:
+        while True:
+            time.sleep(0.25)
+            now = time.monotonic()
+            with self._guard_lock:
+                late = [conn for conn, deadline in self._reading.items() if deadline < now]
+                for conn in late:
+                    del self._reading[conn]
+            for conn in late:
+                # The thread's blocked read returns end-of-stream; gunicorn closes the connection.
+                with contextlib.suppress(OSError):
+                    conn.sock.shutdown(socket.SHUT_RDWR)
+                self.log.debug("closed a connection whose headers took over %ss", self.header_timeout)
