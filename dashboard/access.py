@@ -7,7 +7,8 @@
   ``X-Forwarded-Groups`` by default), believed only when the peer address is in
   ``VOLCANO_UI_TRUSTED_PROXIES``.
 - ``token``: identity returned by a TokenReview of the bearer token given on the sign-in form,
-  kept in the signed session cookie (dashboard/auth_views.py).
+  kept with the token in a server-side session (dashboard/auth_views.py); the token is reviewed
+  again every ``VOLCANO_UI_TOKEN_RECHECK_SECONDS`` and the session ends when it is refused.
 
 In both authenticated modes a user sees the namespaces in which Kubernetes RBAC lets them *list
 Volcano Jobs* (``list jobs.batch.volcano.sh``), as decided by SubjectAccessReviews sent with the
@@ -25,6 +26,7 @@ checked.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import logging
 import os
@@ -45,6 +47,8 @@ log = logging.getLogger("volcano_ui.access")
 #: The RBAC question that decides namespace visibility: may the user list Volcano Jobs there?
 VISIBILITY = ("list", "batch.volcano.sh", "jobs")
 SESSION_KEY = "volcano_ui_identity"
+#: The session's bearer token (token mode); sessions are stored server-side, never in the cookie.
+TOKEN_SESSION_KEY = "volcano_ui_token"
 _MAX_CACHED = 50_000
 # Reviews in flight at once per process; each holds one connection to the API server.
 _REVIEW_THREADS = 16
@@ -69,15 +73,45 @@ def identity_from_request(request: HttpRequest) -> Identity | None:
     if mode == "proxy":
         return _proxy_identity(request)
     if mode == "token":
-        data = request.session.get(SESSION_KEY) if hasattr(request, "session") else None
-        if not isinstance(data, dict) or not data.get("username"):
-            return None
-        return Identity(
-            username=str(data["username"]),
-            groups=tuple(str(g) for g in data.get("groups") or ()),
-            uid=str(data.get("uid") or ""),
-        )
+        return _token_identity(request)
     return None
+
+
+def token_key(token: str) -> tuple:
+    """The key of ``token`` in ``token_checks``: its SHA-256, so the cache holds no credential."""
+    return (hashlib.sha256(token.encode()).hexdigest(),)
+
+
+def _token_identity(request: HttpRequest) -> Identity | None:
+    """The signed-in identity of a token-mode session, after checking that its token is still valid.
+
+    The token is kept server-side in the session (dashboard/auth_views.py) and asked about again
+    with a TokenReview once its last verdict is older than VOLCANO_UI_TOKEN_RECHECK_SECONDS (within
+    VOLCANO_UI_ACCESS_WAIT_SECONDS; while the API server cannot answer, the session goes on). A
+    token the API server no longer authenticates ends the session.
+    """
+    session = getattr(request, "session", None)
+    if session is None:
+        return None
+    data = session.get(SESSION_KEY)
+    token = session.get(TOKEN_SESSION_KEY)
+    if not isinstance(data, dict) or not data.get("username") or not isinstance(token, str) or not token:
+        return None
+    deadline = _deadline(request)
+    verdict = token_checks.answers([token_key(token)], lambda _key: _token_valid(token), deadline)[0]
+    if verdict.known and not verdict.allowed:
+        log.info("session ended: the token is no longer valid", extra={"user": data["username"]})
+        session.flush()
+        return None
+    return Identity(
+        username=str(data["username"]),
+        groups=tuple(str(g) for g in data.get("groups") or ()),
+        uid=str(data.get("uid") or ""),
+    )
+
+
+def _token_valid(token: str) -> bool:
+    return reviews.token_review(token) is not None
 
 
 def _proxy_identity(request: HttpRequest) -> Identity | None:
@@ -140,16 +174,22 @@ class Answer:
 
 
 class _ReviewCache:
-    """SubjectAccessReview answers keyed by (user, groups, verb, group, resource, namespace, name).
+    """Review answers (True/False) by key: for SubjectAccessReviews (user, groups, verb, group,
+    resource, namespace, name); for TokenReviews (SHA-256 of the token,).
 
-    An answer is fresh for VOLCANO_UI_ACCESS_CACHE_SECONDS; after that it is asked again, and while
+    An answer is fresh for the seconds of the setting named ``fresh_setting``
+    (VOLCANO_UI_ACCESS_CACHE_SECONDS for SubjectAccessReviews); after that it is asked again, and while
     the API server cannot answer, the last answer is still served for up to
     VOLCANO_UI_ACCESS_STALE_SECONDS (marked with its time). A failed review is not asked again
     before a backoff (1 s doubling to 30 s per key), so a stall costs one round of reviews, not one
     per request. Reviews run on a small shared pool; one review per key is in flight at a time.
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self, review: str = "SubjectAccessReview", fresh_setting: str = "VOLCANO_UI_ACCESS_CACHE_SECONDS"
+    ) -> None:
+        self._review = review
+        self._fresh_setting = fresh_setting
         self._lock = threading.Lock()
         self._entries: dict[tuple, _Entry] = {}
         self._pool: ThreadPoolExecutor | None = None
@@ -168,7 +208,7 @@ class _ReviewCache:
         that are not fresh and not backing off, and waiting for them until ``deadline``
         (time.monotonic()) at the latest. Never raises for a failed review."""
         started = now = time.monotonic()
-        fresh_for = settings.VOLCANO_UI_ACCESS_CACHE_SECONDS
+        fresh_for = getattr(settings, self._fresh_setting)
         waiting: list[Future] = []
         with self._lock:
             for key in keys:
@@ -204,7 +244,7 @@ class _ReviewCache:
         try:
             allowed = ask(key)
         except reviews.ReviewError as exc:
-            ACCESS_REVIEWS.labels("SubjectAccessReview", "error").inc()
+            ACCESS_REVIEWS.labels(self._review, "error").inc()
             with self._lock:
                 entry.failures += 1
                 backoff = min(_BACKOFF_MAX, _BACKOFF_INITIAL * 2 ** (entry.failures - 1))
@@ -214,13 +254,13 @@ class _ReviewCache:
                 if warn:
                     self._last_warning = time.monotonic()
             if warn:
-                log.warning("a SubjectAccessReview failed (last known answers are served): %s", exc)
+                log.warning("a %s failed (last known answers are served): %s", self._review, exc)
             return
         except BaseException:
             with self._lock:
                 entry.future = None
             raise
-        ACCESS_REVIEWS.labels("SubjectAccessReview", "allowed" if allowed else "denied").inc()
+        ACCESS_REVIEWS.labels(self._review, "allowed" if allowed else "denied").inc()
         with self._lock:
             entry.allowed = allowed
             entry.answered_at = time.time()
@@ -232,7 +272,7 @@ class _ReviewCache:
     def _make_room(self, now: float) -> None:
         if len(self._entries) < _MAX_CACHED:
             return
-        keep = settings.VOLCANO_UI_ACCESS_CACHE_SECONDS + settings.VOLCANO_UI_ACCESS_STALE_SECONDS
+        keep = getattr(settings, self._fresh_setting) + settings.VOLCANO_UI_ACCESS_STALE_SECONDS
         self._entries = {
             k: e for k, e in self._entries.items() if e.future is not None or now < e.answered_mono + keep
         }
@@ -244,10 +284,18 @@ class _ReviewCache:
         with self._lock:
             self._entries = {k: e for k, e in self._entries.items() if k[0] != username or e.future}
 
+    def record(self, key: tuple, allowed: bool) -> None:
+        """Store an answer obtained elsewhere (the sign-in's own TokenReview) as fresh."""
+        with self._lock:
+            self._make_room(time.monotonic())
+            entry = self._entries.setdefault(key, _Entry())
+            entry.allowed, entry.answered_at, entry.answered_mono = allowed, time.time(), time.monotonic()
+            entry.failures, entry.retry_at = 0, 0.0
+
     def expire(self) -> None:
         """Make every answer due for renewal now, as VOLCANO_UI_ACCESS_CACHE_SECONDS running out
         would (the answers stay as last known ones)."""
-        age = settings.VOLCANO_UI_ACCESS_CACHE_SECONDS
+        age = getattr(settings, self._fresh_setting)
         with self._lock:
             for entry in self._entries.values():
                 if entry.allowed is not None:
@@ -259,6 +307,9 @@ class _ReviewCache:
 
 
 review_cache = _ReviewCache()
+#: TokenReview verdicts of signed-in sessions' tokens (token mode), keyed by the token's SHA-256:
+#: "still valid?", renewed every VOLCANO_UI_TOKEN_RECHECK_SECONDS.
+token_checks = _ReviewCache("TokenReview", "VOLCANO_UI_TOKEN_RECHECK_SECONDS")
 
 
 def _key(identity: Identity, verb: str, group: str, resource: str, namespace: str, name: str) -> tuple:
@@ -278,8 +329,14 @@ def _review(key: tuple) -> bool:
     )
 
 
-def _deadline() -> float:
-    return time.monotonic() + settings.VOLCANO_UI_ACCESS_WAIT_SECONDS
+def _deadline(request: HttpRequest | None = None) -> float:
+    """When waiting for reviews ends: VOLCANO_UI_ACCESS_WAIT_SECONDS after the request's first
+    wait began, so the token re-check and the visibility reviews share one budget."""
+    if request is None:
+        return time.monotonic() + settings.VOLCANO_UI_ACCESS_WAIT_SECONDS
+    if not hasattr(request, "_volcano_access_deadline"):
+        request._volcano_access_deadline = time.monotonic() + settings.VOLCANO_UI_ACCESS_WAIT_SECONDS
+    return request._volcano_access_deadline
 
 
 def is_allowed(
@@ -327,7 +384,7 @@ def visible_namespaces(request: HttpRequest) -> frozenset[str] | None:
     if identity is None:
         result = frozenset()
     else:
-        deadline = _deadline()
+        deadline = _deadline(request)
         cluster_wide = review_cache.answers([_key(identity, *VISIBILITY, "", "")], _review, deadline)
         _note(request, cluster_wide)
         if cluster_wide[0].allowed:

@@ -6,6 +6,8 @@ A bad value raises ImproperlyConfigured at start-up (volcano_ui/env.py).
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -257,9 +259,22 @@ if VOLCANO_UI_ACCESS_MODE == "token" and not _SECRET_KEY_FROM_ENV and not DEBUG:
         "VOLCANO_UI_ACCESS_MODE=token needs VOLCANO_UI_SECRET_KEY (or VOLCANO_UI_SECRET_KEY_FILE): "
         "it signs the session cookie, which must stay valid across restarts and workers."
     )
-# Sessions live in a signed cookie (nothing on disk); it holds the identity TokenReview returned,
-# never the token itself (dashboard/auth_views.py).
-SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+# Sessions (token mode's sign-ins) are files in VOLCANO_UI_SESSION_DIR, shared by the workers of a
+# pod: the cookie carries only a random key, the token stays on the server, and signing out deletes
+# the file (dashboard/auth_views.py, dashboard/sessions.py). No database engine, no migrations;
+# each file is written atomically with mode 0600. Replicas do not share the directory (use session
+# affinity, or mount a shared volume there). The other modes write no session.
+SESSION_ENGINE = "dashboard.sessions"
+SESSION_FILE_PATH = env_str("VOLCANO_UI_SESSION_DIR", "").strip() or str(
+    Path(tempfile.gettempdir()) / f"volcano-ui-sessions-{os.getuid()}"
+)
 SESSION_COOKIE_NAME = "volcano_ui_session"
 SESSION_COOKIE_AGE = env_int("VOLCANO_UI_SESSION_SECONDS", 8 * 3600, minimum=60, maximum=30 * 86400)
 SESSION_SERIALIZER = "django.contrib.sessions.serializers.JSONSerializer"
+# token mode: seconds between TokenReviews of a signed-in session's token; a refused token ends it.
+VOLCANO_UI_TOKEN_RECHECK_SECONDS = env_int("VOLCANO_UI_TOKEN_RECHECK_SECONDS", 60, minimum=1, maximum=3600)
+# Sign-in attempts per minute and worker: from one client address, and from all together.
+VOLCANO_UI_SIGN_IN_PER_MINUTE = env_int("VOLCANO_UI_SIGN_IN_PER_MINUTE", 10, minimum=1, maximum=10_000)
+VOLCANO_UI_SIGN_IN_GLOBAL_PER_MINUTE = env_int(
+    "VOLCANO_UI_SIGN_IN_GLOBAL_PER_MINUTE", 120, minimum=1, maximum=1_000_000
+)

@@ -15,7 +15,7 @@ import pytest
 import requests
 from django.urls import reverse
 
-from dashboard.access import review_cache
+from dashboard.access import review_cache, token_checks
 from dashboard.middleware import PERMISSIONS_AS_OF_HEADER
 from tests.faults.conftest import wait_for
 from tests.prod.conftest import ALICE, proxy_session, proxy_settings, token_session, token_settings
@@ -60,6 +60,7 @@ def test_pages_keep_last_known_permissions_while_the_api_server_is_away(
     else:
         faults.set(unavailable_seconds=60)
     review_cache.expire()
+    token_checks.expire()  # token mode: the session's token is due for its re-check too
 
     # 16 clients at once, as in the report: each answers in time, none is told the Job is gone.
     def poll(_: int) -> tuple[int, float, str, bool]:

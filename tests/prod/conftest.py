@@ -41,9 +41,12 @@ class DashboardServer:
     def __init__(self, overrides: dict):
         self._settings = override_settings(**overrides)
         self._settings.enable()
-        from dashboard.access import review_cache
+        from dashboard.access import review_cache, token_checks
+        from dashboard.auth_views import sign_in_limiter
 
         review_cache.clear()
+        token_checks.clear()
+        sign_in_limiter.clear()
         self.httpd = ThreadedWSGIServer(("127.0.0.1", 0), _QuietHandler, allow_reuse_address=False)
         self.httpd.daemon_threads = True
         self.httpd.set_app(get_wsgi_application())
