@@ -16,6 +16,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import NoReverseMatch, reverse
+from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from dashboard import health
 from dashboard.logs import request_id_var
@@ -179,6 +180,11 @@ class IdentityMiddleware:
             if as_of is not None:
                 # Also on fragments, which do not carry the page header's notice.
                 response[PERMISSIONS_AS_OF_HEADER] = as_of.isoformat()
+            if request.identity is not None:
+                # A page for one user: no shared cache may keep it or hand it to another user.
+                patch_cache_control(response, private=True, no_store=True)
+                identity_header = "Cookie" if mode == "token" else settings.VOLCANO_UI_PROXY_USER_HEADER
+                patch_vary_headers(response, [identity_header])
             return response
         if mode == "token":
             sign_in = f"{reverse('sign_in')}?next={_safe_next(request)}"

@@ -7,6 +7,7 @@ A bad value raises ImproperlyConfigured at start-up (volcano_ui/env.py).
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -31,6 +32,12 @@ ASSET_DIR = BASE_DIR if (BASE_DIR / "templates").is_dir() else Path(__file__).re
 DEBUG = env_bool("VOLCANO_UI_DEBUG", False)
 SECRET_KEY = env_str("VOLCANO_UI_SECRET_KEY", "")
 _SECRET_KEY_FROM_ENV = bool(SECRET_KEY)
+if SECRET_KEY and (len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5):
+    # Django's own deploy check asks for the same (security.W009); a short key can be guessed.
+    raise ImproperlyConfigured(
+        "VOLCANO_UI_SECRET_KEY (or VOLCANO_UI_SECRET_KEY_FILE) must be at least 50 characters with at "
+        "least 5 different ones, e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(50))'."
+    )
 if not SECRET_KEY:
     if not DEBUG and env_bool("VOLCANO_UI_REQUIRE_SECRET_KEY", False):
         raise ImproperlyConfigured("VOLCANO_UI_SECRET_KEY (or VOLCANO_UI_SECRET_KEY_FILE) must be set.")
@@ -221,6 +228,16 @@ X_FRAME_OPTIONS = "DENY"
 # Who may embed the dashboard in a frame (CSP frame-ancestors): empty means nobody. A kiosk wall
 # display may allow its own origin, e.g. "https://wall.example.com".
 VOLCANO_UI_FRAME_ANCESTORS = env_list("VOLCANO_UI_FRAME_ANCESTORS", [])
+for _source in VOLCANO_UI_FRAME_ANCESTORS:
+    # CSP host-source / scheme-source / 'self' only: a ";" or a space would add or end directives.
+    if not re.fullmatch(
+        r"'self'|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*://)?(?:\*\.)?[A-Za-z0-9.-]+(?::(?:\d{1,5}|\*))?",
+        _source,
+    ) or _source in ("*", "https:", "http:"):
+        raise ImproperlyConfigured(
+            f"VOLCANO_UI_FRAME_ANCESTORS: {_source!r} is not an origin such as https://wall.example.com "
+            "(CSP frame-ancestors sources; wildcards for every site are not accepted)."
+        )
 
 # --- Access control (dashboard/access.py, README "Access control") -------------------------
 # none: open and read-only (kiosk on a trusted network); proxy: identity from an authenticating
@@ -229,6 +246,11 @@ VOLCANO_UI_ACCESS_MODE = env_choice("VOLCANO_UI_ACCESS_MODE", "none", ("none", "
 # Identity headers are believed only from these peers (REMOTE_ADDR), e.g. "127.0.0.1" for a
 # sidecar proxy in the same pod.
 VOLCANO_UI_TRUSTED_PROXIES = env_networks("VOLCANO_UI_TRUSTED_PROXIES", [])
+if any(net.prefixlen == 0 for net in VOLCANO_UI_TRUSTED_PROXIES):
+    raise ImproperlyConfigured(
+        "VOLCANO_UI_TRUSTED_PROXIES must not trust every address (0.0.0.0/0 or ::/0): anyone could then "
+        "claim any identity. List the proxy's addresses or its pod CIDR."
+    )
 VOLCANO_UI_PROXY_USER_HEADER = env_str("VOLCANO_UI_PROXY_USER_HEADER", "X-Forwarded-User")
 VOLCANO_UI_PROXY_GROUPS_HEADER = env_str("VOLCANO_UI_PROXY_GROUPS_HEADER", "X-Forwarded-Groups")
 # Peers allowed to read /metrics (cluster-wide totals), e.g. the Prometheus pods' CIDR; empty means

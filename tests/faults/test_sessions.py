@@ -107,3 +107,12 @@ def test_sign_in_limit_counts_forwarded_clients_behind_a_trusted_proxy(
     # Refused attempts are not counted: four so far, the fifth fills the global limit for everyone.
     assert attempt("198.51.100.3") == 401
     assert attempt("198.51.100.4") == 429
+
+
+def test_per_user_pages_are_private_and_vary_on_the_identity(teams, installed_cache, dashboard_server):
+    server = dashboard_server(**token_settings())
+    session = token_session(server.url, ALICE[1])
+    page = session.get(server.url + reverse("jobs"), allow_redirects=False)
+    assert page.status_code == 200
+    assert {"private", "no-store"} <= {p.strip() for p in page.headers["Cache-Control"].split(",")}
+    assert "Cookie" in page.headers["Vary"]

@@ -95,6 +95,19 @@ def _django(env_extra: dict[str, str], *args: str) -> subprocess.CompletedProces
             {"VOLCANO_UI_SECRET_KEY_FILE": "/nonexistent/key"},
             "VOLCANO_UI_SECRET_KEY_FILE='/nonexistent/key' cannot be read",
         ),
+        ({"VOLCANO_UI_SECRET_KEY": "short"}, "VOLCANO_UI_SECRET_KEY (or VOLCANO_UI_SECRET_KEY_FILE) must be"),
+        (
+            {"VOLCANO_UI_ACCESS_MODE": "proxy", "VOLCANO_UI_TRUSTED_PROXIES": "0.0.0.0/0"},
+            "VOLCANO_UI_TRUSTED_PROXIES must not trust every address",
+        ),
+        (
+            {"VOLCANO_UI_FRAME_ANCESTORS": "https://a.example; script-src *"},
+            "VOLCANO_UI_FRAME_ANCESTORS: 'https://a.example; script-src *' is not an origin",
+        ),
+        (
+            {"VOLCANO_UI_ACCESS_WAIT_SECONDS": "90"},
+            "VOLCANO_UI_ACCESS_WAIT_SECONDS=90.0 is above the maximum 30",
+        ),
     ],
 )
 def test_a_bad_value_stops_start_up_with_a_message_naming_it(env, message):
