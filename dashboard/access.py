@@ -123,7 +123,9 @@ def _proxy_identity(request: HttpRequest) -> Identity | None:
         # Anyone can send X-Forwarded-User; only the proxy's word counts.
         return None
     username = request.headers.get(settings.VOLCANO_UI_PROXY_USER_HEADER, "").strip()
-    if not username:
+    if not username or "," in username:
+        # A comma is two user headers joined by the server (the gunicorn worker refuses those
+        # outright, dashboard/gunicorn_worker.py): not one identity.
         return None
     raw_groups = request.headers.get(settings.VOLCANO_UI_PROXY_GROUPS_HEADER, "")
     groups = [g.strip() for g in raw_groups.split(",") if g.strip()]

@@ -29,6 +29,7 @@ import threading
 import time
 from functools import partial
 
+from gunicorn import util
 from gunicorn.workers import gthread
 
 from volcano_ui.env import env_float, env_int
@@ -43,6 +44,27 @@ BUSY_RESPONSE = (
     b"Content-Length: %d\r\n"
     b"\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY)
 )
+
+
+def _duplicated_identity_header(headers: list[tuple[str, str]]) -> str:
+    """The name of an identity header (VOLCANO_UI_PROXY_USER_HEADER, ..._GROUPS_HEADER) that
+    ``headers`` (gunicorn's parsed (name, value) pairs) carry more than once, else ""."""
+    from django.conf import settings
+
+    if settings.VOLCANO_UI_ACCESS_MODE != "proxy":
+        return ""
+    watched = {
+        settings.VOLCANO_UI_PROXY_USER_HEADER.upper().replace("_", "-"),
+        settings.VOLCANO_UI_PROXY_GROUPS_HEADER.upper().replace("_", "-"),
+    }
+    seen: set[str] = set()
+    for name, _ in headers:
+        key = name.upper().replace("_", "-")
+        if key in watched:
+            if key in seen:
+                return name
+            seen.add(key)
+    return ""
 
 
 def limits_from_env() -> tuple[float, int]:
@@ -151,6 +173,12 @@ class GuardedThreadWorker(gthread.ThreadWorker):
     def handle_request(self, req, conn):  # noqa: ANN001, ANN201
         with self._guard_lock:
             self._reading.pop(conn, None)  # the headers are in
+        duplicated = _duplicated_identity_header(req.headers)
+        if duplicated:
+            # WSGI would join the copies with a comma: a client's own X-Forwarded-Groups next to
+            # the proxy's would add groups. Such a request is refused, not guessed at.
+            util.write_error(conn.sock, 400, "Bad Request", f"{duplicated} appears more than once.")
+            return False
         return super().handle_request(req, conn)
 
     def _watchdog(self) -> None:

@@ -19,6 +19,7 @@ plain HTTP and carry no user identity. None of them shows a Kubernetes object:
 from __future__ import annotations
 
 import contextlib
+import hmac
 import ipaddress
 import json
 import time
@@ -88,8 +89,15 @@ def readyz(request: HttpRequest) -> HttpResponse:
 
 def scraper_allowed(request: HttpRequest) -> bool:
     """May this peer read /metrics? The numbers are cluster-wide totals, so in the authenticated
-    modes they are for scrapers, not users: a request that came through the trusted proxy (a user)
-    is refused, and VOLCANO_UI_METRICS_ALLOWED_CIDRS, when set, lists the only peers answered."""
+    modes they are for scrapers, not users. ``Authorization: Bearer <VOLCANO_UI_METRICS_TOKEN>``
+    is always answered. Otherwise: VOLCANO_UI_METRICS_ALLOWED_CIDRS, when set, lists the only peers
+    answered; in proxy mode a request that came through the trusted proxy (a user) is refused; in
+    token mode, where any user reaches the pod's port, only a listed peer or the bearer token is."""
+    expected = settings.VOLCANO_UI_METRICS_TOKEN
+    scheme, _, given = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+    bearer = scheme.lower() == "bearer"
+    if expected and bearer and hmac.compare_digest(given.strip().encode(), expected.encode()):
+        return True
     try:
         peer = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
     except ValueError:
@@ -99,6 +107,8 @@ def scraper_allowed(request: HttpRequest) -> bool:
         return False
     if settings.VOLCANO_UI_ACCESS_MODE == "proxy":
         return not any(peer in net for net in settings.VOLCANO_UI_TRUSTED_PROXIES)
+    if settings.VOLCANO_UI_ACCESS_MODE == "token":
+        return bool(allowed)
     return True
 
 

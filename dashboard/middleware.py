@@ -6,6 +6,7 @@ where it does.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import re
 import time
@@ -199,6 +200,28 @@ class IdentityMiddleware:
             content_type="text/plain; charset=utf-8",
         )
         return response
+
+
+def untrusted_forwarded_proto_middleware(get_response: Callable[[HttpRequest], HttpResponse]):
+    """Drop the "is this https?" header (VOLCANO_UI_PROXY_SSL_HEADER) from peers that are not in
+    VOLCANO_UI_TRUSTED_PROXIES, when that list is set: only the proxy may say how the browser
+    connected (it decides the https redirect and secure cookies). Listed before SecurityMiddleware.
+    With no trusted proxies listed, the header is believed from every peer (the Ingress setup)."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        header = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+        trusted = settings.VOLCANO_UI_TRUSTED_PROXIES
+        if header and trusted and header[0] in request.META:
+            try:
+                peer = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+                believed = any(peer in net for net in trusted)
+            except ValueError:
+                believed = False
+            if not believed:
+                del request.META[header[0]]
+        return get_response(request)
+
+    return middleware
 
 
 def _safe_next(request: HttpRequest) -> str:

@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "dashboard.middleware.HealthEndpointsMiddleware",
     # Request id, JSON log context, one log line and one latency observation per request.
     "dashboard.middleware.RequestContextMiddleware",
+    # X-Forwarded-Proto (VOLCANO_UI_PROXY_SSL_HEADER) only from VOLCANO_UI_TRUSTED_PROXIES, when set.
+    "dashboard.middleware.untrusted_forwarded_proto_middleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -256,6 +258,9 @@ VOLCANO_UI_PROXY_GROUPS_HEADER = env_str("VOLCANO_UI_PROXY_GROUPS_HEADER", "X-Fo
 # Peers allowed to read /metrics (cluster-wide totals), e.g. the Prometheus pods' CIDR; empty means
 # any peer that did not come through the trusted proxy.
 VOLCANO_UI_METRICS_ALLOWED_CIDRS = env_networks("VOLCANO_UI_METRICS_ALLOWED_CIDRS", [])
+# A bearer token that may always read /metrics (Prometheus' authorization.credentials_file); in
+# token mode /metrics needs it or a peer in VOLCANO_UI_METRICS_ALLOWED_CIDRS.
+VOLCANO_UI_METRICS_TOKEN = env_str("VOLCANO_UI_METRICS_TOKEN", "").strip()
 # How long a SubjectAccessReview answer is reused, in seconds.
 VOLCANO_UI_ACCESS_CACHE_SECONDS = env_int("VOLCANO_UI_ACCESS_CACHE_SECONDS", 30, minimum=0, maximum=3600)
 # While the API server cannot answer a review, its last answer is served (the page says "permissions

@@ -194,3 +194,16 @@ def test_two_hundred_clients_get_pages_or_a_fast_503_and_health_stays_fast(serve
     busy = [(took, retry) for status, took, retry in outcomes if status == 503]
     assert all(retry for _, retry in busy)
     assert not busy or max(took for took, _ in busy) < 2.0
+
+
+def test_duplicated_identity_headers_are_named_for_refusal(settings):
+    from dashboard.gunicorn_worker import _duplicated_identity_header
+
+    settings.VOLCANO_UI_ACCESS_MODE = "proxy"
+    once = [("HOST", "x"), ("X-FORWARDED-USER", "alice"), ("X-FORWARDED-GROUPS", "team")]
+    assert _duplicated_identity_header(once) == ""
+    injected = [*once, ("X-Forwarded-Groups", "system:masters")]
+    assert _duplicated_identity_header(injected) == "X-Forwarded-Groups"
+    assert _duplicated_identity_header([*once, ("X-FORWARDED-USER", "bob")]) == "X-FORWARDED-USER"
+    settings.VOLCANO_UI_ACCESS_MODE = "none"
+    assert _duplicated_identity_header([*once, ("X-FORWARDED-USER", "bob")]) == ""

@@ -116,3 +116,12 @@ def test_per_user_pages_are_private_and_vary_on_the_identity(teams, installed_ca
     assert page.status_code == 200
     assert {"private", "no-store"} <= {p.strip() for p in page.headers["Cache-Control"].split(",")}
     assert "Cookie" in page.headers["Vary"]
+
+
+def test_a_joined_user_header_is_no_identity(teams, installed_cache, dashboard_server):
+    from tests.prod.conftest import proxy_session, proxy_settings
+
+    server = dashboard_server(**proxy_settings())
+    assert proxy_session("alice").get(server.url + reverse("jobs")).status_code == 200
+    joined = proxy_session("alice,admin")
+    assert joined.get(server.url + reverse("jobs"), allow_redirects=False).status_code == 401

@@ -161,3 +161,31 @@ def test_metrics_are_for_scrapers_not_users_behind_the_proxy(client, proxy_mode,
     settings.VOLCANO_UI_METRICS_ALLOWED_CIDRS = [ipaddress.ip_network("192.0.2.0/28")]
     assert client.get("/metrics", REMOTE_ADDR="192.0.2.50").status_code == 403
     assert client.get("/metrics", REMOTE_ADDR="192.0.2.5").status_code == 200
+
+
+def test_metrics_in_token_mode_need_an_allowed_peer_or_the_bearer_token(client, settings):
+    import ipaddress
+
+    settings.VOLCANO_UI_ACCESS_MODE = "token"
+    # Any signed-in (or not) user reaches the pod's port: no peer is a scraper by default.
+    assert client.get("/metrics", REMOTE_ADDR="192.0.2.50").status_code == 403
+    settings.VOLCANO_UI_METRICS_TOKEN = "scrape-token-0123456789"
+    wrong = client.get("/metrics", REMOTE_ADDR="192.0.2.50", HTTP_AUTHORIZATION="Bearer wrong")
+    assert wrong.status_code == 403
+    ok = client.get("/metrics", REMOTE_ADDR="192.0.2.50", HTTP_AUTHORIZATION="Bearer scrape-token-0123456789")
+    assert ok.status_code == 200
+    settings.VOLCANO_UI_METRICS_ALLOWED_CIDRS = [ipaddress.ip_network("192.0.2.0/28")]
+    assert client.get("/metrics", REMOTE_ADDR="192.0.2.5").status_code == 200
+
+
+def test_forwarded_proto_is_believed_only_from_a_trusted_proxy(client, settings):
+    import ipaddress
+
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    settings.SECURE_SSL_REDIRECT = True
+    settings.VOLCANO_UI_TRUSTED_PROXIES = [ipaddress.ip_network("10.9.0.0/16")]
+    claimed = {"HTTP_X_FORWARDED_PROTO": "https"}
+    # From the proxy: https, no redirect. From anyone else: the claim is dropped, redirected.
+    assert client.get("/jobs/", REMOTE_ADDR="10.9.1.1", **claimed).status_code == 200
+    response = client.get("/jobs/", REMOTE_ADDR="192.0.2.7", **claimed)
+    assert response.status_code == 301 and response["Location"].startswith("https://")
