@@ -281,11 +281,6 @@ class _ReviewCache:
         if len(self._entries) >= _MAX_CACHED:
             self._entries = {k: e for k, e in self._entries.items() if e.future is not None}
 
-    def forget(self, username: str) -> None:
-        """Drop every answer about ``username`` (on sign-out)."""
-        with self._lock:
-            self._entries = {k: e for k, e in self._entries.items() if k[0] != username or e.future}
-
     def record(self, key: tuple, allowed: bool) -> None:
         """Store an answer obtained elsewhere (the sign-in's own TokenReview) as fresh."""
         with self._lock:

@@ -28,9 +28,10 @@ import socket
 import threading
 import time
 from functools import partial
+from typing import Any
 
-from gunicorn import util
-from gunicorn.workers import gthread
+from gunicorn import util  # type: ignore[import-untyped]
+from gunicorn.workers import gthread  # type: ignore[import-untyped]
 
 from volcano_ui.env import env_float, env_int
 
@@ -90,7 +91,7 @@ class GuardedThreadWorker(gthread.ThreadWorker):
         self.header_timeout, self.max_queued = limits_from_env()
         self._guard_lock = threading.Lock()
         self._busy = 0
-        self._reading: dict[object, float] = {}
+        self._reading: dict[Any, float] = {}  # gthread.TConn -> header deadline
         self._guarded = _SUPPORTED
 
     def init_process(self) -> None:
