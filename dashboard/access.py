@@ -332,8 +332,8 @@ def _deadline(request: HttpRequest | None = None) -> float:
     if request is None:
         return time.monotonic() + settings.VOLCANO_UI_ACCESS_WAIT_SECONDS
     if not hasattr(request, "_volcano_access_deadline"):
-        request._volcano_access_deadline = time.monotonic() + settings.VOLCANO_UI_ACCESS_WAIT_SECONDS
-    return request._volcano_access_deadline
+        request._volcano_access_deadline = time.monotonic() + settings.VOLCANO_UI_ACCESS_WAIT_SECONDS  # type: ignore[attr-defined]
+    return request._volcano_access_deadline  # type: ignore[attr-defined]
 
 
 def is_allowed(
@@ -357,9 +357,9 @@ def _note(request: HttpRequest, answers: list[Answer]) -> None:
     stale = [a.as_of for a in answers if a.as_of is not None]
     if stale:
         previous = getattr(request, "_volcano_access_as_of", None)
-        request._volcano_access_as_of = min([*stale, *([previous] if previous else [])])
+        request._volcano_access_as_of = min([*stale, *([previous] if previous else [])])  # type: ignore[attr-defined]
     if any(not a.known for a in answers):
-        request._volcano_access_unknown = True
+        request._volcano_access_unknown = True  # type: ignore[attr-defined]
 
 
 def visible_namespaces(request: HttpRequest) -> frozenset[str] | None:
@@ -394,10 +394,10 @@ def visible_namespaces(request: HttpRequest) -> frozenset[str] | None:
             answers = review_cache.answers(keys, _review, deadline)
             _note(request, answers)
             result = frozenset(ns for ns, a in zip(known, answers, strict=True) if a.allowed)
-            request._volcano_unknown_namespaces = frozenset(
+            request._volcano_unknown_namespaces = frozenset(  # type: ignore[attr-defined]
                 ns for ns, a in zip(known, answers, strict=True) if not a.known
             )
-    request._volcano_visible_namespaces = result
+    request._volcano_visible_namespaces = result  # type: ignore[attr-defined]
     return result
 
 

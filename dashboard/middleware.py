@@ -174,14 +174,15 @@ class IdentityMiddleware:
         from dashboard import access
 
         mode = settings.VOLCANO_UI_ACCESS_MODE
-        request.identity = access.identity_from_request(request)
-        if mode == "none" or request.identity is not None or _anonymous_allowed(request):
+        identity = access.identity_from_request(request)
+        request.identity = identity  # type: ignore[attr-defined]
+        if mode == "none" or identity is not None or _anonymous_allowed(request):
             response = self.get_response(request)
             as_of = access.access_as_of(request)
             if as_of is not None:
                 # Also on fragments, which do not carry the page header's notice.
                 response[PERMISSIONS_AS_OF_HEADER] = as_of.isoformat()
-            if request.identity is not None:
+            if identity is not None:
                 # A page for one user: no shared cache may keep it or hand it to another user.
                 patch_cache_control(response, private=True, no_store=True)
                 identity_header = "Cookie" if mode == "token" else settings.VOLCANO_UI_PROXY_USER_HEADER

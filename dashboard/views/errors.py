@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
+from dashboard import access
 from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
 from dashboard.views.fragments import GONE_HEADER, polled
@@ -23,13 +24,17 @@ UNREADABLE_RETRY_SECONDS = (2, 15)
 def unreadable(request: HttpRequest, snap: Snapshot, kind: str, *names: str) -> HttpResponse | None:
     """For a detail page whose object is not in the cache: when its kind cannot be read
     (``presenters.unreadable_reason``), the page with that kind's notice instead of a 404 that
-    would claim the object is absent; 403 when forbidden, else 503. None when the kind is readable."""
+    would claim the object is absent; 403 when forbidden, else 503. Also 503 when the API server
+    never answered whether the user may see the object's namespace (``names`` = namespace, name):
+    "cannot decide" is not "does not exist". None when the kind is readable."""
+    state_name = getattr(snap, kind).state.name
     why = p.unreadable_reason(getattr(snap, kind).state)
+    if not why and len(names) == 2 and access.access_unknown(request, names[0]):
+        why, state_name = _("your permissions in this namespace could not be checked"), "unreachable"
     if not why:
         return None
     now = p.reference_now(snap)
     ctx = page_ctx(snap, now, (kind,), kind)
-    state_name = getattr(snap, kind).state.name
     # The page has no live fragment to poll: it reloads itself, soon while the first list is on its
     # way (a page opened right after start-up), slowly while the kind stays unreadable (RBAC or a
     # CRD may be fixed meanwhile). A plain <meta> refresh: no script, allowed by the CSP.
@@ -45,18 +50,21 @@ def unreadable(request: HttpRequest, snap: Snapshot, kind: str, *names: str) -> 
 
 class ObjectNotFound(Http404):
     """A detail page's object is not in the cache (its kind is readable): ``kind_label`` is the
-    translated kind ("Job"), for the notice a live page shows when its object goes away."""
+    translated kind ("Job"), for the notice a live page shows when its object goes away;
+    ``confirmed``: the kind is synced, so the object is known to be gone (not merely unseen while
+    the kind is stale), and a live page may stop polling for it."""
 
-    def __init__(self, message: str, kind_label: str) -> None:
+    def __init__(self, message: str, kind_label: str, confirmed: bool = True) -> None:
         super().__init__(message)
         self.kind_label = kind_label
+        self.confirmed = confirmed
 
 
-def or_404(obj: dict | None, kind: str, *names: str) -> dict:
+def or_404(obj: dict | None, kind: str, *names: str, confirmed: bool = True) -> dict:
     """``obj``, or ObjectNotFound naming the ``kind`` (translated, "Job") and ``names``."""
     if obj is None:
         message = _("%(kind)s %(name)s not found.") % {"kind": kind, "name": "/".join(names)}
-        raise ObjectNotFound(message, kind)
+        raise ObjectNotFound(message, kind, confirmed)
     return obj
 
 
@@ -72,7 +80,7 @@ def find_object(
     obj = getattr(snap, kind).get(namespace, name)
     if obj is None and (resp := unreadable(request, snap, kind, *names)):
         return resp
-    return snap, or_404(obj, label, *names)
+    return snap, or_404(obj, label, *names, confirmed=getattr(snap, kind).state.name == "synced")
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
@@ -83,13 +91,20 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if isinstance(exception, ObjectNotFound) and polled(request):
         # A poll of an open detail page whose object was deleted (or renamed): the page keeps its
         # last known state, so it must say so; htmx does not swap a 404, app.js shows this body.
-        gone_text = _(
-            "This %(kind)s no longer exists (deleted or renamed); the page shows its last known state."
-        ) % {"kind": exception.kind_label}
+        if exception.confirmed:
+            gone_text = _(
+                "This %(kind)s no longer exists (deleted or renamed); the page shows its last known state."
+            ) % {"kind": exception.kind_label}
+        else:
+            gone_text = _(
+                "This %(kind)s is not in the last data read from the cluster, which is not current; "
+                "the page shows its last known state."
+            ) % {"kind": exception.kind_label}
         resp = render(
             request, "dashboard/_gone.html", {"gone_text": gone_text, "message": message}, status=404
         )
-        resp[GONE_HEADER] = "1"
+        if exception.confirmed:
+            resp[GONE_HEADER] = "1"
         patch_vary_headers(resp, ["HX-Request"])
         return resp
     ctx: dict[str, Any] = {"exception": message or exception.__class__.__name__, "request_path": request.path}

@@ -134,11 +134,6 @@ def test_never_answered_permissions_fail_closed_and_say_so(teams, faults, instal
     assert name not in jobs.text and "Permissions could not be checked" in jobs.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the detail views answer 404 + X-Volcano-Gone for a namespace whose permissions are unknown; "
-    "they must answer 503 + Retry-After (dashboard.access.access_unknown(request, namespace))",
-)
 def test_an_object_behind_unknown_permissions_is_not_reported_gone(
     teams, faults, installed_cache, dashboard_server
 ):
