@@ -154,6 +154,9 @@ if not VOLCANO_UI_SCHEDULER_NAMES:
 VOLCANO_UI_LIST_PAGE_SIZE = env_int("VOLCANO_UI_LIST_PAGE_SIZE", 500, minimum=1, maximum=10000)
 VOLCANO_UI_WATCH_TIMEOUT = env_int("VOLCANO_UI_WATCH_TIMEOUT", 300, minimum=10, maximum=3600)
 VOLCANO_UI_POLL_SECONDS = env_int("VOLCANO_UI_POLL_SECONDS", 2, minimum=1, maximum=3600)
+# A timestamp at most this far in the future reads "just now" (clock skew); further, it is shown
+# as an absolute time with "clock skew?" (dashboard.volcano.time.elapsed).
+VOLCANO_UI_CLOCK_SKEW_SECONDS = env_int("VOLCANO_UI_CLOCK_SKEW_SECONDS", 300, minimum=0, maximum=86400)
 # Pods: "all" = one unfiltered watch filtered here (also catches pods of other schedulers that join
 # a PodGroup by annotation); "selector" = one spec.schedulerName watch per scheduler name.
 VOLCANO_UI_POD_WATCH = env_choice("VOLCANO_UI_POD_WATCH", "all", ("all", "selector"))

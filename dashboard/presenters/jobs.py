@@ -37,6 +37,8 @@ class Gang:
     # For a Job in a final phase: what happened ("4 succeeded, 1 failed"), shown instead of the bar;
     # running is 0 by then, so a "minAvailable reached" claim computed from it would be meaningless.
     outcome: str = ""
+    # False: no pod counter reported yet (running and ready are placeholders): shown as "—".
+    known: bool = True
 
 
 def gang_bar(gang: vg.GangCount) -> Gang:
@@ -53,6 +55,7 @@ def gang_bar(gang: vg.GangCount) -> Gang:
         fill=min(100, round(running * 100 / scale)),
         min_at=min(100, round(min_available * 100 / scale)),
         met=gang.met,
+        known=gang.known,
     )
 
 
@@ -79,7 +82,7 @@ def job_min_available(job: Mapping) -> int:
 
 def job_gang(job: Mapping) -> Gang:
     gang = gang_bar(vg.job_gang(job))
-    if job_phase(job).final:
+    if job_phase(job).final and gang.known:
         st = status(job)
         _finished(gang, max(0, count(st.get("succeeded"))), max(0, count(st.get("failed"))))
     return gang
@@ -108,8 +111,8 @@ def task_rows(job: Mapping) -> list[TaskRow]:
     for task in vg.job_tasks(job):
         name = as_str(task.get("name"))
         counts = vg.task_phase_counts(job, name)
-        gang = gang_bar(vg.task_gang(task, counts))
-        if final:
+        gang = gang_bar(vg.task_gang(task, counts, vg.task_counts_reported(job, name)))
+        if final and gang.known:
             _finished(gang, max(0, counts.get("Succeeded", 0)), max(0, counts.get("Failed", 0)))
         containers = as_list(as_dict(as_dict(task.get("template")).get("spec")).get("containers"))
         rows.append(

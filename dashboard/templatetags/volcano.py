@@ -9,6 +9,7 @@ from datetime import datetime
 from urllib.parse import quote, urlencode
 
 from django import template
+from django.conf import settings
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -18,6 +19,7 @@ from django.utils.translation import ngettext
 
 from dashboard.hidden import as_text, reveal_html
 from dashboard.presenters import Phase
+from dashboard.volcano.time import CLOCK_SKEW_SECONDS, elapsed
 
 register = template.Library()
 
@@ -135,12 +137,18 @@ def short_duration(seconds: float | None) -> str:
     return _("%(n)dd") % {"n": d}
 
 
+def clock_skew_seconds() -> float:
+    """How far ahead of now a timestamp may be and still read "just now" (setting
+    VOLCANO_UI_CLOCK_SKEW_SECONDS, default dashboard.volcano.time.CLOCK_SKEW_SECONDS)."""
+    return float(getattr(settings, "VOLCANO_UI_CLOCK_SKEW_SECONDS", CLOCK_SKEW_SECONDS))
+
+
 @register.simple_tag
 def duration(seconds: float | None) -> str:
-    """short_duration of a wait; "—" for a negative one (its start is in the future: a wrong clock
-    or a hand-written timestamp), not "0s", which would claim it just began."""
-    if seconds is not None and seconds < -1:
-        return "—"
+    """short_duration of a wait. A negative one (its start is in the future) within the clock
+    skew allowance is a wait that just began ("0s"); beyond it "—", never a made-up length."""
+    if seconds is not None and seconds < 0:
+        return short_duration(0) if -seconds <= clock_skew_seconds() else "—"
     return short_duration(seconds)
 
 
@@ -149,38 +157,49 @@ def _absolute(dt: datetime) -> str:
     return timezone.localtime(dt).strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
+def _time(dt: datetime, text: str) -> SafeString:
+    return format_html('<time datetime="{}" title="{}">{}</time>', dt.isoformat(), _absolute(dt), text)
+
+
+def _skewed(dt: datetime, words: bool) -> SafeString:
+    """A timestamp further in the future than clock skew explains: its absolute time and the
+    likely cause, never "in 2d" (nothing that happened can be in the future)."""
+    when = format_html(
+        '<time datetime="{}" class="clock-skew">{}</time> <span class="muted small">{}</span>',
+        dt.isoformat(),
+        _absolute(dt),
+        _("(clock skew?)"),
+    )
+    return format_html("{} {}", _("unknown: starts"), when) if words else when
+
+
 @register.simple_tag(takes_context=True)
 def ago(context: template.Context, dt: datetime | None, suffix: bool = False) -> SafeString:
     """``<time>`` with a relative age ("5m", or "5m ago" with suffix) and the absolute time (in the
-    configured time zone) on hover. Null timestamps render as a dash."""
+    configured time zone) on hover. Null timestamps render as a dash. A timestamp ahead of now
+    within the clock skew allowance reads "just now"; one further ahead is shown as its absolute
+    time with "(clock skew?)" (dashboard.volcano.time.elapsed)."""
     if not isinstance(dt, datetime):
         return format_html('<span class="muted" title="{}">—</span>', _("no timestamp"))
     now = context.get("now") or timezone.now()
-    secs = (now - dt).total_seconds()
+    secs = elapsed(dt, now, clock_skew_seconds())
+    if secs is None:
+        return _skewed(dt, False)
+    if dt > now:
+        return _time(dt, _("just now"))
     text = short_duration(secs)
-    if suffix:
-        text = _("%(t)s ago") % {"t": text} if secs >= 0 else _("in %(t)s") % {"t": short_duration(-secs)}
-    elif secs < -1:
-        # A timestamp in the future (a wrong clock or a hand-written object): said so, as on the
-        # detail pages, rather than an age of 0s (kubectl prints "<invalid>").
-        text = _("in %(t)s") % {"t": short_duration(-secs)}
-    return format_html('<time datetime="{}" title="{}">{}</time>', dt.isoformat(), _absolute(dt), text)
+    return _time(dt, _("%(t)s ago") % {"t": text} if suffix else text)
 
 
 @register.simple_tag(takes_context=True)
 def since(context: template.Context, dt: datetime | None, words: bool = False) -> SafeString:
-    """Elapsed time since ``dt`` (time in phase, wait time), absolute start on hover. With
-    ``words`` (a sentence such as "in this phase for ...") a ``dt`` in the future reads "unknown
-    (starts in 3d)" rather than "for in 3d"; table cells keep the compact "in 3d"."""
+    """Elapsed time since ``dt`` (time in phase, wait time), absolute start on hover, as ``ago``.
+    With ``words`` (a sentence such as "in this phase for ...") a ``dt`` beyond the clock skew
+    allowance reads "unknown: starts <absolute time> (clock skew?)"."""
     if words and isinstance(dt, datetime):
-        ahead = (dt - (context.get("now") or timezone.now())).total_seconds()
-        if ahead > 1:
-            return format_html(
-                '<time datetime="{}" title="{}">{}</time>',
-                dt.isoformat(),
-                _absolute(dt),
-                _("unknown (starts in %(t)s)") % {"t": short_duration(ahead)},
-            )
+        now = context.get("now") or timezone.now()
+        if elapsed(dt, now, clock_skew_seconds()) is None:
+            return _skewed(dt, True)
     return ago(context, dt, False)
 
 
@@ -367,6 +386,10 @@ def gang(g) -> SafeString:
     dashboard/_gang.html as a tag, because list pages draw one per row."""
     if g is None:
         return mark_safe('<span class="muted">—</span>')
+    if not getattr(g, "known", True):
+        return format_html(
+            '<span class="muted gang-unknown" title="{}">—</span>', _("no pod counts reported yet")
+        )
     if getattr(g, "outcome", ""):
         return format_html('<div class="gang gang-final"><span class="gang-text">{}</span></div>', g.outcome)
     title = _("%(r)s running, minAvailable %(m)s, %(t)s replicas") % {

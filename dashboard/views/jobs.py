@@ -17,6 +17,7 @@ from dashboard.views.gang import GangReads
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import job_row, related, spec_queue, why_pending, yaml_text
+from dashboard.volcano.gang import job_counter, job_counters
 
 
 def _meta(o: dict) -> dict:
@@ -40,6 +41,12 @@ def _in_phase_since(j: dict) -> str:
     return _ts(state.get("lastTransitionTime")) if isinstance(state, dict) else ""
 
 
+def _counter_key(j: dict, key: str) -> int:
+    # A counter not reported yet sorts below every count, 0 included.
+    value = job_counter(j, key)
+    return -1 if value is None else value
+
+
 JOB_LIST = ListSpec(
     kind="jobs",
     nav="jobs",
@@ -55,10 +62,10 @@ JOB_LIST = ListSpec(
         "queue": lambda j: p.as_str(p.spec_of(j).get("queue")),
         "age": lambda j: _ts(_meta(j).get("creationTimestamp")),
         "inphase": _in_phase_since,
-        "pending": lambda j: p.to_int(_status(j).get("pending")),
-        "running": lambda j: p.to_int(_status(j).get("running")),
-        "failed": lambda j: p.to_int(_status(j).get("failed")),
-        "retries": lambda j: p.to_int(_status(j).get("retryCount")),
+        "pending": lambda j: _counter_key(j, "pending"),
+        "running": lambda j: _counter_key(j, "running"),
+        "failed": lambda j: _counter_key(j, "failed"),
+        "retries": lambda j: _counter_key(j, "retryCount"),
     },
     known_phases=frozenset(p.JOB_PHASES),
     phase_order=p.JOB_PHASE_ORDER,
@@ -147,6 +154,8 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
         "timeline": p.job_timeline(job, now),
         "spec": p.spec_of(job),
         "status": p.status_of(job),
+        # Pod counters, None while the Job controller has not reported them (shown "—").
+        "counts": job_counters(job),
         "min_resources": p.min_resources(pg) if pg else [],
         # Checked here, not in the template: the tag only renders what the view allows.
         "actions": job_actions_for(request, job),

@@ -170,6 +170,11 @@ def _results(request: HttpRequest, snap: Snapshot, now: datetime, lq: ListQuery,
         "unknown_phases": [x for x in lq.phases if x not in spec.known_phases],
         "known_phases": spec.phase_order,
         "sort_columns": spec.sorts.keys(),
+        # ?ns= of a namespace outside the viewer's: its objects are not shown, whether or not it has
+        # any, so "No Jobs match" would be a claim the page cannot make.
+        "ns_hidden": bool(lq.namespace)
+        and snap.namespaces_filter is not None
+        and lq.namespace not in snap.namespaces_filter,
     }
 
 

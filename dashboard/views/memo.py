@@ -275,7 +275,13 @@ def queue_rows_html(rows: list[dict], template_name: str) -> SafeString:
     for q in rows:
         key = (template_name, lang, q["name"])
         # tree_key: the row's missing-parent / parent-cycle hint depends on other Queues.
-        valid = (q["depth"], q["has_children"], q["tree_key"], tuple(q["count_list"]))
+        valid = (
+            q["depth"],
+            q["has_children"],
+            q["tree_key"],
+            tuple(q["count_list"]),
+            q.get("pgs_unavailable", ""),
+        )
         hit = ROW_HTML.get(key)
         if hit is not None and hit[0] is q["queue"] and hit[1] == valid:
             parts.append(hit[2])

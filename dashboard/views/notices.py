@@ -183,13 +183,38 @@ def data_as_of(snap: Any, now: datetime, *kinds: str) -> datetime | None:
     return min(known) if known else None
 
 
+def unavailable(snap: Any, *kinds: str) -> dict[str, str]:
+    """{kind: why} for the kinds whose objects cannot be counted at all ("forbidden", "not
+    installed", "still loading", "cluster unreachable": presenters.unreadable_reason): a count of
+    them would be a 0 that means "unknown"."""
+    from dashboard.presenters import unreadable_reason
+
+    out = {}
+    for kind in kinds:
+        why = unreadable_reason(getattr(snap, kind).state)
+        if why:
+            out[kind] = why
+    return out
+
+
+def scope(snap: Any) -> int | None:
+    """How many namespaces the counts of ``snap`` cover when they are limited to the viewer's
+    (access modes proxy and token: dashboard.access.visible_namespaces), else None (all)."""
+    limited = getattr(snap, "namespaces_filter", None)
+    return None if limited is None else len(limited)
+
+
 def page_ctx(snap: Any, now: datetime, kinds: tuple[str, ...], nav: str) -> dict[str, Any]:
     """The context every page starts with: ``now``, ``nav`` (the highlighted menu entry), the
-    ``notices`` and ``data_as_of`` of ``kinds``, and ``poll_seconds``."""
+    ``notices`` and ``data_as_of`` of ``kinds``, ``unavailable`` (kinds that cannot be counted,
+    with why), ``scope`` (the number of namespaces counts are limited to, None for all) and
+    ``poll_seconds``."""
     return {
         "now": now,
         "nav": nav,
         "notices": notices(snap, *kinds),
         "data_as_of": data_as_of(snap, now, *kinds),
+        "unavailable": unavailable(snap, *kinds),
+        "scope": scope(snap),
         "poll_seconds": settings.VOLCANO_UI_POLL_SECONDS,
     }

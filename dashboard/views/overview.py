@@ -15,13 +15,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
+from django.utils.text import get_text_list
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
 from dashboard.views import memo
 from dashboard.views.fragments import Fragments, bucket, kind_states
-from dashboard.views.notices import ALL_KINDS, blocked, page_ctx
+from dashboard.views.notices import ALL_KINDS, blocked, kind_label, page_ctx, unavailable
 from dashboard.views.queues import all_queue_rows
 from dashboard.views.rows import (
     gang_room,
@@ -35,6 +37,8 @@ from dashboard.views.rows import (
 
 # Phases always shown on the overview (the transitional ones appear only while non-zero).
 KEY_JOB_PHASES = frozenset({"Pending", "Running", "Completed", "Failed"})
+# The kinds the "needs attention" lists are read from.
+ATTENTION_KINDS = ("jobs", "podgroups", "pods", "queues")
 # The overview lists the newest Warning of at most this many objects.
 RECENT_WARNING_OBJECTS = 10
 # Sorts a Failed Job without a phase time after every dated one; shown as no time.
@@ -91,7 +95,8 @@ def sections(
     if want is None or want("attention"):
         versions = (snap.jobs.version, snap.podgroups.version, snap.pods.version, snap.queues.version)
         ctx["attention"] = memo.section(
-            ("attention", *base, *versions, bucket(now)),
+            # The kinds' states too: what cannot be read is named in the section.
+            ("attention", *base, *versions, bucket(now), kind_states(snap, *ATTENTION_KINDS)),
             lambda: attention(snap, now),
             stale_key=("attention", *base),
         )
@@ -171,7 +176,8 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
     below: list[dict[str, Any]] = []
     for pg in snap.gangs_below_min():
         gang = p.podgroup_gang(pg)
-        if gang.ready < gang.min_available:  # the index's own test, re-checked with the pages' code
+        # The index's own test, re-checked with the pages' code.
+        if gang.known and gang.ready < gang.min_available:
             below.append({"pg": pg, "gang": gang, "phase": p.podgroup_phase(pg)})
     below.sort(key=lambda r: (p.namespace_of(r["pg"]), p.name_of(r["pg"])))
     return {
@@ -185,6 +191,11 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
         "closed_total": len(closed),
         "below": below[:limit],
         "below_total": len(below),
+        # What the lists cannot be checked against ("PodGroups (forbidden)"): an empty section
+        # then means "nothing among what can be read", not "nothing".
+        "unchecked": get_text_list(
+            [f"{kind_label(k)} ({why})" for k, why in unavailable(snap, *ATTENTION_KINDS).items()], _("and")
+        ),
     }
 
 
@@ -198,6 +209,7 @@ def _pending(snap: Snapshot, now: datetime, limit: int) -> tuple[list[dict], int
     rows = []
     for t in heapq.nsmallest(limit, waits):
         wait, job = -t[0], t[3]
+        started = _job_since(job)[1]
         pg = snap.podgroup_for_job(job)
         qname = p.as_str(p.spec_of(job).get("queue"))
         queue = snap.queue(qname) if qname else None
@@ -209,6 +221,8 @@ def _pending(snap: Snapshot, now: datetime, limit: int) -> tuple[list[dict], int
             {
                 "job": job,
                 "wait": wait,
+                # What ``wait`` is measured from (the phase's start, else the Job's creation).
+                "started": started,
                 "finding": findings[0] if findings else None,
                 "since": p.job_phase_since(job),
             }

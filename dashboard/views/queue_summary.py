@@ -3,7 +3,8 @@
 A row is a dict: ``queue`` (the object), ``name``, the tree fields of ``presenters.queue_tree``
 (``depth``, ``indent``, ``deep``, ``tree_parent``, ``problem``, ``cycle``, ``tree_key``,
 ``has_children``), the derived fields (``state``, ``weight``, ``parent``, ``bars``, ``compact``,
-``has_gpu``) and the PodGroup counts per phase (``counts``, ``count_list``, ``pg_total``).
+``has_gpu``) and the PodGroup counts per phase (``counts``, ``count_list``, ``pg_total``; with
+``pgs_unavailable`` the reason when PodGroups cannot be read, and then no counts are shown).
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ def queue_summaries(snap: Snapshot, queues: list[dict]) -> list[dict]:
     parent or a parent cycle) is always that of every Queue in ``snap``: a subset (a queue's
     children, the kiosk's focus) must not read as orphans of parents left out of the list."""
     per_queue = snap.podgroup_counts_by_queue()
+    # PodGroups that cannot be read have no counts: "unavailable", never a row of zeros.
+    pgs_unavailable = p.unreadable_reason(snap.podgroups.state)
     everything = snap.queues.all()
     tree = _queue_tree(everything)
     if len(queues) != len(everything):
@@ -96,6 +99,7 @@ def queue_summaries(snap: Snapshot, queues: list[dict]) -> list[dict]:
                 # A list, not the Counter: templates would resolve counts.items as counts["items"] == 0.
                 "count_list": sorted(counts.items()),
                 "pg_total": sum(counts.values()),
+                "pgs_unavailable": pgs_unavailable,
             }
         )
     if len(QUEUE_FIELDS) > QUEUE_FIELDS_MAX:  # queues come and go: start over rather than grow

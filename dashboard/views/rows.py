@@ -19,6 +19,7 @@ from dashboard import presenters as p
 from dashboard.access import visible_namespaces
 from dashboard.kube.snapshot import Snapshot
 from dashboard.views.memo import cache_token, locale_key
+from dashboard.volcano.gang import job_counters, podgroup_counter
 
 
 def get_cluster_cache() -> Any:
@@ -144,7 +145,7 @@ def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
     """A Job's row in the Jobs list and on its Queue's page."""
     pg = snap.podgroup_for_job(job)
     pods = related(snap.pods_for_job, job)
-    status = p.status_of(job)
+    counters = job_counters(job)
     return {
         "job": job,
         "name": p.name_of(job),
@@ -154,11 +155,12 @@ def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
         "queue": (queue := p.as_str(p.spec_of(job).get("queue"))),
         "queue_missing": queue_missing(snap, queue),
         "gang": p.job_gang(job),
-        "pending": p.to_int(status.get("pending")),
-        "running": p.to_int(status.get("running")),
-        "succeeded": p.to_int(status.get("succeeded")),
-        "failed": p.to_int(status.get("failed")),
-        "retries": p.to_int(status.get("retryCount")),
+        # None (shown "—") while the Job controller has not reported them: unknown is not 0.
+        "pending": counters["pending"],
+        "running": counters["running"],
+        "succeeded": counters["succeeded"],
+        "failed": counters["failed"],
+        "retries": counters["retryCount"],
         "tasks": len(p.job_tasks(job)),
         "replicas": p.job_replicas(job),
         "created": p.created_at(job),
@@ -172,7 +174,6 @@ def pg_row(snap: Snapshot, pg: dict, now: datetime) -> dict:
     job = snap.job_for_podgroup(pg)
     phase = p.podgroup_phase(pg)
     created = p.created_at(pg)
-    status = p.status_of(pg)
     return {
         "pg": pg,
         "name": p.name_of(pg),
@@ -181,9 +182,10 @@ def pg_row(snap: Snapshot, pg: dict, now: datetime) -> dict:
         "queue": (queue := p.as_str(p.spec_of(pg).get("queue"))),
         "queue_missing": queue_missing(snap, queue),
         "min_member": p.to_int(p.spec_of(pg).get("minMember")),
-        "running": p.to_int(status.get("running")),
-        "succeeded": p.to_int(status.get("succeeded")),
-        "failed": p.to_int(status.get("failed")),
+        # None (shown "—") while the PodGroup has no status.
+        "running": podgroup_counter(pg, "running"),
+        "succeeded": podgroup_counter(pg, "succeeded"),
+        "failed": podgroup_counter(pg, "failed"),
         "gang": p.podgroup_gang(pg),
         "job": job,
         "owner": p.owner_of(pg),

@@ -12,7 +12,9 @@ Readiness, as Volcano decides it:
   ``spec.minMember``.
 
 A negative counter or size (the schemas admit them; no controller writes them) proves nothing:
-such a gang is neither ``met`` nor ``short``.
+such a gang is neither ``met`` nor ``short``. Neither is a gang whose counters nobody has reported
+yet (``known`` False: a Job without a status written by the Job controller, a PodGroup without
+status): unknown is not zero.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from dashboard.volcano.objects import as_dict, as_list, as_str, count, spec, status
+from dashboard.volcano.objects import as_dict, as_list, as_str, count, reported_count, spec, status
 from dashboard.volcano.phases import podgroup_phase
 from dashboard.volcano.quantities import queue_resource, resource_amount
 
@@ -31,17 +33,19 @@ from dashboard.volcano.quantities import queue_resource, resource_amount
 class GangCount:
     """One gang's counters as written: ``running`` pods, ``ready`` (the pods that count toward the
     gang; -1 when one of the counters summed is negative), ``required`` (minAvailable /
-    minMember) and ``total`` (the pods the gang can have)."""
+    minMember) and ``total`` (the pods the gang can have). ``known`` False: no counter has been
+    reported yet (``running`` and ``ready`` are then 0 placeholders, never to be shown)."""
 
     running: int
     ready: int
     required: int
     total: int
+    known: bool = True
 
     @property
     def trusted(self) -> bool:
-        """No counter or size is negative."""
-        return min(self.running, self.ready, self.required, self.total) >= 0
+        """The counters are reported and no counter or size is negative."""
+        return self.known and min(self.running, self.ready, self.required, self.total) >= 0
 
     @property
     def met(self) -> bool:
@@ -91,11 +95,41 @@ def job_min_available(job: object) -> int:
     return sum(count(t.get("minAvailable", t.get("replicas"))) for t in job_tasks(job))
 
 
-def job_gang(job: object) -> GangCount:
-    """The Job controller's gang: running + succeeded + failed against minAvailable."""
+# The pod counters of a Volcano Job's status (JobStatus in volcano-sh/apis pkg/apis/batch/v1alpha1).
+JOB_COUNTERS = ("pending", "running", "succeeded", "failed", "terminating", "unknown", "retryCount")
+
+
+def job_status_reported(job: object) -> bool:
+    """The Job's pod counters have been written: status.state is an object, or a counter of
+    JOB_COUNTERS is present. The Job controller writes JobStatus whole; ``state`` is a struct,
+    which Go's encoding/json writes even under ``omitempty``, and the counters are ``omitempty``
+    ints, so a status with a state or with any counter writes a zero counter as nothing. Without
+    either (no status yet, or a status holding only taskStatusCount) no counter is known."""
     st = status(job)
-    counters = [count(st.get(k)) for k in ("running", "succeeded", "failed")]
-    return gang_count(counters[0], counters, job_min_available(job), job_total_replicas(job))
+    return isinstance(st.get("state"), dict) or any(st.get(k) is not None for k in JOB_COUNTERS)
+
+
+def job_counter(job: object, key: str) -> int | None:
+    """A counter of JOB_COUNTERS (``status.<key>``), None while the Job controller has not
+    reported it (``job_status_reported``)."""
+    return reported_count(status(job), key, job_status_reported(job))
+
+
+def job_counters(job: object) -> dict[str, int | None]:
+    """Every counter of JOB_COUNTERS by name (``job_counter``)."""
+    reported = job_status_reported(job)
+    st = status(job)
+    return {key: reported_count(st, key, reported) for key in JOB_COUNTERS}
+
+
+def job_gang(job: object) -> GangCount:
+    """The Job controller's gang: running + succeeded + failed against minAvailable (``known``
+    False while those counters are not reported)."""
+    counters = [job_counter(job, k) for k in ("running", "succeeded", "failed")]
+    if None in counters:
+        return GangCount(0, 0, job_min_available(job), job_total_replicas(job), known=False)
+    known = [c for c in counters if c is not None]
+    return gang_count(known[0], known, job_min_available(job), job_total_replicas(job))
 
 
 def task_min_available(task: object) -> int:
@@ -112,11 +146,21 @@ def task_phase_counts(job: object, task_name: str) -> dict[str, int]:
     return {as_str(k): count(v) for k, v in as_dict(as_dict(tsc.get(task_name)).get("phase")).items()}
 
 
-def task_gang(task: object, phases: dict[str, int]) -> GangCount:
+def task_counts_reported(job: object, task_name: str) -> bool:
+    """The pods of task ``task_name`` have been counted: the task is in status.taskStatusCount, or
+    the Job controller has written the status (then a task without pods is left out of the map)."""
+    return job_status_reported(job) or task_name in as_dict(status(job).get("taskStatusCount"))
+
+
+def task_gang(task: object, phases: dict[str, int], known: bool = True) -> GangCount:
     """One task's gang by the Job controller's rule: Running + Succeeded + Failed pods (from
-    ``phases``, task_phase_counts) against the task's minAvailable."""
+    ``phases``, task_phase_counts) against the task's minAvailable; ``known`` False when the
+    task's pods have not been counted (``task_counts_reported``)."""
+    required, total = task_min_available(task), count(as_dict(task).get("replicas"))
+    if not known:
+        return GangCount(0, 0, required, total, known=False)
     counted = [phases.get(p, 0) for p in ("Running", "Succeeded", "Failed")]
-    return gang_count(counted[0], counted, task_min_available(task), count(as_dict(task).get("replicas")))
+    return gang_count(counted[0], counted, required, total)
 
 
 def job_below_min_available(job: object) -> bool:
@@ -131,13 +175,25 @@ def podgroup_min_member(pg: object) -> int:
     return count(spec(pg).get("minMember"))
 
 
+def podgroup_status_reported(pg: object) -> bool:
+    """The scheduler has written the PodGroup's status (a non-empty status object; it writes the
+    counters of PodGroupStatus with Go ``omitempty``, so then an absent counter is 0)."""
+    return bool(status(pg))
+
+
+def podgroup_counter(pg: object, key: str) -> int | None:
+    """``status.<key>`` (running, succeeded, failed) of a PodGroup, None while it has no status."""
+    return reported_count(status(pg), key, podgroup_status_reported(pg))
+
+
 def podgroup_gang(pg: object) -> GangCount:
     """The scheduler's gang: running + succeeded against spec.minMember; ``total`` is the larger
-    of minMember and Σ spec.minTaskMember."""
-    st = status(pg)
-    running, succeeded = count(st.get("running")), count(st.get("succeeded"))
+    of minMember and Σ spec.minTaskMember; ``known`` False while the PodGroup has no status."""
     per_task = sum(max(0, count(v)) for v in as_dict(spec(pg).get("minTaskMember")).values())
     min_member = podgroup_min_member(pg)
+    running, succeeded = podgroup_counter(pg, "running"), podgroup_counter(pg, "succeeded")
+    if running is None or succeeded is None:
+        return GangCount(0, 0, min_member, max(per_task, min_member), known=False)
     return gang_count(running, (running, succeeded), min_member, max(per_task, min_member))
 
 

@@ -131,4 +131,17 @@ def count(value: object) -> int:
     return 0
 
 
+def reported_count(st: object, key: str, reported: bool) -> int | None:
+    """The counter ``key`` of a status object ``st``, or None when nobody has counted yet.
+
+    Present (not null): as ``count`` reads it. Absent or null: 0 when ``reported`` (the status was
+    written by its controller, which writes counters with Go ``omitempty``, so a zero is written
+    as nothing), else None (no status yet, or one its controller did not write: unknown, not 0).
+    """
+    value = as_dict(st).get(key)
+    if value is not None:
+        return count(value)
+    return 0 if reported else None
+
+
 _INTEGER = re.compile(r"[+-]?[0-9]+")

@@ -11,6 +11,10 @@ from dashboard.volcano.objects import meta
 EARLIEST_TIME = datetime(1971, 1, 1, tzinfo=UTC)
 # A sort key for "no time": older than every real time.
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# How far ahead of "now" a timestamp may be and still mean "now": the API server's, the
+# controllers' and this host's clocks drift apart by seconds, sometimes minutes (no NTP, a VM
+# resumed). Default of the VOLCANO_UI_CLOCK_SKEW_SECONDS setting.
+CLOCK_SKEW_SECONDS = 300.0
 
 _TIME_RE = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:?\d{2})?$"
@@ -64,6 +68,16 @@ def seconds_between(start: datetime | None, end: datetime) -> float | None:
     if start is None:
         return None
     return max(0.0, (end - start).total_seconds())
+
+
+def elapsed(start: datetime, now: datetime, skew: float = CLOCK_SKEW_SECONDS) -> float | None:
+    """Seconds from ``start`` to ``now``: 0 when ``start`` is ahead of ``now`` by at most ``skew``
+    seconds (clock skew between the writer of the timestamp and the reader), None when it is
+    further ahead (no time that has passed: a wrong clock or a hand-written timestamp)."""
+    seconds = (now - start).total_seconds()
+    if seconds >= 0:
+        return seconds
+    return 0.0 if -seconds <= skew else None
 
 
 def latest(a: datetime | None, b: datetime | None) -> datetime | None:
