@@ -4,11 +4,12 @@ page has a stable, shareable URL; list filters live in the query string."""
 from django.urls import include, path
 from django.views.i18n import set_language
 
-from dashboard.views import jobs, kiosk, overview, podgroups, pods, prefs, queues
+from dashboard.views import jobs, kiosk, logs, overview, podgroups, pods, prefs, queues
 
 jobs_urls = [
     path("", jobs.jobs, name="jobs"),
     path("<str:namespace>/<str:name>/", jobs.job_detail, name="job_detail"),
+    path("<str:namespace>/<str:name>/logs/", logs.job_logs, name="job_logs"),
 ]
 podgroups_urls = [
     path("", podgroups.podgroups, name="podgroups"),
@@ -25,6 +26,7 @@ urlpatterns = [
     path("podgroups/", include(podgroups_urls)),
     path("queues/", include(queues_urls)),
     path("pods/<str:namespace>/<str:name>/", pods.pod_detail, name="pod_detail"),
+    path("pods/<str:namespace>/<str:name>/logs/", logs.pod_logs, name="pod_logs"),
     path("kiosk/", kiosk.kiosk, name="kiosk"),
     path("prefs/theme/", prefs.set_theme, name="set_theme"),
     # Django's set_language stores the choice in the language cookie (there are no sessions).

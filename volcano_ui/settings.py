@@ -289,6 +289,22 @@ if VOLCANO_UI_ACCESS_MODE == "token" and not _SECRET_KEY_FROM_ENV and not DEBUG:
         "VOLCANO_UI_ACCESS_MODE=token needs VOLCANO_UI_SECRET_KEY (or VOLCANO_UI_SECRET_KEY_FILE): "
         "it signs the session cookie, which must stay valid across restarts and workers."
     )
+# --- Container logs (dashboard/views/logs.py, dashboard/kube/logs.py) -------------------------
+# Logs are read from the API server per request (never cached), after a SubjectAccessReview for
+# "get pods/log" in proxy/token modes; false turns the logs pages off (e.g. a kiosk in mode none).
+VOLCANO_UI_LOGS = env_bool("VOLCANO_UI_LOGS", True)
+# Bytes read per container per request (the API's limitBytes).
+VOLCANO_UI_LOGS_MAX_BYTES = env_int(
+    "VOLCANO_UI_LOGS_MAX_BYTES", 2 * 1024 * 1024, minimum=1024, maximum=64 * 1024 * 1024
+)
+# Log reads open at once in one process; more wait briefly, then get a "busy" notice.
+VOLCANO_UI_LOGS_MAX_STREAMS = env_int("VOLCANO_UI_LOGS_MAX_STREAMS", 8, minimum=1, maximum=256)
+# Seconds a page keeps following a log before it stops and says so.
+VOLCANO_UI_LOGS_FOLLOW_SECONDS = env_int("VOLCANO_UI_LOGS_FOLLOW_SECONDS", 900, minimum=10, maximum=86400)
+# Seconds to connect and per read of one log answer.
+VOLCANO_UI_LOGS_TIMEOUT_SECONDS = env_int("VOLCANO_UI_LOGS_TIMEOUT_SECONDS", 10, minimum=1, maximum=300)
+# Pods whose logs a Job's merged log reads at once (the first by name; the page says so).
+VOLCANO_UI_LOGS_JOB_MAX_PODS = env_int("VOLCANO_UI_LOGS_JOB_MAX_PODS", 20, minimum=1, maximum=1000)
 # Sessions (token mode's sign-ins) are files in VOLCANO_UI_SESSION_DIR, shared by the workers of a
 # pod: the cookie carries only a random key, the token stays on the server, and signing out deletes
 # the file (dashboard/auth_views.py, dashboard/sessions.py). No database engine, no migrations;

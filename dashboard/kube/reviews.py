@@ -96,16 +96,23 @@ def subject_access_review(
 ) -> bool:
     """May ``user`` (with ``groups``) ``verb`` the ``resource`` of API ``group`` in ``namespace``?
 
-    ``namespace=""`` asks about all namespaces (cluster-wide), as kubectl does. Shape:
+    ``namespace=""`` asks about all namespaces (cluster-wide), as kubectl does. ``resource`` may name
+    a subresource, "pods/log" (sent as resource "pods", subresource "log"). Shape:
     SubjectAccessReview.spec.{user, groups, resourceAttributes} in, status.allowed out.
     Raises ReviewError when the API server cannot answer.
     """
+    resource, _, subresource = resource.partition("/")
     body = client.V1SubjectAccessReview(
         spec=client.V1SubjectAccessReviewSpec(
             user=user,
             groups=list(groups),
             resource_attributes=client.V1ResourceAttributes(
-                verb=verb, group=group, resource=resource, namespace=namespace or None, name=name or None
+                verb=verb,
+                group=group,
+                resource=resource,
+                subresource=subresource or None,
+                namespace=namespace or None,
+                name=name or None,
             ),
         )
     )

@@ -40,6 +40,8 @@ DETAIL_ROUTES = {
     "podgroup_detail": "podgroups",
     "pod_detail": "pods",
     "queue_detail": "queues",
+    "pod_logs": "pods",
+    "job_logs": "jobs",
 }
 # Routes that take arguments but are not object pages (handled by their own tests).
 OTHER_ARG_ROUTES = {"job_action", "queue_action"}

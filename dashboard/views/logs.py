@@ -1,0 +1,364 @@
+"""Container logs: a Pod's (one container, current or previous) and a Job's (its pods merged by time).
+
+Logs are the one thing a page reads from the API server per request (dashboard/kube/logs.py);
+before any read, ``logs_refusal`` asks whether the user may ``get pods/log`` in the namespace.
+Query parameters (all optional): ``container``, ``previous=1``, ``tail`` (100, 1000, 5000 or
+``all``), ``ts=0`` (hide timestamps), ``wrap=1``, ``q`` (highlight matches), ``task`` (a Job's
+task), ``download=1`` (the shown lines as a text file) and ``after`` (an RFC 3339 timestamp: only
+newer lines, as a bare fragment; static/dashboard/logs.js polls it to follow a log).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
+
+from dashboard import presenters as p
+from dashboard.access import current_identity, is_allowed
+from dashboard.hidden import reveal_html
+from dashboard.kube import get_cluster_cache
+from dashboard.kube.client import KubeError
+from dashboard.kube.logs import LogLine, LogRead, LogsBusy, LogSlots, read_pod_log
+from dashboard.views.errors import find_object
+from dashboard.views.notices import page_ctx
+
+TAILS = ("100", "1000", "5000", "all")
+DEFAULT_TAIL = "1000"
+# Parallel reads for one Job page (each still takes a process-wide slot).
+_JOB_READERS = 4
+_STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$")
+
+_slots_lock = threading.Lock()
+_slots: LogSlots | None = None
+
+
+def slots() -> LogSlots:
+    """The process's log-reading slots (VOLCANO_UI_LOGS_MAX_STREAMS; rebuilt when it changes)."""
+    global _slots
+    with _slots_lock:
+        limit = settings.VOLCANO_UI_LOGS_MAX_STREAMS
+        if _slots is None or _slots.limit != limit:
+            _slots = LogSlots(limit)
+        return _slots
+
+
+def logs_refusal(request: HttpRequest, namespace: str) -> str:
+    """Why ``request``'s user may not read logs in ``namespace`` ("" when they may): logs turned
+    off (VOLCANO_UI_LOGS), or, in proxy/token modes, a SubjectAccessReview for get pods/log that
+    did not allow it (an unanswerable review is a refusal)."""
+    if not settings.VOLCANO_UI_LOGS:
+        return _("Logs are turned off on this dashboard.")
+    if settings.VOLCANO_UI_ACCESS_MODE == "none":
+        return ""
+    if is_allowed(current_identity(request), "get", "", "pods/log", namespace):
+        return ""
+    return _("You may not read pod logs in namespace %(ns)s (Kubernetes RBAC: get pods/log).") % {
+        "ns": namespace
+    }
+
+
+@dataclass
+class Options:
+    container: str = ""
+    previous: bool = False
+    tail: str = DEFAULT_TAIL
+    timestamps: bool = True
+    wrap: bool = False
+    query: str = ""
+    task: str = ""
+    after: str = ""
+
+    @property
+    def tail_lines(self) -> int | None:
+        return None if self.tail == "all" else int(self.tail)
+
+
+def _options(request: HttpRequest) -> Options:
+    get = request.GET
+    tail = get.get("tail", DEFAULT_TAIL)
+    after = get.get("after", "")
+    return Options(
+        container=get.get("container", ""),
+        previous=get.get("previous") == "1",
+        tail=tail if tail in TAILS else DEFAULT_TAIL,
+        timestamps=get.get("ts") != "0",
+        wrap=get.get("wrap") == "1",
+        query=get.get("q", "")[:200],
+        task=get.get("task", ""),
+        after=after if _STAMP_RE.match(after) else "",
+    )
+
+
+@dataclass
+class Result:
+    lines: list[LogLine] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    truncated: list[str] = field(default_factory=list)
+    busy: bool = False
+
+
+def _read(namespace: str, pod: str, container: str, opts: Options) -> LogRead | str:
+    """One container's log, or the reason it could not be read (for a notice)."""
+    kube = get_cluster_cache().client
+    if kube is None:
+        return _("There is no cluster connection to read logs from.")
+    try:
+        with slots().take():
+            return read_pod_log(
+                kube,
+                namespace,
+                pod,
+                container=container,
+                previous=opts.previous,
+                tail_lines=None if opts.after else opts.tail_lines,
+                since_time=opts.after[:19] + "Z" if opts.after else "",
+                max_bytes=settings.VOLCANO_UI_LOGS_MAX_BYTES,
+                timeout=settings.VOLCANO_UI_LOGS_TIMEOUT_SECONDS,
+            )
+    except LogsBusy:
+        raise
+    except KubeError as exc:
+        if exc.status == 0 and "timeout" in exc.reason.lower():
+            return _("The API server did not answer within %(s)s seconds.") % {
+                "s": settings.VOLCANO_UI_LOGS_TIMEOUT_SECONDS
+            }
+        return exc.message or exc.describe()
+
+
+def _collect(namespace: str, targets: list[tuple[str, str]], opts: Options) -> Result:
+    """Read every (pod, container) of ``targets``; lines merged by time (then by source)."""
+    result = Result()
+
+    def one(target: tuple[str, str]) -> tuple[tuple[str, str], LogRead | str | None]:
+        try:
+            return target, _read(namespace, target[0], target[1], opts)
+        except LogsBusy:
+            return target, None
+
+    if len(targets) == 1:
+        answers = [one(targets[0])]
+    else:
+        with ThreadPoolExecutor(max_workers=_JOB_READERS, thread_name_prefix="logs") as pool:
+            answers = list(pool.map(one, targets))
+    for (pod, container), answer in answers:
+        source = f"{pod}/{container}"
+        if answer is None:
+            result.busy = True
+        elif isinstance(answer, str):
+            result.problems.append(f"{source}: {answer}" if len(targets) > 1 else answer)
+        else:
+            if answer.truncated:
+                result.truncated.append(source)
+            result.lines.extend(answer.lines)
+    if opts.after:
+        result.lines = [ln for ln in result.lines if ln.at > opts.after]
+    if len(targets) > 1:
+        result.lines.sort(key=lambda ln: ln.sort_key)
+        if not opts.after and opts.tail_lines is not None:
+            result.lines = result.lines[-opts.tail_lines :] if opts.tail_lines else []
+    return result
+
+
+def render_line(line: LogLine, opts: Options, *, source: bool) -> SafeString:
+    """One line as escaped HTML: hidden controls revealed, matches of ``opts.query`` in <mark>."""
+    parts: list[Any] = []
+    if opts.timestamps and line.at:
+        parts.append(format_html('<span class="log-ts">{}</span> ', line.at))
+    if source and line.source:
+        parts.append(format_html('<span class="log-src">[{}]</span> ', reveal_html(line.source)))
+    text = line.text
+    if opts.query:
+        pattern = re.compile(re.escape(opts.query), re.IGNORECASE)
+        pos = 0
+        for match in pattern.finditer(text):
+            parts.append(reveal_html(text[pos : match.start()]))
+            parts.append(format_html("<mark>{}</mark>", reveal_html(match.group(0))))
+            pos = match.end()
+        parts.append(reveal_html(text[pos:]))
+    else:
+        parts.append(reveal_html(text))
+    return mark_safe('<span class="log-line">' + "".join(str(x) for x in parts) + "</span>\n")  # noqa: S308
+
+
+def _text(lines: list[LogLine], opts: Options, *, source: bool) -> str:
+    out = []
+    for ln in lines:
+        prefix = (f"{ln.at} " if opts.timestamps and ln.at else "") + (
+            f"[{ln.source}] " if source and ln.source else ""
+        )
+        out.append(prefix + ln.text + "\n")
+    return "".join(out)
+
+
+def _running(pod: dict, container: str | None = None) -> bool:
+    """Is ``container`` (any, when None) of ``pod`` running, per the cache?"""
+    for cs in p.as_list(p.status_of(pod).get("containerStatuses")):
+        cs = p.as_dict(cs)
+        if container is not None and p.as_str(cs.get("name")) != container:
+            continue
+        if "running" in p.as_dict(cs.get("state")):
+            return True
+    return False
+
+
+def _respond(
+    request: HttpRequest,
+    ctx: dict[str, Any],
+    result: Result,
+    opts: Options,
+    *,
+    source: bool,
+    live: bool,
+    filename: str,
+) -> HttpResponse:
+    if request.GET.get("download") == "1":
+        resp = HttpResponse(
+            _text(result.lines, opts, source=source), content_type="text/plain; charset=utf-8"
+        )
+        resp["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return resp
+    html = [render_line(ln, opts, source=source) for ln in result.lines]
+    last = result.lines[-1].at if result.lines else opts.after
+    if opts.after:
+        # A follow poll: only the new lines; the script appends them and keeps X-Log-After.
+        resp = HttpResponse(mark_safe("".join(html)))  # noqa: S308 - every line is escaped above
+        resp["X-Log-After"] = last or ""
+        if not live:
+            resp["X-Log-Ended"] = "1"
+        if result.busy:
+            resp["X-Log-Busy"] = "1"
+        resp["Cache-Control"] = "no-store"
+        return resp
+    matches = 0
+    if opts.query:
+        needle = opts.query.lower()
+        matches = sum(ln.text.lower().count(needle) for ln in result.lines)
+    ctx.update(
+        {
+            "opts": opts,
+            "tails": TAILS,
+            "log_html": mark_safe("".join(html)),  # noqa: S308 - every line is escaped above
+            "line_count": len(result.lines),
+            "problems": result.problems,
+            "truncated": result.truncated,
+            "busy": result.busy,
+            "max_bytes": settings.VOLCANO_UI_LOGS_MAX_BYTES,
+            "live": live,
+            "after": last or "",
+            "matches": matches,
+            "follow_seconds": settings.VOLCANO_UI_LOGS_FOLLOW_SECONDS,
+        }
+    )
+    resp = render(
+        request, "dashboard/logs.html", ctx, status=503 if result.busy and not result.lines else 200
+    )
+    resp["Cache-Control"] = "no-store"
+    return resp
+
+
+def _denied(request: HttpRequest, ctx: dict[str, Any], why: str) -> HttpResponse:
+    ctx.update({"denied": why, "opts": _options(request), "tails": TAILS})
+    return render(request, "dashboard/logs.html", ctx, status=403)
+
+
+@require_safe
+def pod_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    found = find_object(request, "pods", _("Pod"), namespace, name)
+    if isinstance(found, HttpResponse):
+        return found
+    snap, pod = found
+    containers = [p.as_str(p.as_dict(c).get("name")) for c in p.as_list(p.spec_of(pod).get("containers"))]
+    containers += [
+        p.as_str(p.as_dict(c).get("name")) for c in p.as_list(p.spec_of(pod).get("initContainers"))
+    ]
+    containers = [c for c in containers if c]
+    opts = _options(request)
+    if opts.container not in containers:
+        opts.container = containers[0] if containers else ""
+    ctx = page_ctx(snap, p.reference_now(snap), ("pods",), "jobs")
+    labels, ann = p.labels_of(pod), p.annotations_of(pod)
+    ctx.update(
+        {
+            "mode": "pod",
+            "namespace": namespace,
+            "name": name,
+            "pod": pod,
+            "containers": containers,
+            "job_name": labels.get("volcano.sh/job-name") or ann.get("volcano.sh/job-name", ""),
+        }
+    )
+    if why := logs_refusal(request, namespace):
+        return _denied(request, ctx, why)
+    try:
+        result = _collect(namespace, [(name, opts.container)], opts) if opts.container else Result()
+    except LogsBusy:
+        result = Result(busy=True)
+    live = not opts.previous and _running(pod, opts.container)
+    suffix = "-previous" if opts.previous else ""
+    return _respond(
+        request,
+        ctx,
+        result,
+        opts,
+        source=False,
+        live=live,
+        filename=f"{namespace}_{name}_{opts.container}{suffix}.log",
+    )
+
+
+@require_safe
+def job_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    found = find_object(request, "jobs", _("Job"), namespace, name)
+    if isinstance(found, HttpResponse):
+        return found
+    snap, job = found
+    opts = _options(request)
+    pods = snap.pods_for_job(job)
+    tasks = sorted({p.labels_of(x).get("volcano.sh/task-spec", "") for x in pods} - {""})
+    if opts.task:
+        pods = [x for x in pods if p.labels_of(x).get("volcano.sh/task-spec", "") == opts.task]
+    placed = [x for x in pods if p.as_str(p.spec_of(x).get("nodeName"))]
+    cap = settings.VOLCANO_UI_LOGS_JOB_MAX_PODS
+    read = placed[:cap]
+    ctx = page_ctx(snap, p.reference_now(snap), ("jobs", "pods"), "jobs")
+    ctx.update(
+        {
+            "mode": "job",
+            "namespace": namespace,
+            "name": name,
+            "tasks": tasks,
+            "pod_total": len(pods),
+            "pod_placed": len(placed),
+            "pod_read": len(read),
+            "pod_cap": cap,
+            "capped": len(placed) > cap,
+        }
+    )
+    if why := logs_refusal(request, namespace):
+        return _denied(request, ctx, why)
+    targets = [
+        (_pod_name(x), p.as_str(p.as_dict(c).get("name")))
+        for x in read
+        for c in p.as_list(p.spec_of(x).get("containers"))
+    ]
+    result = _collect(namespace, targets, opts) if targets else Result()
+    live = any(_running(x) for x in read)
+    task = f"-{opts.task}" if opts.task else ""
+    return _respond(
+        request, ctx, result, opts, source=True, live=live, filename=f"{namespace}_{name}{task}.log"
+    )
+
+
+def _pod_name(pod: dict) -> str:
+    return p.as_str(p.as_dict(pod.get("metadata")).get("name"))

@@ -1,0 +1,212 @@
+"""The logs pages: a Pod's (container picker, previous, tail, timestamps, search, download,
+follow) and a Job's (its pods merged by time), their limits and the escaping of what logs hold."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from django.test import override_settings
+
+from dashboard.sim.clock import rfc3339
+from dashboard.sim.kinds import resolve
+from tests.pages.conftest import own_cluster
+from tests.pages.helpers import pods
+
+POD = resolve("pods")
+NS = "default"
+
+
+@pytest.fixture(scope="module")
+def own(tmp_path_factory):
+    with own_cluster(tmp_path_factory, seed=11, name="logs") as (cluster, cache):
+        yield cluster, cache
+
+
+def make_pod(cluster, cache, name, *, containers=("main",), command=None, labels=None, last=None):
+    started = rfc3339(cluster.clock.now())
+    spec = {
+        "nodeName": "node-1",
+        "schedulerName": "volcano",
+        "containers": [
+            {"name": c, "image": "busybox:1.36", **({"command": command} if command else {})}
+            for c in containers
+        ],
+    }
+    cluster.store.create(
+        POD, {"metadata": {"name": name, "namespace": NS, "labels": labels or {}}, "spec": spec}
+    )
+
+    def status(obj):
+        obj["status"] = {
+            "phase": "Running",
+            "startTime": started,
+            "containerStatuses": [
+                {
+                    "name": c,
+                    "image": "busybox:1.36",
+                    "restartCount": 1 if last else 0,
+                    "state": {"running": {"startedAt": started}},
+                    "lastState": {"terminated": last} if last else {},
+                }
+                for c in containers
+            ],
+        }
+
+    cluster.store.mutate(POD, NS, name, status)
+    cache.wait_for(lambda snap: _has_status(snap, name), 10)
+
+
+def _has_status(snap, name):
+    pod = snap.pods.get(NS, name)
+    return pod is not None and bool((pod.get("status") or {}).get("containerStatuses"))
+
+
+def lines_of(html: str) -> list[str]:
+    pre = re.search(r'<pre class="log[^"]*" id="log-lines"[^>]*>(.*?)</pre>', html, re.S)
+    assert pre, "no log block"
+    return [unescape(re.sub(r"<[^>]+>", "", ln)) for ln in pre.group(1).split("\n") if ln]
+
+
+# ------------------------------------------------------------------ demo: failed and crashing pods
+@pytest.mark.usefixtures("demo_cache")
+def test_failed_pod_log_shows_the_traceback(client, demo_cluster):
+    pod = next(
+        p for p in pods(demo_cluster, "research") if p["metadata"]["name"].startswith("bad-config-main")
+    )
+    name = pod["metadata"]["name"]
+    resp = client.get(f"/pods/research/{name}/logs/?tail=100")
+    assert resp.status_code == 200
+    shown = lines_of(resp.content.decode())
+    assert any("Traceback (most recent call last):" in ln for ln in shown)
+    assert shown[-1].endswith("exited with status 1")
+    assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z ", shown[0])
+    plain = lines_of(client.get(f"/pods/research/{name}/logs/?ts=0").content.decode())
+    assert plain[-1] == "run-batch.sh: run_batch.py exited with status 1"
+    detail = client.get(f"/pods/research/{name}/").content.decode()
+    assert f'href="/pods/research/{name}/logs/"' in detail
+
+
+@pytest.mark.usefixtures("demo_cache")
+def test_job_logs_merge_every_pod_by_time(client, demo_cluster):
+    resp = client.get("/jobs/research/bad-config/logs/?tail=all")
+    assert resp.status_code == 200
+    page = resp.content.decode()
+    shown = lines_of(page)
+    sources = {re.search(r"\[([^\]]+)\]", ln).group(1) for ln in shown}
+    assert sources == {"bad-config-main-0/main", "bad-config-main-1/main"}
+    stamps = [ln.split(" ", 1)[0] for ln in shown]
+    assert stamps == sorted(stamps)
+    assert "Merged by time from 2 of 2 pods" in unescape(page)
+    job_page = client.get("/jobs/research/bad-config/").content.decode()
+    assert 'href="/jobs/research/bad-config/logs/"' in job_page
+    assert 'href="/pods/research/bad-config-main-0/logs/"' in job_page  # each pod row
+    with override_settings(VOLCANO_UI_LOGS_JOB_MAX_PODS=1):
+        capped = client.get("/jobs/research/bad-config/logs/").content.decode()
+    assert "data-log-capped" in capped and "Merged by time from 1 of 2 pods" in unescape(capped)
+
+
+@pytest.mark.usefixtures("demo_cache")
+def test_previous_container_of_a_crash_loop(client, demo_cluster):
+    pod = next(
+        p
+        for p in pods(demo_cluster, "team-vision")
+        if p["metadata"].get("labels", {}).get("volcano.sh/job-name") == "augment-crashloop"
+        and any(cs.get("lastState", {}).get("terminated") for cs in p["status"].get("containerStatuses", []))
+    )
+    name = pod["metadata"]["name"]
+    previous = lines_of(client.get(f"/pods/team-vision/{name}/logs/?previous=1").content.decode())
+    assert any("Traceback" in ln for ln in previous)
+
+
+# ------------------------------------------------------------------ own cluster
+def test_multi_container_picker_and_download(client, own):
+    cluster, cache = own
+    make_pod(cluster, cache, "duo", containers=("trainer", "sidecar"))
+    cluster.advance(20)
+    page = client.get(f"/pods/{NS}/duo/logs/").content.decode()
+    assert '<option value="trainer" selected>' in page and '<option value="sidecar">' in page
+    sidecar = client.get(f"/pods/{NS}/duo/logs/?container=sidecar&ts=0")
+    assert sidecar.status_code == 200 and lines_of(sidecar.content.decode())
+    dl = client.get(f"/pods/{NS}/duo/logs/?container=sidecar&ts=0&download=1")
+    assert dl["Content-Type"].startswith("text/plain")
+    assert dl["Content-Disposition"] == 'attachment; filename="default_duo_sidecar.log"'
+    assert dl.content.decode().splitlines() == lines_of(sidecar.content.decode())
+    missing = client.get(f"/pods/{NS}/duo/logs/?previous=1").content.decode()
+    assert "previous terminated container &quot;trainer&quot; in pod &quot;duo&quot; not found" in missing
+
+
+def test_follow_receives_new_lines_and_stops_with_the_container(client, own):
+    cluster, cache = own
+    make_pod(cluster, cache, "tailme")
+    cluster.advance(5)
+    page = client.get(f"/pods/{NS}/tailme/logs/").content.decode()
+    after = re.search(r'data-after="([^"]*)"', page).group(1)
+    assert after and 'data-follow="1"' in page and "logs.js" in page
+    cluster.advance(15)
+    poll = client.get(f"/pods/{NS}/tailme/logs/?after={after}")
+    new = [unescape(re.sub(r"<[^>]+>", "", ln)) for ln in poll.content.decode().split("\n") if ln]
+    assert len(new) >= 5 and all(ln.split(" ", 1)[0] > after for ln in new)
+    assert poll["X-Log-After"] == new[-1].split(" ", 1)[0] and "X-Log-Ended" not in poll
+    again = client.get(f"/pods/{NS}/tailme/logs/?after={poll['X-Log-After']}")
+    assert again.content == b""  # nothing new without the clock moving
+    started = cluster.store.get(POD, NS, "tailme")["status"]["startTime"]
+    cluster.store.mutate(
+        POD,
+        NS,
+        "tailme",
+        lambda o: o["status"]["containerStatuses"][0].__setitem__(
+            "state",
+            {
+                "terminated": {
+                    "exitCode": 0,
+                    "reason": "Completed",
+                    "startedAt": started,
+                    "finishedAt": rfc3339(cluster.clock.now()),
+                }
+            },
+        ),
+    )
+    cache.wait_for(
+        lambda snap: "terminated" in snap.pods.get(NS, "tailme")["status"]["containerStatuses"][0]["state"],
+        10,
+    )
+    last = client.get(f"/pods/{NS}/tailme/logs/?after={poll['X-Log-After']}")
+    assert last["X-Log-Ended"] == "1" and b"run-batch.sh: done" in last.content
+
+
+def test_hostile_log_content_is_escaped(client, own):
+    cluster, cache = own
+    evil = "<script>alert(1)</script> \x1b[31mred\x1b[0m \u202eevil \x07bell"
+    make_pod(cluster, cache, "evil", command=[evil])
+    cluster.advance(5)
+    page = client.get(f"/pods/{NS}/evil/logs/?q=red").content.decode()
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "\x1b" not in page and "[31m" not in page and "\u202e" not in page and "\x07" not in page
+    assert "U+202E" in page and "U+0007" in page
+    assert "<mark>red</mark>" in page and "data-log-matches" in page
+
+
+def test_limits_bytes_and_busy(client, own):
+    cluster, cache = own
+    make_pod(cluster, cache, "big")
+    cluster.advance(600)
+    with override_settings(VOLCANO_UI_LOGS_MAX_BYTES=1024):
+        page = client.get(f"/pods/{NS}/big/logs/?tail=all").content.decode()
+    assert "data-log-truncated" in page and 0 < sum(len(ln) + 1 for ln in lines_of(page)) <= 1024
+    from dashboard.views.logs import slots
+
+    with override_settings(VOLCANO_UI_LOGS_MAX_STREAMS=1), slots().take():
+        busy = client.get(f"/pods/{NS}/big/logs/")
+    assert busy.status_code == 503 and b"data-log-busy" in busy.content
+
+
+def test_logs_can_be_turned_off(client, own):
+    cluster, cache = own
+    make_pod(cluster, cache, "off")
+    before = cluster.server.stats()["requests"].get("get pods/log", 0)
+    with override_settings(VOLCANO_UI_LOGS=False):
+        resp = client.get(f"/pods/{NS}/off/logs/")
+    assert resp.status_code == 403 and b"Logs are turned off" in resp.content
+    assert cluster.server.stats()["requests"].get("get pods/log", 0) == before
