@@ -12,6 +12,7 @@ from django.views.decorators.http import require_safe
 from dashboard import presenters as p
 from dashboard.actions import job_actions_for
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters.failure import failure_view
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
 from dashboard.views.listing import ListSpec, list_page
@@ -150,6 +151,7 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
         "headroom": r.room.rows,
         "pending_like": r.pending_like,
         "findings": why_pending(snap, job, pg, queue, r.qname, r.pods, r.room) if r.pending_like else [],
+        "failure": failure_view(job, r.pods, r.events),
         "warning_events": r.warning_events(),
         "timeline": p.job_timeline(job, now),
         "spec": p.spec_of(job),

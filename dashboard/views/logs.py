@@ -34,6 +34,8 @@ from dashboard.views.errors import find_object
 from dashboard.views.notices import page_ctx
 
 TAILS = ("100", "1000", "5000", "all")
+# Lines of the failing container shown in a Job's "why did it fail" card (``fragment=tail``).
+FAILURE_TAIL = 20
 DEFAULT_TAIL = "1000"
 # Parallel reads for one Job page (each still takes a process-wide slot).
 _JOB_READERS = 4
@@ -87,11 +89,13 @@ class Options:
 def _options(request: HttpRequest) -> Options:
     get = request.GET
     tail = get.get("tail", DEFAULT_TAIL)
+    if get.get("fragment") == "tail":
+        tail = str(FAILURE_TAIL)
     after = get.get("after", "")
     return Options(
         container=get.get("container", ""),
         previous=get.get("previous") == "1",
-        tail=tail if tail in TAILS else DEFAULT_TAIL,
+        tail=tail if tail in TAILS or tail == str(FAILURE_TAIL) else DEFAULT_TAIL,
         timestamps=get.get("ts") != "0",
         wrap=get.get("wrap") == "1",
         query=get.get("q", "")[:200],
@@ -222,6 +226,18 @@ def _respond(
     live: bool,
     filename: str,
 ) -> HttpResponse:
+    if request.GET.get("fragment") == "tail":
+        ctx.update(
+            {
+                "log_html": mark_safe(
+                    "".join(str(render_line(ln, opts, source=source)) for ln in result.lines)
+                ),  # noqa: S308
+                "line_count": len(result.lines),
+                "problems": result.problems,
+                "busy": result.busy,
+            }
+        )
+        return render(request, "dashboard/_log_tail.html", ctx)
     if request.GET.get("download") == "1":
         resp = HttpResponse(
             _text(result.lines, opts, source=source), content_type="text/plain; charset=utf-8"
@@ -269,7 +285,8 @@ def _respond(
 
 def _denied(request: HttpRequest, ctx: dict[str, Any], why: str) -> HttpResponse:
     ctx.update({"denied": why, "opts": _options(request), "tails": TAILS})
-    return render(request, "dashboard/logs.html", ctx, status=403)
+    template = "dashboard/_log_tail.html" if request.GET.get("fragment") == "tail" else "dashboard/logs.html"
+    return render(request, template, ctx, status=403)
 
 
 @require_safe

@@ -1,0 +1,152 @@
+""" "Why did this Job fail?" in words, from the facts of ``dashboard.volcano.failure``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from dashboard.presenters.pending import Finding
+from dashboard.volcano.failure import Failure, Termination, explain_failure
+
+# Failed containers listed by name; the rest are counted.
+TERMINATIONS_LISTED = 10
+
+
+@dataclass
+class FailureView:
+    """The card: ``findings`` most decisive first, ``containers`` the failed containers (for the
+    log links and the lazily loaded last lines), ``first`` the earliest failure."""
+
+    findings: list[Finding] = field(default_factory=list)
+    containers: list[Termination] = field(default_factory=list)
+    more: int = 0
+    first: Termination | None = None
+
+
+def termination_text(t: Termination) -> str:
+    """ "OOMKilled, exit code 137" / "Error, exit code 1, signal 9": what ended the container."""
+    parts = [t.reason or _("terminated")]
+    if t.exit_code:
+        parts.append(_("exit code %(code)s") % {"code": t.exit_code})
+    if t.signal:
+        parts.append(_("signal %(sig)s") % {"sig": t.signal})
+    return ", ".join(parts)
+
+
+def _policy_finding(f: Failure) -> Finding | None:
+    restart = [p for p in f.policies if p.action == "RestartJob"]
+    if restart and f.retries_exhausted:
+        p = restart[0]
+        where = _("task %(task)s") % {"task": p.scope} if p.scope else _("the Job")
+        text = _(
+            "A pod failed (%(trigger)s), and the policy of %(where)s restarts the Job (RestartJob). "
+            "It was restarted %(n)s times; maxRetry is %(max)s%(default)s, so the retries ran out "
+            "and the Job is Failed."
+        ) % {
+            "trigger": p.trigger,
+            "where": where,
+            "n": f.retry_count,
+            "max": f.max_retry,
+            "default": "" if f.max_retry_set else _(" (Volcano's default)"),
+        }
+        return Finding("bad", text)
+    if f.policies:
+        p = f.policies[0]
+        where = _("task %(task)s") % {"task": p.scope} if p.scope else _("the Job")
+        return Finding(
+            "bad",
+            _("A pod failed (%(trigger)s); the policy of %(where)s answers with %(action)s.")
+            % {"trigger": p.trigger, "where": where, "action": p.action},
+        )
+    if f.phase == "Failed":
+        return Finding(
+            "bad",
+            _(
+                "No policy handles a failed pod, so Volcano does not restart the Job: it is Failed because "
+                "%(failed)s pods failed and fewer than minAvailable (%(min)s) can succeed."
+            )
+            % {"failed": f.failed_pods, "min": f.min_available},
+        )
+    return None
+
+
+def _phase_finding(f: Failure) -> Finding | None:
+    if f.phase in ("Aborted", "Terminated"):
+        action = "AbortJob" if f.phase == "Aborted" else "TerminateJob"
+        text = _("The Job was %(phase)s: a Command or a policy asked for %(action)s.") % {
+            "phase": f.phase,
+            "action": action,
+        }
+        return Finding("warn", text, verbatim=f.state_message)
+    if f.phase == "Completed":
+        return Finding(
+            "warn",
+            _("The Job completed, but %(n)s of its pods failed.") % {"n": f.failed_pods},
+        )
+    return None
+
+
+def failure_view(
+    job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]], events: Sequence[Mapping]
+) -> FailureView:
+    """The "why did it fail" card for ``job`` (empty when the Job did not fail)."""
+    facts = explain_failure(job, pods, events)
+    view = FailureView()
+    if facts is None:
+        return view
+    for found in (_phase_finding(facts), _policy_finding(facts)):
+        if found is not None:
+            view.findings.append(found)
+    for action in facts.actions:
+        view.findings.append(
+            Finding("info", _("The job controller: %(message)s") % {"message": action.message})
+        )
+    terms = list(facts.terminations)
+    if terms:
+        oom = [t for t in terms if t.oom]
+        first = terms[0]
+        view.first = first
+        view.containers = terms[:TERMINATIONS_LISTED]
+        view.more = max(0, len(terms) - TERMINATIONS_LISTED)
+        text = _("First failure: container %(container)s of pod %(pod)s ended: %(what)s.") % {
+            "container": first.container,
+            "pod": first.pod,
+            "what": termination_text(first),
+        }
+        view.findings.append(Finding("bad", text, verbatim=first.message))
+        if oom:
+            view.findings.append(
+                Finding(
+                    "bad",
+                    _(
+                        "%(n)s containers were killed for using more memory than their limit (OOMKilled): "
+                        "raise the memory limit or lower the use."
+                    )
+                    % {"n": len(oom)},
+                )
+            )
+    elif not facts.pods_present and facts.phase not in ("Aborted", "Terminated"):
+        view.findings.append(
+            Finding(
+                "info",
+                _(
+                    "The Job's pods are gone (Volcano deletes them when it restarts or ends a Job), so "
+                    "their exit codes cannot be shown here; the Job's events and the logs of new pods may "
+                    "tell more."
+                ),
+            )
+        )
+    if facts.image_pulls:
+        view.findings.append(Finding("bad", _("Images could not be pulled:"), items=list(facts.image_pulls)))
+    if facts.unschedulable:
+        view.findings.append(
+            Finding(
+                "info",
+                _("The scheduler last said the gang could not be placed."),
+                verbatim=facts.unschedulable,
+            )
+        )
+    return view

@@ -1,0 +1,235 @@
+"""Why a Volcano Job failed (or was aborted, terminated, or completed with failures): the facts.
+
+Read from what the cache holds: the Job's spec (policies of the Job and of each task, maxRetry,
+Volcano's default 3), its status (state, retryCount, failed), the job controller's ExecuteAction
+events ("Start to execute action RestartJob", "Job failed on action RestartJob for retry limit
+reached"), the pods' container terminations (reason, exit code, signal, OOMKilled, message,
+finishedAt; ``lastState`` too, for a container that restarted), image pull failures and the
+scheduler's Unschedulable messages. Policies match as the job controller applies them: a task's
+policies before the Job's, an ``exitCode`` policy for a container that exited with that code, an
+``event``/``events`` policy for the event ("*" matches any). Facts carry names and numbers; the
+presenters word them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from dashboard.volcano.events import event_last, event_ref
+from dashboard.volcano.objects import as_dict, as_list, as_str, name, spec, status
+from dashboard.volcano.phases import job_phase
+from dashboard.volcano.pods import exit_status, pod_task
+from dashboard.volcano.time import EPOCH, parse_time
+
+Obj = Mapping[str, Any]
+#: Volcano's maxRetry when the Job does not set it (batch.volcano.sh/v1alpha1 JobSpec).
+DEFAULT_MAX_RETRY = 3
+FAILED_PHASES = ("Failed", "Aborted", "Terminated")
+_PULL_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull")
+
+
+@dataclass(frozen=True)
+class Termination:
+    """A container that ended badly. ``previous``: read from lastState (the container restarted)."""
+
+    pod: str
+    container: str
+    reason: str
+    exit_code: str
+    signal: str
+    message: str
+    finished: datetime | None
+    previous: bool
+    restarts: int
+
+    @property
+    def oom(self) -> bool:
+        return self.reason == "OOMKilled"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A lifecycle policy that matched a failure: ``trigger`` the event ("PodFailed") or
+    "exitCode N"; ``scope`` "" for the Job's policies, else the task's name."""
+
+    trigger: str
+    action: str
+    scope: str
+
+
+@dataclass(frozen=True)
+class Action:
+    """An ExecuteAction event of the job controller, quoted as written, with its time and count."""
+
+    message: str
+    at: datetime | None
+    count: int
+
+
+@dataclass(frozen=True)
+class Failure:
+    phase: str
+    retry_count: int
+    max_retry: int
+    max_retry_set: bool
+    failed_pods: int
+    min_available: int
+    state_reason: str
+    state_message: str
+    policies: tuple[Policy, ...]
+    actions: tuple[Action, ...]
+    terminations: tuple[Termination, ...]
+    image_pulls: tuple[str, ...]
+    unschedulable: str  # the scheduler's last Unschedulable message, for a Job that never ran
+    pods_present: bool
+
+    @property
+    def retries_exhausted(self) -> bool:
+        return self.retry_count >= self.max_retry and any(p.action == "RestartJob" for p in self.policies)
+
+
+def failure_applies(job: Obj) -> bool:
+    """Failed, Aborted or Terminated, or Completed with failed pods (status.failed > 0)."""
+    phase = job_phase(job)
+    return phase in FAILED_PHASES or (phase == "Completed" and _int(status(job).get("failed")) > 0)
+
+
+def _int(value: object) -> int:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return 0
+
+
+def terminations(pods: Sequence[Obj]) -> list[Termination]:
+    """Every container (current state, or the last one after a restart) that ended with a non-zero
+    exit code or a failure reason, oldest finish first."""
+    found: list[Termination] = []
+    for pod in pods:
+        for cs in as_list(status(pod).get("containerStatuses")) + as_list(
+            status(pod).get("initContainerStatuses")
+        ):
+            cs = as_dict(cs)
+            for key, previous in (("state", False), ("lastState", True)):
+                term = as_dict(as_dict(cs.get(key)).get("terminated"))
+                if not term:
+                    continue
+                code_signal = exit_status(term)
+                code, signal = code_signal if code_signal else ("", "")
+                reason = as_str(term.get("reason"))
+                if code in ("", "0") and reason in ("", "Completed"):
+                    continue
+                found.append(
+                    Termination(
+                        pod=name(pod),
+                        container=as_str(cs.get("name")),
+                        reason=reason,
+                        exit_code=code,
+                        signal=signal,
+                        message=as_str(term.get("message")),
+                        finished=parse_time(term.get("finishedAt")),
+                        previous=previous,
+                        restarts=_int(cs.get("restartCount")),
+                    )
+                )
+                break  # the current termination when there is one, else the previous
+    return sorted(found, key=lambda t: (t.finished or EPOCH, t.pod))
+
+
+def _policy_events(policy: Mapping[str, Any]) -> list[str]:
+    events = [as_str(e) for e in as_list(policy.get("events"))]
+    if policy.get("event"):
+        events.append(as_str(policy.get("event")))
+    return events
+
+
+def matching_policies(job: Obj, failures: Sequence[Termination], pods: Sequence[Obj]) -> list[Policy]:
+    """The policies that the failures (PodFailed, and each exit code) trigger: the failed pod's
+    task's policies first, then the Job's; one entry per (trigger, action, scope)."""
+    task_of = {name(p): pod_task(p) for p in pods}
+    tasks = {as_str(as_dict(t).get("name")): as_dict(t) for t in as_list(spec(job).get("tasks"))}
+    scopes: list[tuple[str, list[Any]]] = []
+    seen_tasks = {task_of.get(t.pod, "") for t in failures} or {""}
+    if not failures:
+        seen_tasks = set(tasks)  # pods are gone: any task's PodFailed policy may have fired
+    for task in sorted(seen_tasks):
+        scopes.append((task, as_list(tasks.get(task, {}).get("policies"))))
+    scopes.append(("", as_list(spec(job).get("policies"))))
+    codes = {t.exit_code for t in failures if t.exit_code}
+    out: list[Policy] = []
+    for scope, policies in scopes:
+        for raw in policies:
+            policy = as_dict(raw)
+            action = as_str(policy.get("action"))
+            code = policy.get("exitCode")
+            if code is not None and as_str(code) in codes:
+                out.append(Policy(f"exitCode {as_str(code)}", action, scope))
+            events = _policy_events(policy)
+            if "PodFailed" in events or "*" in events:
+                out.append(Policy("PodFailed", action, scope))
+    return list(dict.fromkeys(out))
+
+
+def _actions(job: Obj, events: Sequence[Obj]) -> list[Action]:
+    mine = [
+        e
+        for e in events
+        if event_ref(e)[0] == "Job"
+        and event_ref(e)[2] == name(job)
+        and as_str(e.get("reason")) == "ExecuteAction"
+    ]
+    mine.sort(key=lambda e: event_last(e) or EPOCH)
+    return [
+        Action(as_str(e.get("message")).strip(), event_last(e), max(1, _int(e.get("count")))) for e in mine
+    ]
+
+
+def _image_pulls(pods: Sequence[Obj]) -> list[str]:
+    out = []
+    for pod in pods:
+        for cs in as_list(status(pod).get("containerStatuses")):
+            waiting = as_dict(as_dict(as_dict(cs).get("state")).get("waiting"))
+            if as_str(waiting.get("reason")) in _PULL_REASONS:
+                out.append(f"{name(pod)}/{as_str(as_dict(cs).get('name'))}: {as_str(waiting.get('message'))}")
+    return out
+
+
+def _unschedulable(events: Sequence[Obj]) -> str:
+    latest = [e for e in events if as_str(e.get("reason")) == "Unschedulable"]
+    latest.sort(key=lambda e: event_last(e) or EPOCH)
+    return as_str(latest[-1].get("message")) if latest else ""
+
+
+def _ever_ran(job: Obj) -> bool:
+    """Did the Job reach Running (a ``Running`` entry in status.conditions)?"""
+    return any(as_str(as_dict(c).get("status")) == "Running" for c in as_list(status(job).get("conditions")))
+
+
+def explain_failure(job: Obj, pods: Sequence[Obj], events: Sequence[Obj]) -> Failure | None:
+    """The facts of a failed Job (None when ``failure_applies`` is false). ``events``: those of the
+    Job, its PodGroup and its pods, in any order."""
+    if not failure_applies(job):
+        return None
+    st = status(job)
+    state = as_dict(st.get("state"))
+    raw_max = spec(job).get("maxRetry")
+    found = terminations(pods)
+    return Failure(
+        phase=job_phase(job),
+        retry_count=_int(st.get("retryCount")),
+        max_retry=_int(raw_max) if raw_max is not None else DEFAULT_MAX_RETRY,
+        max_retry_set=raw_max is not None,
+        failed_pods=_int(st.get("failed")),
+        min_available=_int(spec(job).get("minAvailable")),
+        state_reason=as_str(state.get("reason")),
+        state_message=as_str(state.get("message")),
+        policies=tuple(matching_policies(job, found, pods)),
+        actions=tuple(_actions(job, events)),
+        terminations=tuple(found),
+        image_pulls=tuple(_image_pulls(pods)),
+        unschedulable=_unschedulable(events) if not found and not _ever_ran(job) else "",
+        pods_present=bool(pods),
+    )
