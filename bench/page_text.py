@@ -77,8 +77,8 @@ def main() -> None:
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
-    from dashboard import presenters
     from dashboard.kube import build_cluster_cache, override_cluster_cache
+    from dashboard.presenters.clock import set_time_source
     from dashboard.sim.cluster import SimulatedCluster
 
     cluster = SimulatedCluster(seed=0, scenario="demo", controllers=True)
@@ -90,13 +90,13 @@ def main() -> None:
             kubeconfig = cluster.write_kubeconfig(Path(tmp) / "kubeconfig", user="admin")
             cache = build_cluster_cache(kubeconfig=str(kubeconfig), context="", mode="kubeconfig")
             cache.start()
-            previous = presenters.set_time_source(cluster.clock.now)
+            previous = set_time_source(cluster.clock.now)
             try:
                 cache.wait_synced(timeout=60)
                 with override_cluster_cache(cache):
                     _crawl(Client(), args.out, args.max_pages)
             finally:
-                presenters.set_time_source(previous)
+                set_time_source(previous)
                 cache.stop()
     finally:
         cluster.stop()

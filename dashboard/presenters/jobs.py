@@ -12,13 +12,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from dashboard.presenters.phases import JOB_PHASES, Phase, job_phase, phase_of_table
-from dashboard.presenters.pods import pod_display_status
 from dashboard.volcano import gang as vg
 from dashboard.volcano.objects import as_dict, as_list, as_str, count, spec, status
 from dashboard.volcano.pending import unschedulable_condition
 from dashboard.volcano.phases import job_phase as job_phase_name
 from dashboard.volcano.phases import podgroup_phase as podgroup_phase_name
-from dashboard.volcano.pods import pod_is_crashlooping
+from dashboard.volcano.pods import pod_display_status, pod_is_crashlooping
 from dashboard.volcano.time import parse_time
 
 
@@ -66,18 +65,6 @@ def _finished(gang: Gang, succeeded: int, failed: int) -> None:
         parts.append(_("%(n)d failed") % {"n": failed})
     gang.outcome = _("finished: %(counts)s") % {"counts": ", ".join(parts)}
     gang.met = False
-
-
-def job_tasks(job: Mapping) -> list[dict]:
-    return vg.job_tasks(job)
-
-
-def job_replicas(job: Mapping) -> int:
-    return vg.job_total_replicas(job)
-
-
-def job_min_available(job: Mapping) -> int:
-    return vg.job_min_available(job)
 
 
 def job_gang(job: Mapping) -> Gang:
@@ -179,7 +166,7 @@ def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping 
     hints = []
     phase = job_phase_name(job)
     if pods:
-        statuses = [pod_display_status(p) for p in pods]
+        statuses = [pod_display_status(p).status for p in pods]
         crash = sum(1 for p in pods if pod_is_crashlooping(p))
         if crash:
             hints.append(

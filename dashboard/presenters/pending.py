@@ -3,16 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, Unpack
+from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from dashboard.presenters.queues import GangRoom, room_row
-from dashboard.volcano import pending as vpending
-from dashboard.volcano.pending import Fact, PendingContext
+from dashboard.presenters.queues import room_row
+from dashboard.volcano.pending import Fact
 from dashboard.volcano.quantities import format_quantity
 
 
@@ -275,67 +274,7 @@ def finding(fact: Fact) -> Finding:
     return Finding(fact.level, _simple_text(fact), fact.verbatim)
 
 
-class PendingOptions(TypedDict, total=False):
-    """The optional inputs of ``why_pending``/``never_start``: the cache KindStates of PodGroups
-    and Queues (``pg_state``/``queue_state``, see ``unreadable_reason``), the Volcano Job owning
-    the PodGroup on its page (``owner_job``), the lookups of dashboard.volcano.pending
-    .PendingContext, and the gang's room when the caller has it already (``room``)."""
-
-    pg_state: Any
-    queue_state: Any
-    owner_job: Mapping | None
-    queue_lookup: Callable[[str], Mapping | None] | None
-    queue_children: Callable[[str], Iterable[Mapping]] | None
-    inqueue_podgroups: Callable[[str], Iterable[Mapping]] | None
-    room: GangRoom | None
-
-
-def pending_context(
-    job: Mapping | None,
-    pg: Mapping | None,
-    queue: Mapping | None,
-    queue_name: str,
-    pods: list[Mapping],
-    options: PendingOptions,
-) -> PendingContext:
-    return PendingContext(
-        job=job,
-        podgroup=pg,
-        queue=queue,
-        queue_name=queue_name,
-        pods=pods,
-        owner_job=options.get("owner_job"),
-        queue_lookup=options.get("queue_lookup"),
-        queue_children=options.get("queue_children"),
-        inqueue_podgroups=options.get("inqueue_podgroups"),
-        podgroups_unreadable=unreadable_reason(options.get("pg_state")),
-        queues_unreadable=unreadable_reason(options.get("queue_state")),
-    )
-
-
-def why_pending(
-    job: Mapping | None,
-    pg: Mapping | None,
-    queue: Mapping | None,
-    queue_name: str,
-    pods: list[Mapping],
-    **options: Unpack[PendingOptions],
-) -> list[Finding]:
-    """Plain-words reasons why a Job (or, with ``job`` None, a PodGroup) is not running yet, most
-    decisive first (dashboard.volcano.pending.why_pending)."""
-    ctx = pending_context(job, pg, queue, queue_name, pods, options)
-    room = options.get("room")
-    return [finding(f) for f in vpending.why_pending(ctx, room.room if room is not None else None)]
-
-
-def never_start(
-    job: Mapping | None,
-    pg: Mapping | None,
-    queue: Mapping | None,
-    pods: list[Mapping],
-    **options: Unpack[PendingOptions],
-) -> tuple[list[Finding], set[str]]:
-    """The "never starts" findings (dashboard.volcano.pending.never_start) and the resources
-    whose need exceeds a capability."""
-    facts, impossible = vpending.never_start(pending_context(job, pg, queue, "", pods, options))
-    return [finding(f) for f in facts], impossible
+def findings(facts: Iterable[Fact]) -> list[Finding]:
+    """The facts of dashboard.volcano.pending (``why_pending``, ``never_start``) in words, in
+    their order."""
+    return [finding(f) for f in facts]

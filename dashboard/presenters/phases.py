@@ -61,7 +61,6 @@ JOB_PHASES: dict[str, tuple[str, str, bool]] = {
     p: (*_JOB_LOOK[p], p in vp.FINAL_JOB_PHASES) for p in vp.JOB_PHASES
 }
 JOB_PHASE_ORDER = list(JOB_PHASES)
-FINAL_JOB_PHASES = vp.FINAL_JOB_PHASES
 PODGROUP_PHASES: dict[str, tuple[str, str, bool]] = {
     p: (*_PODGROUP_LOOK[p], p in vp.FINAL_PODGROUP_PHASES) for p in vp.PODGROUP_PHASES
 }

@@ -15,20 +15,6 @@ from dashboard.volcano.pods import pod_blockers, pod_is_crashlooping, pod_task
 from dashboard.volcano.time import created_at
 
 
-def pod_display_status(pod: Mapping) -> str:
-    """The STATUS column of ``kubectl get pods``."""
-    return vpods.pod_display_status(pod).status
-
-
-def pod_ready(pod: Mapping) -> str:
-    """READY as kubectl shows it, "ready/total"."""
-    return vpods.pod_display_status(pod).ready_text
-
-
-def pod_restarts(pod: Mapping) -> int:
-    return vpods.pod_display_status(pod).restarts
-
-
 def exit_text(terminated: Mapping) -> str:
     """ "exit code 137, signal 9" for a container's ``state.terminated``, as ``kubectl describe``
     prints them; "" when the exit code is missing."""

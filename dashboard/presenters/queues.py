@@ -44,17 +44,6 @@ def queue_tree(queues: list[dict]) -> list[TreeRow]:
     ]
 
 
-def queue_parent(queue: Mapping) -> str:
-    """spec.parent as written."""
-    return vq.declared_parent(queue)
-
-
-def queue_ancestors(queue: Mapping | None, lookup: Callable[[str], Mapping | None]) -> list[dict]:
-    """The ancestors of ``queue`` (parent first) that ``lookup`` finds: their capability bounds
-    the queue's, so pages that judge a gang against it follow them."""
-    return vq.queue_ancestry(queue, lookup)[1:] if queue else []
-
-
 @dataclass
 class GangRoom:
     """The gang's room in its queue and the queue's ancestors, as table rows.

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from dashboard.hidden import as_text, reveal_html
-from dashboard.presenters import Phase
+from dashboard.presenters.phases import Phase
 from dashboard.volcano.time import CLOCK_SKEW_SECONDS, elapsed
 
 register = template.Library()
@@ -253,7 +253,7 @@ def url_for(kind: str, *args: str) -> str:
 @register.simple_tag
 def objlink(kind: str, *args: str, label: str | None = None, cls: str = "", missing: str = "") -> SafeString:
     """A link to an object's page showing its name (or ``label``); plain text when no page exists.
-    ``missing`` (presenters.absent_hint: the object is not in the cache) shows the name unlinked
+    ``missing`` (presenters.pending.absent_hint: the object is not in the cache) shows the name unlinked
     followed by that hint, instead of a link to a 404."""
     text = label if label is not None else (args[-1] if args else "")
     url = object_url(kind, *args)
@@ -461,7 +461,7 @@ def sort_th(context: template.Context, key: str, label: str, cls: str = "") -> S
 
 @register.simple_tag
 def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
-    """One Queue resource (presenters.ResourceBar): allocated (the fill) against guarantee,
+    """One Queue resource (presenters.resources.ResourceBar): allocated (the fill) against guarantee,
     deserved and capability (markers), with the numbers as text. A tag rather than an include:
     the Queues page draws hundreds of them. ``compact`` (the Queues list, 600 bars): the markers
     carry no hover titles; the bar's ``aria-label`` names all four values, and the queue's page

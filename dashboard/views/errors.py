@@ -11,8 +11,9 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
 from dashboard import access
-from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.pending import unreadable_reason
 from dashboard.views.fragments import GONE_HEADER, polled
 from dashboard.views.notices import ALL_KINDS, kind_label, page_ctx
 from dashboard.views.rows import snapshot
@@ -28,12 +29,12 @@ def unreadable(request: HttpRequest, snap: Snapshot, kind: str, *names: str) -> 
     never answered whether the user may see the object's namespace (``names`` = namespace, name):
     "cannot decide" is not "does not exist". None when the kind is readable."""
     state_name = getattr(snap, kind).state.name
-    why = p.unreadable_reason(getattr(snap, kind).state)
+    why = unreadable_reason(getattr(snap, kind).state)
     if not why and len(names) == 2 and access.access_unknown(request, names[0]):
         why, state_name = _("your permissions in this namespace could not be checked"), "unreachable"
     if not why:
         return None
-    now = p.reference_now(snap)
+    now = reference_now(snap)
     ctx = page_ctx(snap, now, (kind,), kind)
     # The page has no live fragment to poll: it reloads itself, soon while the first list is on its
     # way (a page opened right after start-up), slowly while the kind stays unreadable (RBAC or a
@@ -110,7 +111,7 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     ctx: dict[str, Any] = {"exception": message or exception.__class__.__name__, "request_path": request.path}
     try:
         snap = snapshot(request)
-        ctx.update(page_ctx(snap, p.reference_now(snap), ALL_KINDS, ""))
+        ctx.update(page_ctx(snap, reference_now(snap), ALL_KINDS, ""))
     except Exception:  # noqa: BLE001 - the 404 page must render even when the cache cannot be read
         ctx["hide_asof"] = True
     return render(request, "404.html", ctx, status=404)

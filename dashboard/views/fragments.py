@@ -25,7 +25,7 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
-from dashboard import presenters as p
+from dashboard.presenters.versions import version_key
 
 FRAGMENT_PARAM = "f"
 VERSION_PARAM = "v"
@@ -131,4 +131,4 @@ def _notices_version(snap: Any, now: datetime, kinds: tuple[str, ...]) -> str:
         )
         for k in kinds
     )
-    return p.version_key(states, bucket(now))
+    return version_key(states, bucket(now))

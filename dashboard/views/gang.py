@@ -11,10 +11,14 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters.pods import pod_rows
+from dashboard.presenters.queues import GangRoom
+from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.rows import events_of, gang_room
+from dashboard.volcano.events import event_records, latest_per_object
+from dashboard.volcano.queues import queue_ancestry
 
 
 class GangReads:
@@ -39,10 +43,11 @@ class GangReads:
         self.event_sources = event_sources
         self.qname = qname
         self.queue = snap.queue(qname) if qname else None
-        # The queue's ancestors: their capability can make the gang impossible (p.never_start).
-        self.ancestors = p.queue_ancestors(self.queue, snap.queue)
+        # The queue's ancestors: their capability can make the gang impossible
+        # (dashboard.volcano.pending.never_start).
+        self.ancestors = queue_ancestry(self.queue, snap.queue)[1:]
         self.pending_like = pending_like
-        self.room = gang_room(snap, self.queue, pg) if pending_like else p.GangRoom()
+        self.room = gang_room(snap, self.queue, pg) if pending_like else GangRoom()
 
     @cached_property
     def events(self) -> list[dict]:
@@ -50,41 +55,41 @@ class GangReads:
 
     @cached_property
     def event_rows(self) -> list:
-        return p.event_rows(self.events)
+        return event_records(self.events)
 
     def warning_events(self) -> list:
         """The deduplicated Warnings the "why pending" panel shows ([] when it is not shown)."""
         if not self.pending_like:
             return []
-        return p.latest_per_object((row for row in self.event_rows if row.warning), limit=8, by_message=True)
+        return latest_per_object((row for row in self.event_rows if row.warning), limit=8, by_message=True)
 
     def fragments(self, request: HttpRequest, now: datetime, kinds: tuple[str, ...]) -> Fragments:
         """The page's fragments: ``status`` follows the gang's objects, its queues, the room read
         and the pods; ``pods`` the pods; ``events`` the events (all with the kind states and age)."""
         states = kind_states(self.snap, *kinds)
         b = bucket(now)
-        pods_v = p.resource_versions(self.pods)
+        pods_v = resource_versions(self.pods)
         return Fragments(
             request,
             self.snap,
             now,
             kinds,
-            status=lambda: p.version_key(
-                p.resource_versions([*self.subject, self.queue, *self.ancestors]),
-                p.resource_versions(self.room.read),
+            status=lambda: version_key(
+                resource_versions([*self.subject, self.queue, *self.ancestors]),
+                resource_versions(self.room.read),
                 pods_v,
                 states,
                 b,
             ),
-            pods=lambda: p.version_key(pods_v, states, b),
-            events=lambda: p.version_key(p.resource_versions(self.events), states, b),
+            pods=lambda: version_key(pods_v, states, b),
+            events=lambda: version_key(resource_versions(self.events), states, b),
         )
 
     def lists_ctx(self, frags: Fragments) -> dict[str, Any]:
         """The ``pods`` and ``events`` fragments' context, for those the response shows."""
         ctx: dict[str, Any] = {}
         if frags.want("pods"):
-            ctx["pods"] = p.pod_rows(self.pods)
+            ctx["pods"] = pod_rows(self.pods)
         if frags.want("events"):
             ctx["events"] = self.event_rows[:100]
             ctx["events_total"] = len(self.event_rows)

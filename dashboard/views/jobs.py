@@ -9,16 +9,32 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from dashboard import presenters as p
 from dashboard.actions import job_actions_for
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters import phases as badges
+from dashboard.presenters.clock import reference_now
 from dashboard.presenters.failure import failure_view
+from dashboard.presenters.jobs import (
+    job_gang,
+    job_health_hint,
+    job_plugins,
+    job_timeline,
+    policy_text,
+    task_rows,
+)
+from dashboard.presenters.pending import absent_hint, unreadable_reason
+from dashboard.presenters.podgroups import podgroup_gang
+from dashboard.presenters.resources import min_resources
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import job_row, related, spec_queue, why_pending, yaml_text
+from dashboard.volcano import objects, phases
 from dashboard.volcano.gang import job_counter, job_counters
+from dashboard.volcano.objects import as_dict, as_list, as_str
+from dashboard.volcano.pending import unschedulable_condition
+from dashboard.volcano.time import created_at
 
 
 def _meta(o: dict) -> dict:
@@ -59,8 +75,8 @@ JOB_LIST = ListSpec(
     sorts={
         "name": lambda j: _meta(j).get("name") or "",
         "namespace": lambda j: _meta(j).get("namespace") or "",
-        "phase": p.job_phase_name,
-        "queue": lambda j: p.as_str(p.spec_of(j).get("queue")),
+        "phase": phases.job_phase,
+        "queue": lambda j: as_str(objects.spec(j).get("queue")),
         "age": lambda j: _ts(_meta(j).get("creationTimestamp")),
         "inphase": _in_phase_since,
         "pending": lambda j: _counter_key(j, "pending"),
@@ -68,10 +84,10 @@ JOB_LIST = ListSpec(
         "failed": lambda j: _counter_key(j, "failed"),
         "retries": lambda j: _counter_key(j, "retryCount"),
     },
-    known_phases=frozenset(p.JOB_PHASES),
-    phase_order=p.JOB_PHASE_ORDER,
-    phase_name=p.job_phase_name,
-    phase=p.job_phase,
+    known_phases=frozenset(phases.JOB_PHASES),
+    phase_order=phases.JOB_PHASES,
+    phase_name=phases.job_phase,
+    phase=badges.job_phase,
     queue_of=spec_queue,
     row=job_row,
 )
@@ -87,10 +103,7 @@ DETAIL_KINDS = ("jobs", "podgroups", "pods", "queues", "events")
 
 def _reads(snap: Snapshot, job: dict) -> GangReads:
     pg = snap.podgroup_for_job(job)
-    final = p.job_phase(job).final
-    pending_like = p.job_phase_name(job) in ("Pending", "") or (
-        pg is not None and p.podgroup_phase_name(pg) in ("Pending", "Inqueue", "Unknown") and not final
-    )
+    pending_like = phases.gang_waiting(phases.job_phase(job), phases.podgroup_phase(pg) if pg else None)
     return GangReads(
         snap,
         subject=(job, pg),
@@ -98,7 +111,7 @@ def _reads(snap: Snapshot, job: dict) -> GangReads:
         pg=pg,
         pods=related(snap.pods_for_job, job),
         event_sources=(job, pg),
-        qname=p.as_str(p.spec_of(job).get("queue")),
+        qname=as_str(objects.spec(job).get("queue")),
         pending_like=pending_like,
     )
 
@@ -109,13 +122,13 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     if isinstance(found, HttpResponse):
         return found
     snap, job = found
-    now = p.reference_now(snap)
+    now = reference_now(snap)
     r = _reads(snap, job)
     frags = r.fragments(request, now, DETAIL_KINDS)
     if resp := frags.unchanged():
         return resp
     ctx = page_ctx(snap, now, DETAIL_KINDS, "jobs")
-    phase = p.job_phase(job)
+    phase = badges.job_phase(job)
     ctx.update({"job": job, "name": name, "namespace": namespace, "phase": phase, "live": not phase.final})
     if frags.want("status"):
         ctx.update(_status_ctx(request, r, job, now))
@@ -128,37 +141,37 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
 def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) -> dict[str, Any]:
     """The ``status`` fragment: phase, gang, pod counts, why pending, tasks, phase history."""
     pg, queue, snap = r.pg, r.queue, r.snap
-    state = p.as_dict(p.status_of(job).get("state"))
+    state = as_dict(objects.status(job).get("state"))
     return {
-        "reason": p.as_str(state.get("reason")),
-        "message": p.as_str(state.get("message")),
-        "since": p.job_phase_since(job),
-        "created": p.created_at(job),
-        "gang": p.job_gang(job),
-        "tasks": p.task_rows(job),
+        "reason": as_str(state.get("reason")),
+        "message": as_str(state.get("message")),
+        "since": phases.job_phase_since(job),
+        "created": created_at(job),
+        "gang": job_gang(job),
+        "tasks": task_rows(job),
         "pg": pg,
-        "pg_phase": p.podgroup_phase(pg) if pg else None,
-        "pg_gang": p.podgroup_gang(pg) if pg else None,
-        "pg_condition": p.unschedulable_condition(pg) if pg else None,
+        "pg_phase": badges.podgroup_phase(pg) if pg else None,
+        "pg_gang": podgroup_gang(pg) if pg else None,
+        "pg_condition": unschedulable_condition(pg) if pg else None,
         "queue_name": r.qname,
         "queue": queue,
-        "queue_missing": p.absent_hint(queue, snap.queues.state),
-        "pg_missing": p.absent_hint(pg, snap.podgroups.state),
-        "pg_unreadable": p.unreadable_reason(snap.podgroups.state),
+        "queue_missing": absent_hint(queue, snap.queues.state),
+        "pg_missing": absent_hint(pg, snap.podgroups.state),
+        "pg_unreadable": unreadable_reason(snap.podgroups.state),
         # The same hints as the Job's row in the lists (crash-looping pods, image pulls, ...).
-        "hints": p.job_health_hint(job, r.pods, pg),
-        "queue_state": p.queue_state(queue) if queue else None,
+        "hints": job_health_hint(job, r.pods, pg),
+        "queue_state": badges.queue_state(queue) if queue else None,
         "headroom": r.room.rows,
         "pending_like": r.pending_like,
         "findings": why_pending(snap, job, pg, queue, r.qname, r.pods, r.room) if r.pending_like else [],
         "failure": failure_view(job, r.pods, r.events),
         "warning_events": r.warning_events(),
-        "timeline": p.job_timeline(job, now),
-        "spec": p.spec_of(job),
-        "status": p.status_of(job),
+        "timeline": job_timeline(job, now),
+        "spec": objects.spec(job),
+        "status": objects.status(job),
         # Pod counters, None while the Job controller has not reported them (shown "—").
         "counts": job_counters(job),
-        "min_resources": p.min_resources(pg) if pg else [],
+        "min_resources": min_resources(pg) if pg else [],
         # Checked here, not in the template: the tag only renders what the view allows.
         "actions": job_actions_for(request, job),
     }
@@ -167,9 +180,9 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
 def _spec_ctx(job: dict) -> dict[str, Any]:
     """The parts of a Job's page no fragment refreshes: policies, plugins, metadata, YAML."""
     return {
-        "policies": [p.policy_text(x) for x in p.as_list(p.spec_of(job).get("policies"))],
-        "plugins": p.job_plugins(job),
-        "labels": sorted(p.labels_of(job).items()),
-        "annotations": sorted(p.annotations_of(job).items()),
+        "policies": [policy_text(x) for x in as_list(objects.spec(job).get("policies"))],
+        "plugins": job_plugins(job),
+        "labels": sorted(objects.labels(job).items()),
+        "annotations": sorted(objects.annotations(job).items()),
         "yaml": yaml_text(job),
     }

@@ -18,12 +18,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_safe
 
-from dashboard import presenters as p
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.versions import version_key
 from dashboard.views import overview
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import ALL_KINDS, one_notice, page_ctx
 from dashboard.views.queue_summary import queue_summaries
 from dashboard.views.rows import snapshot
+from dashboard.volcano import objects
 
 # ?rotate=N: whole seconds per queue. The kiosk polls at most every N seconds, so the floor keeps a
 # wall display from polling faster than once a second; an hour is the longest useful rotation.
@@ -227,13 +229,13 @@ def kiosk(request: HttpRequest) -> HttpResponse:
     detail, changing every N seconds; which queue is derived from the clock, so any refresh (or a
     restarted dashboard) continues the rotation without client state."""
     snap = snapshot(request)
-    now = p.reference_now(snap)
+    now = reference_now(snap)
     rotate, rotate_note = _kiosk_rotate(request.GET.get("rotate"))
     states = kind_states(snap, *ALL_KINDS)
     slot = int(time.time() // rotate) if rotate else 0
     versions = [getattr(snap, k).version for k in ("jobs", "podgroups", "queues", "pods", "events")]
     frags = Fragments(
-        request, snap, now, ALL_KINDS, board=lambda: p.version_key(*versions, states, bucket(now), slot)
+        request, snap, now, ALL_KINDS, board=lambda: version_key(*versions, states, bucket(now), slot)
     )
     if resp := frags.unchanged():
         return resp
@@ -257,7 +259,7 @@ def kiosk(request: HttpRequest) -> HttpResponse:
 def _focus(snap, rotate: int, slot: int) -> dict | None:
     """The queue shown in detail in rotation ``slot`` (queues by name), with its place ``index``
     of ``of``; None when rotation is off or there are no queues."""
-    queue_list = sorted(snap.queues.all(), key=p.name_of)
+    queue_list = sorted(snap.queues.all(), key=objects.name)
     if not rotate or not queue_list:
         return None
     focus = queue_summaries(snap, [queue_list[slot % len(queue_list)]])[0]

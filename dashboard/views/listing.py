@@ -9,7 +9,7 @@ selector), ``sort`` (a key of ``spec.sorts``, ``-`` for descending), ``page``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,19 +17,23 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 
-from dashboard import presenters as p
 from dashboard.access import visible_namespaces
 from dashboard.hidden import as_text
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.phases import Phase
+from dashboard.presenters.selectors import SelectorError, parse_selector, selector_matches
+from dashboard.presenters.versions import version_key
 from dashboard.views import memo
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import blocked, page_ctx
 from dashboard.views.rows import get_cluster_cache, phase_cards, snapshot
+from dashboard.volcano import objects, phases
 
 PAGE_SIZE = 50
 # Sorted by a timestamp, where "ascending age" means the newest first.
 INVERTED_SORTS = frozenset({"age", "inphase"})
-_KNOWN_PHASES = frozenset(p.JOB_PHASES) | frozenset(p.PODGROUP_PHASES)
+_KNOWN_PHASES = frozenset(phases.JOB_PHASES) | frozenset(phases.PODGROUP_PHASES)
 
 
 def phase_requested(phase: str, requested: Iterable[str]) -> bool:
@@ -62,8 +66,8 @@ class ListQuery:
         self.selector: list = []
         if self.selector_text:
             try:
-                self.selector = p.parse_selector(self.selector_text)
-            except p.SelectorError as exc:
+                self.selector = parse_selector(self.selector_text)
+            except SelectorError as exc:
                 self.selector_error = str(exc)
         sort = get.get("sort", default_sort)
         key = sort.lstrip("-")
@@ -86,7 +90,7 @@ class ListQuery:
         return not self.queue or queue == self.queue or (self.queue_marked and as_text(queue) == self.queue)
 
     def matches(self, obj: dict, queue: str, phase: str, *, ignore_phase: bool = False) -> bool:
-        if self.namespace and p.namespace_of(obj) != self.namespace:
+        if self.namespace and objects.namespace(obj) != self.namespace:
             return False
         if not self.queue_matches(queue):
             return False
@@ -94,11 +98,11 @@ class ListQuery:
             return False
         if self.text:
             needle = self.text.lower()
-            if needle not in p.name_of(obj).lower() and needle not in p.namespace_of(obj).lower():
+            if needle not in objects.name(obj).lower() and needle not in objects.namespace(obj).lower():
                 return False
         if self.selector_error:
             return False
-        return not (self.selector and not p.selector_matches(p.labels_of(obj), self.selector))
+        return not (self.selector and not selector_matches(objects.labels(obj), self.selector))
 
 
 @dataclass(frozen=True)
@@ -120,9 +124,9 @@ class ListSpec:
     in_queue: Callable[[Snapshot, str], list[dict]]
     sorts: dict[str, Callable[[dict], Any]]
     known_phases: frozenset[str]
-    phase_order: list[str]
+    phase_order: Sequence[str]
     phase_name: Callable[[dict], str]
-    phase: Callable[[dict], p.Phase]
+    phase: Callable[[dict], Phase]
     queue_of: Callable[[dict], str]
     row: Callable[[Snapshot, dict, datetime], dict]
 
@@ -130,7 +134,7 @@ class ListSpec:
 def list_page(request: HttpRequest, spec: ListSpec) -> HttpResponse:
     """The list page of ``spec`` (fragment ``results``: the phase chips, the table, the pager)."""
     snap = snapshot(request)
-    now = p.reference_now(snap)
+    now = reference_now(snap)
     lq = ListQuery(request, spec.sorts, known_phases=spec.known_phases)
     states = kind_states(snap, *spec.kinds)
     frags = Fragments(
@@ -138,7 +142,7 @@ def list_page(request: HttpRequest, spec: ListSpec) -> HttpResponse:
         snap,
         now,
         spec.kinds,
-        results=lambda: p.version_key(
+        results=lambda: version_key(
             *(getattr(snap, k).version for k in spec.depends), states, lq.key(), lq.page, bucket(now)
         ),
     )
@@ -151,7 +155,7 @@ def list_page(request: HttpRequest, spec: ListSpec) -> HttpResponse:
         ctx["blocked"] = blocked(ctx["notices"], spec.kind)
     if frags.asked is None:  # the filter form, outside the fragment
         ctx["namespaces"] = snap.namespaces()
-        ctx["queue_names"] = sorted(p.name_of(q) for q in snap.queues.all())
+        ctx["queue_names"] = sorted(objects.name(q) for q in snap.queues.all())
     return frags.respond(spec.template, ctx)
 
 
@@ -227,7 +231,7 @@ def filtered(
         return hit
     counts: Counter = Counter()
     rows: list[tuple] = []
-    phases = frozenset(lq.phases)
+    wanted = frozenset(lq.phases)
     # Only the namespace, text and selector filters need lq.matches; most views have none of them.
     check = bool(lq.namespace or lq.text or lq.selector_text)
     append = rows.append
@@ -248,7 +252,7 @@ def filtered(
         if check and not lq.matches(obj, queue, phase, ignore_phase=True):
             continue
         counts[phase] += 1
-        if phases and not phase_requested(phase, phases):
+        if wanted and not phase_requested(phase, wanted):
             continue
         # (sort key, namespace, name, object): ties broken by namespace/name, so the order is
         # stable; keys are unique, so the object itself is never compared.

@@ -28,7 +28,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
-from dashboard import presenters as p
+from dashboard.volcano import phases
 
 # Memo keys name the cache by a token, not id(): a test's cache is garbage collected and a later
 # one may get the same id, and with equal change counters a memo would then answer with the old
@@ -288,7 +288,7 @@ def queue_rows_html(rows: list[dict], template_name: str) -> SafeString:
             continue
         if tmpl is None:
             tmpl = get_template(template_name)
-        html = tmpl.render({"q": q, "pg_phases": p.PODGROUP_PHASE_ORDER})
+        html = tmpl.render({"q": q, "pg_phases": phases.PODGROUP_PHASES})
         parts.append(html)
         with _ROW_LOCK:
             ROW_HTML[key] = (q["queue"], valid, html)

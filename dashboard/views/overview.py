@@ -19,8 +19,12 @@ from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters import phases as badges
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.podgroups import podgroup_gang
+from dashboard.presenters.pods import pod_row
+from dashboard.presenters.versions import version_key
 from dashboard.views import memo
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import ALL_KINDS, blocked, kind_label, page_ctx, unavailable
@@ -34,6 +38,10 @@ from dashboard.views.rows import (
     snapshot,
     why_pending,
 )
+from dashboard.volcano import objects, phases
+from dashboard.volcano.events import event_records, latest_per_object
+from dashboard.volcano.objects import as_str
+from dashboard.volcano.time import created_at
 
 # Phases always shown on the overview (the transitional ones appear only while non-zero).
 KEY_JOB_PHASES = frozenset({"Pending", "Running", "Completed", "Failed"})
@@ -48,7 +56,7 @@ _UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
 @require_safe
 def overview(request: HttpRequest) -> HttpResponse:
     snap = snapshot(request)
-    now = p.reference_now(snap)
+    now = reference_now(snap)
     states = kind_states(snap, *ALL_KINDS)
     jv, gv, qv = snap.jobs.version, snap.podgroups.version, snap.queues.version
     frags = Fragments(
@@ -56,10 +64,10 @@ def overview(request: HttpRequest) -> HttpResponse:
         snap,
         now,
         ALL_KINDS,
-        counts=lambda: p.version_key(jv, gv, qv, states),
-        attention=lambda: p.version_key(jv, gv, snap.pods.version, qv, states, bucket(now)),
-        queues=lambda: p.version_key(qv, gv, states),
-        events=lambda: p.version_key(snap.events.version, states, bucket(now)),
+        counts=lambda: version_key(jv, gv, qv, states),
+        attention=lambda: version_key(jv, gv, snap.pods.version, qv, states, bucket(now)),
+        queues=lambda: version_key(qv, gv, states),
+        events=lambda: version_key(snap.events.version, states, bucket(now)),
     )
     if resp := frags.unchanged():
         return resp
@@ -115,10 +123,10 @@ def _counts(snap: Snapshot) -> dict[str, Any]:
     # Counts per phase from the cache's phase indexes: O(buckets), no walk.
     return {
         "job_cards": phase_cards(
-            Counter(snap.job_counts_by_phase()), p.JOB_PHASE_ORDER, p.job_phase, KEY_JOB_PHASES
+            Counter(snap.job_counts_by_phase()), phases.JOB_PHASES, badges.job_phase, KEY_JOB_PHASES
         ),
         "pg_cards": phase_cards(
-            Counter(snap.podgroup_counts_by_phase()), p.PODGROUP_PHASE_ORDER, p.podgroup_phase
+            Counter(snap.podgroup_counts_by_phase()), phases.PODGROUP_PHASES, badges.podgroup_phase
         ),
         "job_total": len(snap.jobs),
         "pg_total": len(snap.podgroups),
@@ -138,7 +146,7 @@ _SINCE_LOCK = threading.Lock()
 def _job_since(job: dict) -> tuple[dict, datetime | None, str, str]:
     hit = _SINCE.get(id(job))
     if hit is None or hit[0] is not job:
-        hit = (job, p.job_phase_since(job) or p.created_at(job), p.namespace_of(job), p.name_of(job))
+        hit = (job, phases.job_phase_since(job) or created_at(job), objects.namespace(job), objects.name(job))
     if len(_SINCE_NEXT) < _SINCE_MAX:
         _SINCE_NEXT[id(job)] = hit
     return hit
@@ -169,17 +177,17 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
     # the dicts. Only the first ``limit`` are shown: no full sort.
     newest = [(t[0] if t[0] is not _UNDATED else None, t[3]) for t in heapq.nlargest(limit, failed)]
     # The cache indexes crash-looping pods, so this is not a walk over all pods.
-    crash = [p.pod_row(pod) for pod in snap.crashlooping_pods()]
+    crash = [pod_row(pod) for pod in snap.crashlooping_pods()]
     crash.sort(key=lambda r: (-r.restarts, r.namespace, r.name))
-    closed = [q for q in snap.queues.all() if p.as_str(p.status_of(q).get("state")) in ("Closed", "Closing")]
-    closed.sort(key=p.name_of)
+    closed = [q for q in snap.queues.all() if as_str(objects.status(q).get("state")) in ("Closed", "Closing")]
+    closed.sort(key=objects.name)
     below: list[dict[str, Any]] = []
     for pg in snap.gangs_below_min():
-        gang = p.podgroup_gang(pg)
+        gang = podgroup_gang(pg)
         # The index's own test, re-checked with the pages' code.
         if gang.known and gang.ready < gang.min_available:
-            below.append({"pg": pg, "gang": gang, "phase": p.podgroup_phase(pg)})
-    below.sort(key=lambda r: (p.namespace_of(r["pg"]), p.name_of(r["pg"])))
+            below.append({"pg": pg, "gang": gang, "phase": badges.podgroup_phase(pg)})
+    below.sort(key=lambda r: (objects.namespace(r["pg"]), objects.name(r["pg"])))
     return {
         "pending": pending,
         "pending_total": pending_total,
@@ -187,7 +195,7 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
         "failed_total": len(failed),
         "crash": crash[:limit],
         "crash_total": len(crash),
-        "closed": [{"queue": q, "state": p.queue_state(q)} for q in closed],
+        "closed": [{"queue": q, "state": badges.queue_state(q)} for q in closed],
         "closed_total": len(closed),
         "below": below[:limit],
         "below_total": len(below),
@@ -211,7 +219,7 @@ def _pending(snap: Snapshot, now: datetime, limit: int) -> tuple[list[dict], int
         wait, job = -t[0], t[3]
         started = _job_since(job)[1]
         pg = snap.podgroup_for_job(job)
-        qname = p.as_str(p.spec_of(job).get("queue"))
+        qname = as_str(objects.spec(job).get("queue"))
         queue = snap.queue(qname) if qname else None
         # The same reading as the Job's page (ancestors, Inqueue reservations); the memo key of
         # this section follows the PodGroup and Queue collections, so it stays current.
@@ -224,7 +232,7 @@ def _pending(snap: Snapshot, now: datetime, limit: int) -> tuple[list[dict], int
                 # What ``wait`` is measured from (the phase's start, else the Job's creation).
                 "started": started,
                 "finding": findings[0] if findings else None,
-                "since": p.job_phase_since(job),
+                "since": phases.job_phase_since(job),
             }
         )
     return rows, len(waits)
@@ -257,7 +265,7 @@ class _Desc(str):
 def _warning_order(ev: dict) -> tuple:
     meta = ev.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    return (event_sort_time(ev), _Desc(p.as_str(meta.get("namespace"))), _Desc(p.as_str(meta.get("name"))))
+    return (event_sort_time(ev), _Desc(as_str(meta.get("namespace"))), _Desc(as_str(meta.get("name"))))
 
 
 def recent_warnings(snap: Snapshot) -> list:
@@ -265,4 +273,4 @@ def recent_warnings(snap: Snapshot) -> list:
     hundred Warnings are turned into rows (there may be tens of thousands); ties in time are
     broken by ascending (namespace, name)."""
     warnings = heapq.nlargest(300, snap.warning_events(), key=_warning_order)
-    return p.latest_per_object(p.event_rows(warnings), limit=RECENT_WARNING_OBJECTS)
+    return latest_per_object(event_records(warnings), limit=RECENT_WARNING_OBJECTS)

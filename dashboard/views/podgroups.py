@@ -10,13 +10,20 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters import phases as badges
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.pending import absent_hint
+from dashboard.presenters.podgroups import owner_of, podgroup_conditions, podgroup_gang
+from dashboard.presenters.resources import min_resources
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import pg_row, related, spec_queue, why_pending, yaml_text
+from dashboard.volcano import objects, phases
+from dashboard.volcano.objects import as_dict, as_str
+from dashboard.volcano.time import created_at
 
 
 def _meta(o: dict) -> dict:
@@ -32,7 +39,7 @@ def _created(o: dict) -> str:
 
 def _running(g: dict) -> int:
     st = g.get("status")
-    return p.to_int(st.get("running")) if isinstance(st, dict) else 0
+    return objects.count(st.get("running")) if isinstance(st, dict) else 0
 
 
 PODGROUP_LIST = ListSpec(
@@ -45,16 +52,16 @@ PODGROUP_LIST = ListSpec(
     sorts={
         "name": lambda g: _meta(g).get("name") or "",
         "namespace": lambda g: _meta(g).get("namespace") or "",
-        "phase": p.podgroup_phase_name,
-        "queue": lambda g: p.as_str(p.spec_of(g).get("queue")),
+        "phase": phases.podgroup_phase,
+        "queue": lambda g: as_str(objects.spec(g).get("queue")),
         "age": _created,
-        "minmember": lambda g: p.to_int(p.spec_of(g).get("minMember")),
+        "minmember": lambda g: objects.count(objects.spec(g).get("minMember")),
         "running": _running,
     },
-    known_phases=frozenset(p.PODGROUP_PHASES),
-    phase_order=p.PODGROUP_PHASE_ORDER,
-    phase_name=p.podgroup_phase_name,
-    phase=p.podgroup_phase,
+    known_phases=frozenset(phases.PODGROUP_PHASES),
+    phase_order=phases.PODGROUP_PHASES,
+    phase_name=phases.podgroup_phase,
+    phase=badges.podgroup_phase,
     queue_of=spec_queue,
     row=pg_row,
 )
@@ -70,7 +77,6 @@ DETAIL_KINDS = ("podgroups", "jobs", "pods", "queues", "events")
 
 def _reads(snap: Snapshot, pg: dict) -> GangReads:
     job = snap.job_for_podgroup(pg)
-    phase = p.podgroup_phase(pg)
     return GangReads(
         snap,
         subject=(pg, job),
@@ -78,8 +84,8 @@ def _reads(snap: Snapshot, pg: dict) -> GangReads:
         pg=pg,
         pods=related(snap.pods_for_podgroup, pg),
         event_sources=(pg,),
-        qname=p.as_str(p.spec_of(pg).get("queue")),
-        pending_like=phase.label in ("Pending", "Inqueue", "Unknown") or not phase.known,
+        qname=as_str(objects.spec(pg).get("queue")),
+        pending_like=phases.gang_waiting(None, phases.podgroup_phase(pg)),
     )
 
 
@@ -89,20 +95,20 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
     if isinstance(found, HttpResponse):
         return found
     snap, pg = found
-    now = p.reference_now(snap)
+    now = reference_now(snap)
     r = _reads(snap, pg)
     frags = r.fragments(request, now, DETAIL_KINDS)
     if resp := frags.unchanged():
         return resp
     ctx = page_ctx(snap, now, DETAIL_KINDS, "podgroups")
-    phase = p.podgroup_phase(pg)
+    phase = badges.podgroup_phase(pg)
     ctx.update({"pg": pg, "name": name, "namespace": namespace, "phase": phase, "live": not phase.final})
     if frags.want("status"):
         ctx.update(_status_ctx(r, pg, now))
     ctx.update(r.lists_ctx(frags))
     if frags.asked is None:  # the metadata and YAML below the fragments
-        ctx["labels"] = sorted(p.labels_of(pg).items())
-        ctx["annotations"] = sorted(p.annotations_of(pg).items())
+        ctx["labels"] = sorted(objects.labels(pg).items())
+        ctx["annotations"] = sorted(objects.annotations(pg).items())
         ctx["yaml"] = yaml_text(pg)
     return frags.respond("dashboard/podgroup_detail.html", ctx)
 
@@ -111,25 +117,25 @@ def _status_ctx(r: GangReads, pg: dict, now: datetime) -> dict[str, Any]:
     """The ``status`` fragment: phase, owner, gang, why not running, conditions, requirements."""
     job, queue, snap = r.job, r.queue, r.snap
     return {
-        "gang": p.podgroup_gang(pg),
+        "gang": podgroup_gang(pg),
         "row": pg_row(snap, pg, now),
         "job": job,
-        "owner": p.owner_of(pg),
-        "conditions": p.podgroup_conditions(pg),
+        "owner": owner_of(pg),
+        "conditions": podgroup_conditions(pg),
         "min_task_member": sorted(
-            (p.as_str(k), p.to_int(v)) for k, v in p.as_dict(p.spec_of(pg).get("minTaskMember")).items()
+            (as_str(k), objects.count(v)) for k, v in as_dict(objects.spec(pg).get("minTaskMember")).items()
         ),
-        "min_resources": p.min_resources(pg),
+        "min_resources": min_resources(pg),
         "queue_name": r.qname,
         "queue": queue,
-        "queue_missing": p.absent_hint(queue, snap.queues.state),
-        "queue_state": p.queue_state(queue) if queue else None,
+        "queue_missing": absent_hint(queue, snap.queues.state),
+        "queue_state": badges.queue_state(queue) if queue else None,
         "headroom": r.room.rows,
         "findings": why_pending(snap, None, pg, queue, r.qname, r.pods, r.room, owner_job=job)
         if r.pending_like
         else [],
         "pending_like": r.pending_like,
         "warning_events": r.warning_events(),
-        "created": p.created_at(pg),
-        "priority_class": p.as_str(p.spec_of(pg).get("priorityClassName")),
+        "created": created_at(pg),
+        "priority_class": as_str(objects.spec(pg).get("priorityClassName")),
     }

@@ -9,12 +9,20 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.pending import absent_hint
+from dashboard.presenters.podgroups import owner_of
+from dashboard.presenters.pods import exit_text, pod_row
+from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import events_of, yaml_text
+from dashboard.volcano import objects
+from dashboard.volcano.events import event_records
+from dashboard.volcano.objects import as_dict, as_list, as_str
+from dashboard.volcano.time import created_at
 
 DETAIL_KINDS = ("pods", "events")
 
@@ -25,8 +33,8 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     if isinstance(found, HttpResponse):
         return found
     snap, pod = found
-    now = p.reference_now(snap)
-    ann, labels = p.annotations_of(pod), p.labels_of(pod)
+    now = reference_now(snap)
+    ann, labels = objects.annotations(pod), objects.labels(pod)
     group = ann.get("scheduling.k8s.io/group-name", "")
     pg = snap.podgroups.get(namespace, group) if group else None
     job_name = labels.get("volcano.sh/job-name") or ann.get("volcano.sh/job-name", "")
@@ -38,13 +46,13 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         snap,
         now,
         DETAIL_KINDS,
-        status=lambda: p.version_key(p.resource_versions([pod, pg, job]), states, bucket(now)),
-        events=lambda: p.version_key(p.resource_versions(events()), states, bucket(now)),
+        status=lambda: version_key(resource_versions([pod, pg, job]), states, bucket(now)),
+        events=lambda: version_key(resource_versions(events()), states, bucket(now)),
     )
     if resp := frags.unchanged():
         return resp
     ctx = page_ctx(snap, now, DETAIL_KINDS, "jobs")
-    row = p.pod_row(pod)
+    row = pod_row(pod)
     ctx.update(
         {
             "pod": pod,
@@ -59,7 +67,7 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     if frags.want("status"):
         ctx.update(_status_ctx(snap, pod, pg, job, group))
     if frags.want("events"):
-        ctx["events"] = p.event_rows(events(), 100)
+        ctx["events"] = event_records(events(), 100)
     if frags.asked is None:  # the metadata and YAML below the fragments
         ctx["yaml"] = yaml_text(pod)
         ctx["labels"] = sorted(labels.items())
@@ -70,31 +78,31 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
 def _queue_name(pod: dict, pg: dict | None) -> str:
     # A Volcano Job's pod names its queue in volcano.sh/queue-name; other workloads' pods in
     # scheduling.volcano.sh/queue-name, and their PodGroup has it too (REFERENCE.md §4).
-    labels, ann = p.labels_of(pod), p.annotations_of(pod)
+    labels, ann = objects.labels(pod), objects.annotations(pod)
     return (
         labels.get("volcano.sh/queue-name")
         or ann.get("volcano.sh/queue-name")
         or ann.get("scheduling.volcano.sh/queue-name")
-        or (p.as_str(p.spec_of(pg).get("queue")) if pg else "")
+        or (as_str(objects.spec(pg).get("queue")) if pg else "")
     )
 
 
 def _status_ctx(snap: Snapshot, pod: dict, pg: dict | None, job: dict | None, group: str) -> dict[str, Any]:
     """The ``status`` fragment: links to Job, PodGroup and Queue, counts, containers, conditions."""
-    status = p.status_of(pod)
+    status = objects.status(pod)
     queue_name = _queue_name(pod, pg)
     return {
         "pg": pg,
-        "owner": p.owner_of(pod),
+        "owner": owner_of(pod),
         "group_name": group,
-        "pg_missing": p.absent_hint(pg, snap.podgroups.state),
-        "job_missing": p.absent_hint(job, snap.jobs.state),
-        "queue_missing": p.absent_hint(snap.queue(queue_name) if queue_name else None, snap.queues.state),
+        "pg_missing": absent_hint(pg, snap.podgroups.state),
+        "job_missing": absent_hint(job, snap.jobs.state),
+        "queue_missing": absent_hint(snap.queue(queue_name) if queue_name else None, snap.queues.state),
         "containers": _containers(pod),
-        "conditions": [p.as_dict(c) for c in p.as_list(status.get("conditions"))],
-        "phase_text": p.as_str(status.get("phase")),
-        "pod_ip": p.as_str(status.get("podIP")),
-        "created": p.created_at(pod),
+        "conditions": [as_dict(c) for c in as_list(status.get("conditions"))],
+        "phase_text": as_str(status.get("phase")),
+        "pod_ip": as_str(status.get("podIP")),
+        "created": created_at(pod),
         "queue_name": queue_name,
     }
 
@@ -102,34 +110,34 @@ def _status_ctx(snap: Snapshot, pod: dict, pg: dict | None, job: dict | None, gr
 def _containers(pod: dict) -> list[dict]:
     """One row per container of ``spec.containers``: its state, restarts, last state, requests."""
     statuses = {
-        p.as_str(p.as_dict(c).get("name")): p.as_dict(c)
-        for c in p.as_list(p.status_of(pod).get("containerStatuses"))
+        as_str(as_dict(c).get("name")): as_dict(c)
+        for c in as_list(objects.status(pod).get("containerStatuses"))
     }
     containers = []
-    for c in p.as_list(p.spec_of(pod).get("containers")):
-        c = p.as_dict(c)
-        cs = statuses.get(p.as_str(c.get("name")), {})
-        state = p.as_dict(cs.get("state"))
+    for c in as_list(objects.spec(pod).get("containers")):
+        c = as_dict(c)
+        cs = statuses.get(as_str(c.get("name")), {})
+        state = as_dict(cs.get("state"))
         state_name = next(iter(state), "")
-        detail = p.as_dict(state.get(state_name)) if state_name else {}
-        last = p.as_dict(cs.get("lastState"))
+        detail = as_dict(state.get(state_name)) if state_name else {}
+        last = as_dict(cs.get("lastState"))
         last_name = next(iter(last), "")
         containers.append(
             {
-                "name": p.as_str(c.get("name")),
-                "image": p.as_str(c.get("image")),
+                "name": as_str(c.get("name")),
+                "image": as_str(c.get("image")),
                 "state": state_name,
-                "reason": p.as_str(detail.get("reason")),
-                "message": p.as_str(detail.get("message")),
+                "reason": as_str(detail.get("reason")),
+                "message": as_str(detail.get("message")),
                 "ready": cs.get("ready") is True,
-                "restarts": p.to_int(cs.get("restartCount")),
+                "restarts": objects.count(cs.get("restartCount")),
                 "last": last_name,
-                "last_reason": p.as_str(p.as_dict(last.get(last_name)).get("reason")) if last_name else "",
-                "exit": p.exit_text(detail) if state_name == "terminated" else "",
-                "last_exit": p.exit_text(p.as_dict(last.get(last_name))) if last_name == "terminated" else "",
+                "last_reason": as_str(as_dict(last.get(last_name)).get("reason")) if last_name else "",
+                "exit": exit_text(detail) if state_name == "terminated" else "",
+                "last_exit": exit_text(as_dict(last.get(last_name))) if last_name == "terminated" else "",
                 "requests": sorted(
-                    (p.as_str(k), p.as_str(v))
-                    for k, v in p.as_dict(p.as_dict(c.get("resources")).get("requests")).items()
+                    (as_str(k), as_str(v))
+                    for k, v in as_dict(as_dict(c.get("resources")).get("requests")).items()
                 ),
             }
         )

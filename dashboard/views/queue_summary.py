@@ -14,8 +14,14 @@ from collections import Counter
 
 from django.utils.translation import get_language
 
-from dashboard import presenters as p
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters import phases as badges
+from dashboard.presenters.pending import unreadable_reason
+from dashboard.presenters.queues import queue_tree
+from dashboard.presenters.resources import compact_bars, queue_resource_bars
+from dashboard.volcano import objects
+from dashboard.volcano.objects import as_str
+from dashboard.volcano.queues import declared_parent
 
 # Per (queue name, language): (the Queue object, its derived fields). Queue objects are replaced,
 # never mutated, on change, so an identical object means identical bars (parse_quantity over every
@@ -30,13 +36,13 @@ def _queue_fields(q: dict, name: str) -> dict:
     hit = QUEUE_FIELDS.get(key)
     if hit is not None and hit[0] is q:
         return hit[1]
-    bars = p.queue_resource_bars(q)
+    bars = queue_resource_bars(q)
     fields = {
-        "state": p.queue_state(q),
-        "weight": p.to_int(p.spec_of(q).get("weight")) or 1,
-        "parent": p.queue_parent(q),
+        "state": badges.queue_state(q),
+        "weight": objects.count(objects.spec(q).get("weight")) or 1,
+        "parent": declared_parent(q),
         "bars": bars,
-        "compact": p.compact_bars(bars),
+        "compact": compact_bars(bars),
         "has_gpu": any(b.name == "nvidia.com/gpu" for b in bars),
     }
     QUEUE_FIELDS[key] = (q, fields)
@@ -55,12 +61,12 @@ _TREE: tuple[tuple, list] = ((), [])
 
 def _queue_tree(queues: list[dict]) -> list:
     global _TREE
-    structure = tuple((_name(q), p.spec_of(q).get("parent")) for q in queues)
+    structure = tuple((_name(q), objects.spec(q).get("parent")) for q in queues)
     last_structure, last_rows = _TREE
     if last_structure == structure and len(last_rows) == len(queues):
         by_name = {item[0]: q for item, q in zip(structure, queues, strict=True)}
         return [dataclasses.replace(r, queue=by_name[_name(r.queue)]) for r in last_rows]
-    rows = p.queue_tree(queues)
+    rows = queue_tree(queues)
     _TREE = (structure, rows)
     return rows
 
@@ -71,16 +77,16 @@ def queue_summaries(snap: Snapshot, queues: list[dict]) -> list[dict]:
     children, the kiosk's focus) must not read as orphans of parents left out of the list."""
     per_queue = snap.podgroup_counts_by_queue()
     # PodGroups that cannot be read have no counts: "unavailable", never a row of zeros.
-    pgs_unavailable = p.unreadable_reason(snap.podgroups.state)
+    pgs_unavailable = unreadable_reason(snap.podgroups.state)
     everything = snap.queues.all()
     tree = _queue_tree(everything)
     if len(queues) != len(everything):
-        wanted = {p.name_of(q) for q in queues}
-        tree = [r for r in tree if p.name_of(r.queue) in wanted]
+        wanted = {objects.name(q) for q in queues}
+        tree = [r for r in tree if objects.name(r.queue) in wanted]
     rows = []
     for row in tree:
         q = row.queue
-        name = p.as_str(_name(q))
+        name = as_str(_name(q))
         counts = per_queue.get(name) or Counter()
         rows.append(
             {

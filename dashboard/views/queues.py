@@ -12,15 +12,23 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from dashboard import presenters as p
 from dashboard.actions import queue_actions_for
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters import phases as badges
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.resources import queue_resource_bars
+from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views import memo
 from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import blocked, page_ctx
 from dashboard.views.queue_summary import queue_summaries
 from dashboard.views.rows import events_of, job_row, memo_base, pg_row, phase_cards, snapshot, yaml_text
+from dashboard.volcano import objects, phases
+from dashboard.volcano.events import event_records
+from dashboard.volcano.objects import as_str
+from dashboard.volcano.queues import declared_parent
+from dashboard.volcano.time import seconds_between
 
 LIST_KINDS = ("queues", "podgroups")
 
@@ -38,14 +46,14 @@ def all_queue_rows(request: HttpRequest, snap: Snapshot) -> list[dict]:
 @require_safe
 def queues(request: HttpRequest) -> HttpResponse:
     snap = snapshot(request)
-    now = p.reference_now(snap)
+    now = reference_now(snap)
     states = kind_states(snap, *LIST_KINDS)
     frags = Fragments(
         request,
         snap,
         now,
         LIST_KINDS,
-        results=lambda: p.version_key(snap.queues.version, snap.podgroups.version, states),
+        results=lambda: version_key(snap.queues.version, snap.podgroups.version, states),
     )
     if resp := frags.unchanged():
         return resp
@@ -78,7 +86,7 @@ class _QueueReads:
     @cached_property
     def children(self) -> list[dict]:
         # A queue that is its own parent is not its own child (presenters.queue_tree).
-        return [c for c in self.snap.child_queues(self.name) if p.name_of(c) != self.name]
+        return [c for c in self.snap.child_queues(self.name) if objects.name(c) != self.name]
 
     @cached_property
     def tree(self) -> dict:
@@ -96,7 +104,7 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     if isinstance(found, HttpResponse):
         return found
     snap, queue = found
-    now = p.reference_now(snap)
+    now = reference_now(snap)
     r = _QueueReads(snap, queue, name)
     states = kind_states(snap, *DETAIL_KINDS)
     b = bucket(now)
@@ -105,14 +113,14 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         snap,
         now,
         DETAIL_KINDS,
-        status=lambda: p.version_key(
-            p.resource_versions([queue, *r.children]),
-            p.resource_versions(r.podgroups),
+        status=lambda: version_key(
+            resource_versions([queue, *r.children]),
+            resource_versions(r.podgroups),
             r.tree["tree_key"],
             states,
         ),
-        jobs=lambda: p.version_key(p.resource_versions(r.jobs), p.resource_versions(r.podgroups), states, b),
-        events=lambda: p.version_key(p.resource_versions(r.events), states, b),
+        jobs=lambda: version_key(resource_versions(r.jobs), resource_versions(r.podgroups), states, b),
+        events=lambda: version_key(resource_versions(r.events), states, b),
     )
     if resp := frags.unchanged():
         return resp
@@ -123,31 +131,33 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     if frags.want("jobs"):
         ctx.update(_jobs_ctx(r, now))
     if frags.want("events"):
-        ctx["events"] = p.event_rows(r.events, 100)
+        ctx["events"] = event_records(r.events, 100)
     if frags.asked is None:  # the metadata and YAML below the fragments
         ctx["yaml"] = yaml_text(queue)
-        ctx["labels"] = sorted(p.labels_of(queue).items())
-        ctx["annotations"] = sorted(p.annotations_of(queue).items())
+        ctx["labels"] = sorted(objects.labels(queue).items())
+        ctx["annotations"] = sorted(objects.annotations(queue).items())
     return frags.respond("dashboard/queue_detail.html", ctx)
 
 
 def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
     """The ``status`` fragment: state, resources, tree place, child queues, PodGroups by phase."""
     queue, snap = r.queue, r.snap
-    spec = p.spec_of(queue)
+    spec = objects.spec(queue)
     return {
-        "state": p.queue_state(queue),
-        "bars": p.queue_resource_bars(queue),
-        "weight": p.to_int(spec.get("weight")) or 1,
-        "parent": p.queue_parent(queue),
+        "state": badges.queue_state(queue),
+        "bars": queue_resource_bars(queue),
+        "weight": objects.count(spec.get("weight")) or 1,
+        "parent": declared_parent(queue),
         "tree": r.tree,
         "parent_missing": r.tree["problem"] == "missing_parent",
         "reclaimable": spec.get("reclaimable"),
         "priority": spec.get("priority"),
-        "dequeue": p.as_str(spec.get("dequeueStrategy")),
+        "dequeue": as_str(spec.get("dequeueStrategy")),
         "children": queue_summaries(snap, r.children) if r.children else [],
         "counts": phase_cards(
-            Counter(p.podgroup_phase_name(g) for g in r.podgroups), p.PODGROUP_PHASE_ORDER, p.podgroup_phase
+            Counter(phases.podgroup_phase(g) for g in r.podgroups),
+            phases.PODGROUP_PHASES,
+            badges.podgroup_phase,
         ),
         "actions": queue_actions_for(request, queue),
     }
@@ -159,7 +169,7 @@ def _jobs_ctx(r: _QueueReads, now: datetime) -> dict[str, Any]:
     job_rows.sort(
         key=lambda row: (
             row["phase"].final,
-            -(p.seconds_between(row["since"], now) or 0),
+            -(seconds_between(row["since"], now) or 0),
             row["namespace"],
             row["name"],
         )

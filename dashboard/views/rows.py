@@ -8,18 +8,28 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
 import yaml
 from django.http import HttpRequest
 
-from dashboard import presenters as p
 from dashboard.access import visible_namespaces
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters import phases as badges
+from dashboard.presenters import queues as queue_presenter
+from dashboard.presenters.jobs import job_gang, job_health_hint
+from dashboard.presenters.pending import Finding, absent_hint, findings, unreadable_reason
+from dashboard.presenters.phases import Phase
+from dashboard.presenters.podgroups import owner_of, podgroup_gang
+from dashboard.presenters.queues import GangRoom
 from dashboard.views.memo import cache_token, locale_key
-from dashboard.volcano.gang import job_counters, podgroup_counter
+from dashboard.volcano import objects, pending, phases
+from dashboard.volcano.gang import job_counters, job_tasks, job_total_replicas, podgroup_counter
+from dashboard.volcano.objects import as_dict, as_str
+from dashboard.volcano.pending import PendingContext, unschedulable_condition
+from dashboard.volcano.time import created_at, seconds_between
 
 
 def get_cluster_cache() -> Any:
@@ -78,7 +88,7 @@ def mark_missing(snap: Snapshot, rows: list) -> list:
                 if kind == "queues"
                 else view.get(row.object_namespace, row.object_name)
             )
-            row = dataclasses.replace(row, object_missing=p.absent_hint(obj, view.state))
+            row = dataclasses.replace(row, object_missing=absent_hint(obj, view.state))
         out.append(row)
     return out
 
@@ -98,7 +108,7 @@ class _PlainDumper(yaml.SafeDumper):
 def yaml_text(obj: dict) -> str:
     """``obj`` (a cached, trimmed object) as YAML text without managedFields or aliases."""
     clean = dict(obj)
-    md = dict(p.as_dict(clean.get("metadata")))
+    md = dict(as_dict(clean.get("metadata")))
     md.pop("managedFields", None)
     clean["metadata"] = md
     return yaml.dump(
@@ -108,8 +118,8 @@ def yaml_text(obj: dict) -> str:
 
 def phase_cards(
     counter: Counter,
-    order: list[str],
-    phase_fn: Callable[[dict], p.Phase],
+    order: Sequence[str],
+    phase_fn: Callable[[dict], Phase],
     always: frozenset[str] | None = None,
 ) -> list[dict]:
     """Count cards ({"phase", "name", "count"}) in phase order, then unknown phases; phases not in
@@ -130,7 +140,7 @@ def spec_queue(obj: dict) -> str:
     """``spec.queue`` of a Job or PodGroup as text ("" when unset)."""
     spec = obj.get("spec")
     queue = spec.get("queue") if isinstance(spec, dict) else ""
-    return queue if isinstance(queue, str) else p.as_str(queue)
+    return queue if isinstance(queue, str) else as_str(queue)
 
 
 def queue_missing(snap: Snapshot, name: str) -> str:
@@ -138,7 +148,7 @@ def queue_missing(snap: Snapshot, name: str) -> str:
     it is, or when Queues cannot be read at all: then one notice says so, not every row)."""
     if not name or not snap.queues.state.is_usable:
         return ""
-    return p.absent_hint(snap.queue(name), snap.queues.state)
+    return absent_hint(snap.queue(name), snap.queues.state)
 
 
 def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
@@ -148,23 +158,23 @@ def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
     counters = job_counters(job)
     return {
         "job": job,
-        "name": p.name_of(job),
-        "namespace": p.namespace_of(job),
-        "phase": p.job_phase(job),
-        "hints": p.job_health_hint(job, pods, pg),
-        "queue": (queue := p.as_str(p.spec_of(job).get("queue"))),
+        "name": objects.name(job),
+        "namespace": objects.namespace(job),
+        "phase": badges.job_phase(job),
+        "hints": job_health_hint(job, pods, pg),
+        "queue": (queue := as_str(objects.spec(job).get("queue"))),
         "queue_missing": queue_missing(snap, queue),
-        "gang": p.job_gang(job),
+        "gang": job_gang(job),
         # None (shown "—") while the Job controller has not reported them: unknown is not 0.
         "pending": counters["pending"],
         "running": counters["running"],
         "succeeded": counters["succeeded"],
         "failed": counters["failed"],
         "retries": counters["retryCount"],
-        "tasks": len(p.job_tasks(job)),
-        "replicas": p.job_replicas(job),
-        "created": p.created_at(job),
-        "since": p.job_phase_since(job),
+        "tasks": len(job_tasks(job)),
+        "replicas": job_total_replicas(job),
+        "created": created_at(job),
+        "since": phases.job_phase_since(job),
         "podgroup": pg,
     }
 
@@ -172,39 +182,64 @@ def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
 def pg_row(snap: Snapshot, pg: dict, now: datetime) -> dict:
     """A PodGroup's row in the PodGroups list, on its Queue's page and on its own page."""
     job = snap.job_for_podgroup(pg)
-    phase = p.podgroup_phase(pg)
-    created = p.created_at(pg)
+    phase = badges.podgroup_phase(pg)
+    created = created_at(pg)
     return {
         "pg": pg,
-        "name": p.name_of(pg),
-        "namespace": p.namespace_of(pg),
+        "name": objects.name(pg),
+        "namespace": objects.namespace(pg),
         "phase": phase,
-        "queue": (queue := p.as_str(p.spec_of(pg).get("queue"))),
+        "queue": (queue := as_str(objects.spec(pg).get("queue"))),
         "queue_missing": queue_missing(snap, queue),
-        "min_member": p.to_int(p.spec_of(pg).get("minMember")),
+        "min_member": objects.count(objects.spec(pg).get("minMember")),
         # None (shown "—") while the PodGroup has no status.
         "running": podgroup_counter(pg, "running"),
         "succeeded": podgroup_counter(pg, "succeeded"),
         "failed": podgroup_counter(pg, "failed"),
-        "gang": p.podgroup_gang(pg),
+        "gang": podgroup_gang(pg),
         "job": job,
-        "owner": p.owner_of(pg),
+        "owner": owner_of(pg),
         "created": created,
-        "wait": p.seconds_between(created, now) if phase.label in ("Pending", "Inqueue") else None,
-        "unschedulable": p.unschedulable_condition(pg),
+        "wait": seconds_between(created, now) if phases.podgroup_queued(phases.podgroup_phase(pg)) else None,
+        "unschedulable": unschedulable_condition(pg),
     }
 
 
-def gang_room(snap: Snapshot, queue: dict | None, pg: dict | None) -> p.GangRoom:
-    """The gang's room in its queue and the queue's ancestors (p.gang_room), read from the
-    snapshot: child queues by parent, Inqueue PodGroups by queue. A user limited to some
+def gang_room(snap: Snapshot, queue: dict | None, pg: dict | None) -> GangRoom:
+    """The gang's room in its queue and the queue's ancestors (presenters.queues.gang_room), read
+    from the snapshot: child queues by parent, Inqueue PodGroups by queue. A user limited to some
     namespaces sees only their PodGroups' reservations."""
-    return p.gang_room(
+    return queue_presenter.gang_room(
         queue,
         pg,
         queue_lookup=snap.queue,
         queue_children=snap.child_queues,
         inqueue_podgroups=snap.inqueue_podgroups,
+    )
+
+
+def pending_context(
+    snap: Snapshot,
+    job: dict | None,
+    pg: dict | None,
+    queue: dict | None,
+    qname: str,
+    pods: list[Mapping],
+    owner_job: dict | None = None,
+) -> PendingContext:
+    """What dashboard.volcano.pending reads about a gang, with the snapshot's queue lookup and
+    whether PodGroups and Queues can be read (``owner_job``: the Job owning ``pg`` on the
+    PodGroup's page, where ``job`` is None)."""
+    return PendingContext(
+        job=job,
+        podgroup=pg,
+        queue=queue,
+        queue_name=qname,
+        pods=pods,
+        owner_job=owner_job,
+        queue_lookup=snap.queue,
+        podgroups_unreadable=unreadable_reason(snap.podgroups.state),
+        queues_unreadable=unreadable_reason(snap.queues.state),
     )
 
 
@@ -215,20 +250,10 @@ def why_pending(
     queue: dict | None,
     qname: str,
     pods: list[Mapping],
-    room: p.GangRoom,
+    room: GangRoom,
     owner_job: dict | None = None,
-) -> list:
-    """p.why_pending with the snapshot's kind states and queue lookup (``owner_job``: the Job
-    owning ``pg`` on the PodGroup's page, where ``job`` is None)."""
-    return p.why_pending(
-        job,
-        pg,
-        queue,
-        qname,
-        pods,
-        pg_state=snap.podgroups.state,
-        queue_state=snap.queues.state,
-        owner_job=owner_job,
-        queue_lookup=snap.queue,
-        room=room,
-    )
+) -> list[Finding]:
+    """Why the gang does not run (dashboard.volcano.pending.why_pending over ``pending_context``
+    and the gang's ``room``), in words."""
+    ctx = pending_context(snap, job, pg, queue, qname, pods, owner_job)
+    return findings(pending.why_pending(ctx, room.room))

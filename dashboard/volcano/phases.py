@@ -39,8 +39,10 @@ RESUMABLE_JOB_PHASES = frozenset({"Aborted"})
 # placed, Running, Unknown when some pods run but the gang became unschedulable, Completed.
 PODGROUP_PHASES: tuple[str, ...] = ("Pending", "Inqueue", "Running", "Unknown", "Completed")
 FINAL_PODGROUP_PHASES = frozenset({"Completed"})
+# The gang waits in its queue: not admitted yet (Pending), or admitted and not placed (Inqueue).
+QUEUED_PODGROUP_PHASES = frozenset({"Pending", "Inqueue"})
 # The gang is not (fully) placed yet: why-pending applies.
-WAITING_PODGROUP_PHASES = frozenset({"Pending", "Inqueue", "Unknown"})
+WAITING_PODGROUP_PHASES = QUEUED_PODGROUP_PHASES | {"Unknown"}
 
 # Queue states (status.state); only an Open queue admits new work.
 QUEUE_STATES: tuple[str, ...] = ("Open", "Closing", "Closed", "Unknown")
@@ -86,6 +88,13 @@ def pod_phase(pod: object) -> str:
 
 def job_is_final(phase: str) -> bool:
     return phase in FINAL_JOB_PHASES
+
+
+def podgroup_queued(phase: str) -> bool:
+    """The PodGroup waits in its queue (Pending or Inqueue): the pages show how long it waits.
+    Unlike ``podgroup_waiting``, an Unknown PodGroup (some pods run) or one without a phase is
+    not queued."""
+    return phase in QUEUED_PODGROUP_PHASES
 
 
 def podgroup_waiting(phase: str) -> bool:

@@ -13,7 +13,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import pytest
 
-from dashboard import presenters
+from dashboard.presenters.clock import set_time_source
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -68,7 +68,7 @@ def serve_dashboard(cache, clock, port: int = 0):
     from dashboard.kube import set_cluster_cache
 
     previous_cache = set_cluster_cache(cache)
-    previous_clock = presenters.set_time_source(clock.now)
+    previous_clock = set_time_source(clock.now)
     server = make_server(
         "127.0.0.1",
         port,
@@ -82,7 +82,7 @@ def serve_dashboard(cache, clock, port: int = 0):
     def stop():
         server.shutdown()
         server.server_close()
-        presenters.set_time_source(previous_clock)
+        set_time_source(previous_clock)
         set_cluster_cache(previous_cache)
 
     return f"http://127.0.0.1:{server.server_port}", stop

@@ -12,7 +12,7 @@ import contextlib
 import pytest
 from django.test import Client
 
-from dashboard import presenters
+from dashboard.presenters.clock import set_time_source
 
 
 @contextlib.contextmanager
@@ -28,13 +28,13 @@ def installed_cache(cluster, directory):
         kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
     )
     cache.start()
-    previous = presenters.set_time_source(cluster.clock.now)
+    previous = set_time_source(cluster.clock.now)
     try:
         cache.wait_synced(timeout=20)
         with override_cluster_cache(cache):
             yield cache
     finally:
-        presenters.set_time_source(previous)
+        set_time_source(previous)
         cache.stop()
 
 

@@ -183,7 +183,8 @@ def test_an_outage_is_one_notice_naming_every_kind_and_the_plain_cause(client, c
 def test_a_closed_or_missing_queue_leads_the_why_pending_findings(queue, first):
     """The cause (the queue) before its symptom (the PodGroup left Pending, "not admitted yet"):
     the overview and the kiosk show only the first finding."""
-    from dashboard.presenters import why_pending
+    from dashboard.presenters.pending import findings
+    from dashboard.volcano.pending import PendingContext, why_pending
 
     job = {
         "metadata": {"name": "archive-reindex", "namespace": "platform"},
@@ -195,15 +196,15 @@ def test_a_closed_or_missing_queue_leads_the_why_pending_findings(queue, first):
         "spec": {"queue": "archive", "minMember": 1},
         "status": {"phase": "Pending"},
     }
-    findings = why_pending(job, pg, queue, "archive", [])
-    assert first in findings[0].text, [f.text for f in findings]
-    assert any("has not admitted it yet" in f.text for f in findings[1:])
+    found = findings(why_pending(PendingContext(job, pg, queue, "archive")))
+    assert first in found[0].text, [f.text for f in found]
+    assert any("has not admitted it yet" in f.text for f in found[1:])
 
 
 def test_headroom_that_rounds_alike_is_shown_exactly():
     """0.5Gi capability with 1e3 bytes allocated leaves 1,000 bytes less than 512Mi: "needs 512Mi,
     512Mi left" next to "no room" would contradict itself."""
-    from dashboard.presenters import gang_room
+    from dashboard.presenters.queues import gang_room
 
     queue = {
         "metadata": {"name": "oddq"},

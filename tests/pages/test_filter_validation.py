@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard import presenters as p
+from dashboard.presenters.selectors import SelectorError, parse_selector, selector_matches
 from tests.pages.helpers import text
 
 
@@ -46,8 +46,8 @@ def cache(memory_cache):
     ],
 )
 def test_invalid_selectors_are_rejected(bad):
-    with pytest.raises(p.SelectorError):
-        p.parse_selector(bad)
+    with pytest.raises(SelectorError):
+        parse_selector(bad)
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_invalid_selectors_are_rejected(bad):
     ],
 )
 def test_valid_selectors_still_parse(good, labels, match):
-    assert p.selector_matches(labels, p.parse_selector(good)) is match
+    assert selector_matches(labels, parse_selector(good)) is match
 
 
 @pytest.mark.parametrize("bad", ["!!", "a%21%3Db%2Cc+notin+()"])

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dashboard import presenters
 from dashboard.hidden import find_hidden
+from dashboard.volcano import phases
 from tests.pages.helpers import fragment_url, kind, with_version
 
 MARKERS = [
@@ -67,7 +67,7 @@ timestamp = st.one_of(
         ]
     ),
 )
-phase = st.one_of(st.sampled_from(presenters.JOB_PHASE_ORDER + presenters.PODGROUP_PHASE_ORDER), hostile)
+phase = st.one_of(st.sampled_from(phases.JOB_PHASES + phases.PODGROUP_PHASES), hostile)
 counter = st.one_of(st.none(), st.integers(min_value=-3, max_value=10**6))
 
 _seq = itertools.count()

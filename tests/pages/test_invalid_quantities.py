@@ -10,7 +10,8 @@ import re
 import pytest
 from django.utils import translation
 
-from dashboard import presenters as p
+from dashboard.presenters.queues import gang_room
+from dashboard.presenters.resources import queue_resource_bars
 from tests.pages.helpers import text
 
 QUEUE = {
@@ -47,7 +48,7 @@ def cache(memory_cache):
 
 
 def test_bars_mark_invalid_values_and_compute_nothing_from_them():
-    bars = {b.name: b for b in p.queue_resource_bars(QUEUE)}
+    bars = {b.name: b for b in queue_resource_bars(QUEUE)}
     gpu, mem, cpu, fpga = bars["nvidia.com/gpu"], bars["memory"], bars["cpu"], bars["example.com/fpga"]
     assert gpu.capability == "abc (not a quantity)" and mem.capability == "-1Gi (negative)"
     assert fpga.guarantee == "x1 (not a quantity)"
@@ -71,7 +72,7 @@ def test_pages_show_invalid_quantities_without_percentages(client, cache, url):
 
 def test_headroom_ignores_an_invalid_capability():
     pg = {"spec": {"minResources": {"nvidia.com/gpu": "4", "requests.memory": "2Gi"}}}
-    rows = {r["resource"]: r for r in p.gang_room(QUEUE, pg).rows}
+    rows = {r["resource"]: r for r in gang_room(QUEUE, pg).rows}
     assert rows["nvidia.com/gpu"]["capability"] == "abc (not a quantity)"
     assert rows["memory"]["capability"] == "-1Gi (negative)"
     assert not rows["nvidia.com/gpu"]["short"] and not rows["memory"]["short"]

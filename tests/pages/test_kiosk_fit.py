@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from dashboard import presenters as p
+from dashboard.presenters import phases as badges
 from dashboard.views import kiosk
 from tests.pages.helpers import queues, text
 
@@ -24,7 +24,7 @@ def _row(
         "depth": depth,
         "tree_parent": parent,
         "problem": problem,
-        "state": p.queue_state({"status": {"state": state}}),
+        "state": badges.queue_state({"status": {"state": state}}),
         "bars": [SimpleNamespace(over=over)],
     }
 

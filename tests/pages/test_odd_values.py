@@ -11,7 +11,13 @@ import re
 
 import pytest
 
-from dashboard import presenters
+from dashboard.presenters.jobs import job_gang
+from dashboard.presenters.podgroups import podgroup_gang
+from dashboard.presenters.queues import queue_tree
+from dashboard.presenters.resources import PCT_CAP, _pct, queue_resource_bars
+from dashboard.volcano import objects
+from dashboard.volcano.quantities import format_quantity, quantity
+from dashboard.volcano.time import parse_time
 from tests.pages.helpers import fragment_url, kind, text, with_version
 
 _seq = itertools.count()
@@ -133,16 +139,16 @@ def test_percentage_of_tiny_deserved_and_huge_allocated(odd_cluster, client):
 )
 def test_quantity_helpers_never_raise(value):
     for res in ("cpu", "memory", "nvidia.com/gpu", "requests.cpu", "pods"):
-        q = presenters.quantity(value)
-        shown = presenters.format_quantity(res, q, value)
+        q = quantity(value)
+        shown = format_quantity(res, q, value)
         assert shown and len(shown) < 40, shown
         for other in ("1m", "0", "1e30", value):
-            o = presenters.quantity(other)
+            o = quantity(other)
             if q is not None and o is not None:
-                assert 0 <= presenters._pct(abs(q), abs(o)) <= presenters.PCT_CAP
+                assert 0 <= _pct(abs(q), abs(o)) <= PCT_CAP
     queue = {"spec": {"capability": {"cpu": value}}, "status": {"allocated": {"cpu": "1m"}}}
-    for bar in presenters.queue_resource_bars(queue):
-        assert bar.pct is None or 0 <= bar.pct <= presenters.PCT_CAP
+    for bar in queue_resource_bars(queue):
+        assert bar.pct is None or 0 <= bar.pct <= PCT_CAP
 
 
 # --- 2. very deep queue hierarchies ---------------------------------------------------------------
@@ -165,11 +171,11 @@ def test_deep_queue_chain_renders_in_depth_order(odd_cluster, client):
 
 
 def test_queue_tree_is_iterative_and_keeps_cycles():
-    rows = presenters.queue_tree(
+    rows = queue_tree(
         [_queue(f"c{i}", {"parent": f"c{i - 1}"} if i else {}) for i in range(5000)]
         + [_queue("x", {"parent": "y"}), _queue("y", {"parent": "x"}), _queue("self", {"parent": "self"})]
     )
-    by_name = {presenters.name_of(r.queue): r for r in rows}
+    by_name = {objects.name(r.queue): r for r in rows}
     assert len(rows) == 5003
     assert by_name["c4999"].depth == 4999 and not by_name["c4999"].has_children
     assert by_name["c0"].has_children and by_name["c0"].depth == 0
@@ -410,9 +416,9 @@ def test_go_zero_time_reads_as_unknown(odd_cluster, client):
     for url, page in pages.items():
         assert not re.search(r"\b\d{4,}d\b", _shown(page)), url  # no "739948d"
         assert "0001" not in _shown(page), url
-    assert presenters.parse_time(zero) is None
-    assert presenters.parse_time("1970-06-01T00:00:00Z") is None
-    assert presenters.parse_time("1971-01-01T00:00:00Z") is not None
+    assert parse_time(zero) is None
+    assert parse_time("1970-06-01T00:00:00Z") is None
+    assert parse_time("1971-01-01T00:00:00Z") is not None
 
 
 def test_negative_counters_never_claim_min_available_reached(odd_cluster, client):
@@ -423,11 +429,11 @@ def test_negative_counters_never_claim_min_available_reached(odd_cluster, client
     shown = _shown(page)
     assert "minAvailable reached" not in shown
     assert not re.search(r"(?<!\w)-\d+\s*/\s*-?\d", shown)  # no "Gang -1 / -2"
-    gang = presenters.job_gang(_job(ns, "nj", status))
+    gang = job_gang(_job(ns, "nj", status))
     assert (gang.running, gang.ready, gang.min_available, gang.met) == (0, 0, 0, False)
-    pg_gang = presenters.podgroup_gang(_podgroup(ns, "p", "q", {"minMember": -1}, {"running": -3}))
+    pg_gang = podgroup_gang(_podgroup(ns, "p", "q", {"minMember": -1}, {"running": -3}))
     assert (pg_gang.running, pg_gang.min_available, pg_gang.met) == (0, 0, False)
-    ok = presenters.job_gang(_job(ns, "ok", {"running": 2, "minAvailable": 1}))
+    ok = job_gang(_job(ns, "ok", {"running": 2, "minAvailable": 1}))
     assert ok.met
 
 
@@ -440,10 +446,7 @@ def test_zero_or_missing_whole_has_no_percentage(odd_cluster, client):
     )
     pages = _get_all(client, [f"/queues/{name}/", "/queues/"])
     bar = next(
-        b
-        for b in presenters.queue_resource_bars(
-            _queue(name, {"deserved": {"cpu": "0"}}, {"allocated": {"cpu": "2"}})
-        )
+        b for b in queue_resource_bars(_queue(name, {"deserved": {"cpu": "0"}}, {"allocated": {"cpu": "2"}}))
     )
     assert bar.pct is None and bar.pct_text == ""
     detail = text(pages[f"/queues/{name}/"])
@@ -466,7 +469,7 @@ def test_zero_or_missing_whole_has_no_percentage(odd_cluster, client):
     ],
 )
 def test_small_and_fractional_quantities_do_not_lie(resource, raw, shown):
-    assert presenters.format_quantity(resource, presenters.quantity(raw), raw) == shown
+    assert format_quantity(resource, quantity(raw), raw) == shown
 
 
 def test_objects_being_deleted_are_marked(odd_cluster, client):
@@ -490,11 +493,9 @@ def test_queue_without_status_allocated_reads_unknown_not_zero(odd_cluster, clie
     """No status.allocated (no scheduler yet, an older Volcano): usage is unknown, so no "0 0%"."""
     name = f"noalloc-{next(_seq)}"
     _create(odd_cluster, QUEUES, _queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}}))
-    (bar,) = presenters.queue_resource_bars(
-        _queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}})
-    )
+    (bar,) = queue_resource_bars(_queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}}))
     assert bar.allocated == "—" and bar.pct is None and bar.fill == 0 and not bar.over
-    (zero,) = presenters.queue_resource_bars(
+    (zero,) = queue_resource_bars(
         _queue(name, {"capability": {"cpu": "8"}, "deserved": {"cpu": "4"}}, status={"allocated": {}})
     )
     assert zero.allocated == "0" and zero.pct == 0  # reported, and nothing allocated

@@ -14,9 +14,11 @@ from decimal import Decimal
 
 import pytest
 
-from dashboard import presenters as p
+from dashboard.presenters.pending import Finding, findings
+from dashboard.presenters.queues import GangRoom, gang_room
 from dashboard.volcano import queues as derive_queues
-from dashboard.volcano.quantities import quantity
+from dashboard.volcano.pending import PendingContext, why_pending
+from dashboard.volcano.quantities import format_quantity, quantity
 from tests.pages.helpers import text
 
 
@@ -76,8 +78,8 @@ class World:
             and (g.get("status") or {}).get("phase") == "Inqueue"
         ]
 
-    def room(self, queue: str, pg: dict) -> p.GangRoom:
-        return p.gang_room(
+    def room(self, queue: str, pg: dict) -> GangRoom:
+        return gang_room(
             self.queues[queue],
             pg,
             queue_lookup=self.get,
@@ -85,17 +87,17 @@ class World:
             inqueue_podgroups=self.inqueue,
         )
 
-    def findings(self, queue: str, pg: dict) -> list[p.Finding]:
-        return p.why_pending(
+    def findings(self, queue: str, pg: dict) -> list[Finding]:
+        ctx = PendingContext(
             None,
             pg,
             self.queues[queue],
             queue,
-            [],
             queue_lookup=self.get,
             queue_children=self.children,
             inqueue_podgroups=self.inqueue,
         )
+        return findings(why_pending(ctx))
 
 
 # --- the pure rule ----------------------------------------------------------------------------
@@ -170,7 +172,7 @@ def test_odd_quantities_and_shapes_never_raise_and_are_never_counted(value):
     assert not any(r["short"] for r in room.rows if r["resource"] == "cpu")
     # A PodGroup without minResources needs nothing: no rows, no finding.
     assert w.room("q", _pg("bare", "q", "Pending")).rows == []
-    assert p.gang_room(None, None).rows == [] and p.gang_room(_queue("q"), {"spec": None}).rows == []
+    assert gang_room(None, None).rows == [] and gang_room(_queue("q"), {"spec": None}).rows == []
 
 
 def test_a_child_queue_cycle_ends_the_walk():
@@ -259,7 +261,7 @@ def test_demo_pytorch_job_04_names_the_inqueue_reservation(client, demo_cluster,
 
     page = client.get("/jobs/platform/pytorch-job-04/").content.decode()
     body = text(page)
-    q = p.format_quantity
+    q = format_quantity
     left = q("cpu", cap - alloc - reserved)
     assert "No room in queue “prod-training” for the gang's minimum resources:" in body
     assert (
@@ -269,7 +271,7 @@ def test_demo_pytorch_job_04_names_the_inqueue_reservation(client, demo_cluster,
     assert "Reserved by the Inqueue PodGroup:" in body
     assert f'href="/podgroups/platform/{html.escape(wide["metadata"]["name"])}/"' in page
     # The old, wrong figure (capability − allocated alone) is gone from the table.
-    assert f">{p.format_quantity('cpu', cap - alloc)}<" not in page
+    assert f">{format_quantity('cpu', cap - alloc)}<" not in page
     assert "Reserved (Inqueue)" in body
     # The PodGroup's own page says the same.
     pg_page = text(client.get(f"/podgroups/platform/{mine['metadata']['name']}/").content.decode())

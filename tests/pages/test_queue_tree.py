@@ -1,5 +1,5 @@
 """The queue tree at any depth and with a broken hierarchy: deep chains keep a readable nesting
-(indent classes up to presenters.TREE_INDENT_MAX, then the depth as a number), and queues whose
+(indent classes up to TREE_INDENT_MAX, then the depth as a number), and queues whose
 spec.parent names no Queue, names the queue itself, or closes a cycle are shown with a hint after
 the real tree (REFERENCE.md §3: Volcano's webhook rejects these, the API may still hold them).
 Also the kiosk's ``?rotate=`` parsing. Queues are written verbatim into a simulated cluster with
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from dashboard import presenters
+from dashboard.presenters.queues import TREE_INDENT_MAX, queue_tree
+from dashboard.volcano import objects
 from tests.pages.helpers import kind, text
 
 QUEUE = ("scheduling.volcano.sh", "queues")
@@ -73,14 +74,14 @@ def _css_indent_rules() -> dict[int, float]:
 
 def test_tree_rows_cap_the_indent_and_number_deep_rows():
     chain = [_queue(f"d{i}", f"d{i - 1}" if i else "root") for i in range(60)]
-    rows = presenters.queue_tree([_queue("root"), *chain])
-    by_name = {presenters.name_of(r.queue): r for r in rows}
+    rows = queue_tree([_queue("root"), *chain])
+    by_name = {objects.name(r.queue): r for r in rows}
     assert by_name["d0"].depth == 1 and by_name["d59"].depth == 60
-    assert by_name["d59"].indent == presenters.TREE_INDENT_MAX and by_name["d59"].deep
+    assert by_name["d59"].indent == TREE_INDENT_MAX and by_name["d59"].deep
     assert by_name["d3"].indent == 4 and not by_name["d3"].deep
     # Every indent a row can get has a CSS rule, each step deeper than the one before.
     rules = _css_indent_rules()
-    indents = [rules.get(d, 0.0) for d in range(presenters.TREE_INDENT_MAX + 1)]
+    indents = [rules.get(d, 0.0) for d in range(TREE_INDENT_MAX + 1)]
     assert all(a < b for a, b in zip(indents, indents[1:], strict=False)), indents
 
 
@@ -94,12 +95,12 @@ def test_deep_chain_page_shows_nesting_by_class_then_by_number(tree_cluster, cli
         row = rows[f"deep-{i}"]
         depth = i + 1
         cls = int(re.search(r'class="tree depth-(\d+)"', row).group(1))
-        assert cls == min(depth, presenters.TREE_INDENT_MAX)
+        assert cls == min(depth, TREE_INDENT_MAX)
         assert cls == 0 or cls in rules, f"no CSS rule for depth-{cls}"
         mark = re.search(
             r'class="depth-mark" title="([^"]*)"><span aria-hidden="true">↳</span> (\d+)</span>', row
         )
-        if depth >= presenters.TREE_INDENT_MAX:
+        if depth >= TREE_INDENT_MAX:
             assert mark and int(mark.group(2)) == depth, row
             assert f"parent deep-{i - 1}" in mark.group(1)
         else:
@@ -139,8 +140,8 @@ def test_queue_tree_order_puts_broken_queues_after_the_real_tree():
         _queue("orphan-q", "nope"),
         _queue("orphan-kid", "orphan-q"),
     ]
-    rows = presenters.queue_tree(qs)
-    order = [(presenters.name_of(r.queue), r.depth, r.problem) for r in rows]
+    rows = queue_tree(qs)
+    order = [(objects.name(r.queue), r.depth, r.problem) for r in rows]
     assert order == [
         ("root", 0, ""),
         ("aaa", 1, ""),
@@ -151,13 +152,13 @@ def test_queue_tree_order_puts_broken_queues_after_the_real_tree():
         ("orphan-kid", 1, ""),
         ("self-q", 0, "self_parent"),
     ]
-    by_name = {presenters.name_of(r.queue): r for r in rows}
+    by_name = {objects.name(r.queue): r for r in rows}
     assert by_name["cyc-a"].cycle == ("cyc-a", "cyc-b", "cyc-a")
     assert by_name["cyc-b"].cycle == ("cyc-b", "cyc-a", "cyc-b")
     assert by_name["orphan-q"].parent == "nope"
     # Deterministic whatever the input order.
-    again = presenters.queue_tree(list(reversed(qs)))
-    assert [presenters.name_of(r.queue) for r in again] == [o[0] for o in order]
+    again = queue_tree(list(reversed(qs)))
+    assert [objects.name(r.queue) for r in again] == [o[0] for o in order]
 
 
 def test_queue_list_shows_broken_hierarchy_hints_after_root(broken, client):

@@ -10,11 +10,13 @@ import itertools
 
 import pytest
 
-from dashboard import presenters
 from dashboard.kube import kinds
+from dashboard.presenters.podgroups import podgroup_gang
 from dashboard.views import memo, overview
 from dashboard.volcano import gang as volcano_gang
+from dashboard.volcano import objects, phases
 from dashboard.volcano import phases as volcano_phases
+from dashboard.volcano.events import event_records, latest_per_object
 from tests.pages.helpers import kind, text
 
 QUEUES = ("scheduling.volcano.sh", "queues")
@@ -166,18 +168,16 @@ def test_overview_counts_and_attention_come_from_indexes_restricted_to_namespace
     for snap in (everything, only_x):
         walked = {}
         for pg in snap.podgroups.all():
-            key = (kinds.queue_of(pg), presenters.podgroup_phase_name(pg))
+            key = (kinds.queue_of(pg), phases.podgroup_phase(pg))
             walked[key] = walked.get(key, 0) + 1
         assert snap.podgroups.count_by("queue_phase") == walked
         by_phase = {}
         for pg in snap.podgroups.all():
-            by_phase[presenters.podgroup_phase_name(pg)] = (
-                by_phase.get(presenters.podgroup_phase_name(pg), 0) + 1
-            )
+            by_phase[phases.podgroup_phase(pg)] = by_phase.get(phases.podgroup_phase(pg), 0) + 1
         assert snap.podgroups.count_by("phase") == by_phase
     assert only_x.podgroup_counts_by_queue()[q] == {"Running": 2}
     assert everything.podgroup_counts_by_queue()[q] == {"Running": 2, "Inqueue": 1}
-    below = [presenters.name_of(r["pg"]) for r in overview.attention(only_x, cluster.clock.now())["below"]]
+    below = [objects.name(r["pg"]) for r in overview.attention(only_x, cluster.clock.now())["below"]]
     assert below == ["pg-low"]
 
 
@@ -200,12 +200,12 @@ def test_below_gang_index_agrees_with_the_pages_gang(status, min_member):
     pg = {"metadata": {"name": "g", "namespace": "n"}, "spec": {"minMember": min_member}}
     if status is not None:
         pg["status"] = status
-    gang = presenters.podgroup_gang(pg)
-    below = presenters.podgroup_phase_name(pg) in ("Running", "Unknown") and gang.ready < gang.min_available
+    gang = podgroup_gang(pg)
+    below = phases.podgroup_phase(pg) in ("Running", "Unknown") and gang.ready < gang.min_available
     # Negative counters prove nothing: the page's gang shows 0 and claims neither met nor below.
     trusted = volcano_gang.podgroup_gang(pg).trusted
     assert kinds.podgroup_below_gang(pg) is (below and trusted)
-    assert volcano_phases.podgroup_phase(pg) == presenters.podgroup_phase_name(pg)
+    assert volcano_phases.podgroup_phase(pg) == phases.podgroup_phase(pg)
 
 
 def test_sized_memo_evicts_least_recently_used_by_size():
@@ -408,7 +408,7 @@ def test_recent_warnings_from_the_index_match_a_sort_over_every_event(rc_cluster
     snap = cache.snapshot()
     every = [e for e in snap.events.all() if e.get("type") == "Warning"]
     every.sort(key=overview.event_sort_time, reverse=True)
-    expected = presenters.latest_per_object(presenters.event_rows(every[:300]), limit=10)
+    expected = latest_per_object(event_records(every[:300]), limit=10)
     assert overview.recent_warnings(snap) == expected
     assert len(snap.events.lookup("warning", True)) == len(every)
 

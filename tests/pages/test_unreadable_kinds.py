@@ -1,5 +1,5 @@
 """A missing object of a kind the cache cannot read is reported as unreadable, never as absent;
-links go only to objects the cache holds (presenters.unreadable_reason / absent_hint).
+links go only to objects the cache holds (unreadable_reason / absent_hint).
 
 Uses the in-memory ClusterCache (the real cache class; states set the way the informers set them).
 """

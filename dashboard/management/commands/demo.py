@@ -147,9 +147,9 @@ class Command(BaseCommand):
             call_command("collectstatic", interactive=False, verbosity=0)
         cluster.start_realtime()
         # Ages and wait times on the pages follow the simulated clock (it runs at --speed).
-        from dashboard import presenters
+        from dashboard.presenters.clock import set_time_source
 
-        presenters.set_time_source(cluster.clock.now)
+        set_time_source(cluster.clock.now)
         url = (
             f"http://{opts['host'] if ':' not in opts['host'] else '[' + opts['host'] + ']'}:{opts['port']}/"
         )
