@@ -16,6 +16,7 @@ from dashboard.volcano import gang as vg
 from dashboard.volcano.objects import as_dict, as_list, as_str, count, spec, status
 from dashboard.volcano.pending import unschedulable_condition
 from dashboard.volcano.phases import job_phase as job_phase_name
+from dashboard.volcano.phases import job_waiting, podgroup_awaits_admission
 from dashboard.volcano.phases import podgroup_phase as podgroup_phase_name
 from dashboard.volcano.pods import pod_display_status, pod_is_crashlooping
 from dashboard.volcano.time import parse_time
@@ -182,9 +183,9 @@ def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping 
     # minAvailable 4 is not "below".
     if phase == "Running" and vg.job_below_min_available(job):
         hints.append(_("below minAvailable"))
-    if phase in ("Pending", "") and podgroup is not None:
+    if job_waiting(phase) and podgroup is not None:
         if unschedulable_condition(podgroup):
             hints.append(_("unschedulable"))
-        elif podgroup_phase_name(podgroup) == "Pending":
+        elif podgroup_awaits_admission(podgroup_phase_name(podgroup)):
             hints.append(_("waiting for queue admission"))
     return hints

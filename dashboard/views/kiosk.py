@@ -25,7 +25,7 @@ from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import ALL_KINDS, one_notice, page_ctx
 from dashboard.views.queue_summary import queue_summaries
 from dashboard.views.rows import snapshot
-from dashboard.volcano import objects
+from dashboard.volcano import objects, phases
 
 # ?rotate=N: whole seconds per queue. The kiosk polls at most every N seconds, so the floor keeps a
 # wall display from polling faster than once a second; an hour is the longest useful rotation.
@@ -82,11 +82,10 @@ KIOSK_QUEUE_RENDER = 40
 
 
 def kiosk_queue_problem(row: dict) -> bool:
-    """A queue the kiosk must never cut: Closed or Closing (REFERENCE.md §3 Queue states), any
+    """A queue the kiosk must never cut: Closed or Closing (``phases.queue_closed``), any
     resource allocated above deserved or capability, or outside the real tree (missing parent,
     parent cycle). ``row``: a queue_summary row."""
-    state = row["state"]
-    if state.label in ("Closed", "Closing"):
+    if phases.queue_closed(row["state"].label):
         return True
     return bool(row["problem"]) or any(b.over for b in row["bars"])
 

@@ -179,7 +179,7 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
     # The cache indexes crash-looping pods, so this is not a walk over all pods.
     crash = [pod_row(pod) for pod in snap.crashlooping_pods()]
     crash.sort(key=lambda r: (-r.restarts, r.namespace, r.name))
-    closed = [q for q in snap.queues.all() if as_str(objects.status(q).get("state")) in ("Closed", "Closing")]
+    closed = [q for q in snap.queues.all() if phases.queue_closed(phases.queue_state(q))]
     closed.sort(key=objects.name)
     below: list[dict[str, Any]] = []
     for pg in snap.gangs_below_min():

@@ -19,7 +19,7 @@ from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import events_of, yaml_text
-from dashboard.volcano import objects
+from dashboard.volcano import objects, phases
 from dashboard.volcano.events import event_records
 from dashboard.volcano.objects import as_dict, as_list, as_str
 from dashboard.volcano.time import created_at
@@ -61,7 +61,7 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "row": row,
             "job": job,
             "job_name": job_name,
-            "live": row.status.label not in ("Succeeded", "Completed", "Failed"),
+            "live": not phases.pod_is_final(phases.pod_phase(pod)),
         }
     )
     if frags.want("status"):

@@ -47,6 +47,8 @@ WAITING_PODGROUP_PHASES = QUEUED_PODGROUP_PHASES | {"Unknown"}
 # Queue states (status.state); only an Open queue admits new work.
 QUEUE_STATES: tuple[str, ...] = ("Open", "Closing", "Closed", "Unknown")
 ADMITTING_QUEUE_STATES = frozenset({"Open"})
+# Closing (PodGroups still in the queue) or Closed: the queue admits no new work for good.
+CLOSED_QUEUE_STATES = frozenset({"Closing", "Closed"})
 
 # Kubernetes pod phases (status.phase).
 POD_PHASES: tuple[str, ...] = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
@@ -90,6 +92,16 @@ def job_is_final(phase: str) -> bool:
     return phase in FINAL_JOB_PHASES
 
 
+def job_waiting(phase: str) -> bool:
+    """The Job has not started: Pending, or no phase yet (the controller has not processed it)."""
+    return phase in ("Pending", "")
+
+
+def podgroup_awaits_admission(phase: str) -> bool:
+    """The PodGroup is Pending: its queue has not admitted it (enqueue) yet."""
+    return phase == "Pending"
+
+
 def podgroup_queued(phase: str) -> bool:
     """The PodGroup waits in its queue (Pending or Inqueue): the pages show how long it waits.
     Unlike ``podgroup_waiting``, an Unknown PodGroup (some pods run) or one without a phase is
@@ -107,7 +119,7 @@ def gang_waiting(job_phase_name: str | None, podgroup_phase_name: str | None) ->
     """The one "waiting" rule of the Job and PodGroup pages: the Job (``job_phase_name``, None when
     there is no Job) is Pending or has no phase yet, or its PodGroup (None when there is none) is
     waiting (``podgroup_waiting``) while the Job is not in a final phase."""
-    if job_phase_name is not None and job_phase_name in ("Pending", ""):
+    if job_phase_name is not None and job_waiting(job_phase_name):
         return True
     if podgroup_phase_name is None:
         return False
@@ -120,6 +132,17 @@ def queue_admits(state: str) -> bool:
     """Volcano admits new PodGroups only into an Open queue; a queue without a state is taken as
     not yet reported, not as closed."""
     return not state or state in ADMITTING_QUEUE_STATES
+
+
+def queue_closed(state: str) -> bool:
+    """The queue is Closing or Closed (an operator closed it); no state, Open or an unknown state
+    is not closed."""
+    return state in CLOSED_QUEUE_STATES
+
+
+def pod_is_final(phase: str) -> bool:
+    """The pod phase is Succeeded or Failed: its containers run no more."""
+    return phase in FINAL_POD_PHASES
 
 
 def job_phase_since(job: object) -> datetime | None:

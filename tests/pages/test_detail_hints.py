@@ -218,3 +218,41 @@ def test_headroom_that_rounds_alike_is_shown_exactly():
     assert rows["memory"]["left"] == "536,869,912 bytes"
     assert rows["cpu"]["short"]
     assert (rows["cpu"]["need"], rows["cpu"]["left"]) == ("999.2m", "999m")
+
+
+@pytest.mark.parametrize(
+    "pg_status,waiting",
+    [
+        ({}, True),  # the scheduler has not looked at the PodGroup yet
+        ({"phase": "Bogus"}, True),  # a phase of no known meaning proves no placement
+        ({"phase": "Inqueue"}, True),
+        ({"phase": "Running"}, False),
+    ],
+)
+def test_job_page_waits_while_its_podgroup_is_not_placed(client, cache, pg_status, waiting):
+    """The Job's page asks phases.gang_waiting: a Running Job whose PodGroup has no phase or an
+    unknown one is still waiting for its gang."""
+    cache.store("jobs").upsert(job("gang", "Running", running=4))
+    cache.store("podgroups").upsert(
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "gang-u-gang", "namespace": "ml", "uid": "pg-gang", "resourceVersion": "5"},
+            "spec": {"queue": "default", "minMember": 4},
+            "status": pg_status,
+        }
+    )
+    page = text(client.get("/jobs/ml/gang/").content.decode())
+    assert ("Why is this Job pending?" in page) is waiting
+
+
+def test_job_page_of_a_final_job_does_not_wait_for_its_podgroup(client, cache):
+    cache.store("jobs").upsert(job("done", "Completed", succeeded=4))
+    cache.store("podgroups").upsert(
+        {
+            "metadata": {"name": "done-u-done", "namespace": "ml", "uid": "pg-done", "resourceVersion": "5"},
+            "spec": {"queue": "default", "minMember": 4},
+        }
+    )
+    page = text(client.get("/jobs/ml/done/").content.decode())
+    assert "Why is this Job pending?" not in page

@@ -86,3 +86,13 @@ def test_phase_since():
     conds = {"status": {"conditions": [{"lastTransitionTime": "x"}, {"lastTransitionTime": t}]}}
     assert ph.job_phase_since(conds) == datetime(2026, 1, 1, tzinfo=UTC)
     assert ph.job_phase_since({}) is None
+
+
+def test_queued_podgroups_and_closed_queues_and_final_pods():
+    assert [x for x in ph.PODGROUP_PHASES if ph.podgroup_queued(x)] == ["Pending", "Inqueue"]
+    assert not ph.podgroup_queued("") and not ph.podgroup_queued("Bogus")
+    assert ph.podgroup_awaits_admission("Pending") and not ph.podgroup_awaits_admission("Inqueue")
+    assert ph.job_waiting("Pending") and ph.job_waiting("") and not ph.job_waiting("Running")
+    assert [s for s in ph.QUEUE_STATES if ph.queue_closed(s)] == ["Closing", "Closed"]
+    assert not ph.queue_closed("") and not ph.queue_closed("Bogus")
+    assert [x for x in ph.POD_PHASES if ph.pod_is_final(x)] == ["Succeeded", "Failed"]
