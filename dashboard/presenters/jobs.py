@@ -13,6 +13,7 @@ from django.utils.translation import ngettext
 
 from dashboard.presenters.phases import JOB_PHASES, Phase, job_phase, phase_of_table
 from dashboard.volcano import gang as vg
+from dashboard.volcano import jobs as vjobs
 from dashboard.volcano.objects import as_dict, as_list, as_str, count, spec, status
 from dashboard.volcano.pending import unschedulable_condition
 from dashboard.volcano.phases import job_phase as job_phase_name
@@ -130,6 +131,26 @@ def policy_text(policy: Any) -> str:
     if p.get("timeout"):
         text += " " + _("(after %(timeout)s)") % {"timeout": as_str(p.get("timeout"))}
     return text
+
+
+def max_retry_text(job: Mapping) -> str:
+    """The Job's effective maxRetry: "5", "3 (default)" when unset, "—" when it is no integer."""
+    value = vjobs.max_retry(job)
+    if value is None:
+        return "—"
+    if vjobs.max_retry_is_default(job):
+        return _("%(n)d (default)") % {"n": value}
+    return str(value)
+
+
+def ttl_text(job: Mapping) -> str:
+    """spec.ttlSecondsAfterFinished: "600", "0 (deleted right after finishing)", "—" when unset."""
+    value = vjobs.ttl_after_finished(job)
+    if value is None:
+        return "—"
+    if value == 0:
+        return _("0 (deleted right after finishing)")
+    return str(value)
 
 
 def job_plugins(job: Mapping) -> list[tuple[str, str]]:

@@ -19,8 +19,10 @@ from dashboard.presenters.jobs import (
     job_health_hint,
     job_plugins,
     job_timeline,
+    max_retry_text,
     policy_text,
     task_rows,
+    ttl_text,
 )
 from dashboard.presenters.pending import absent_hint, unreadable_reason
 from dashboard.presenters.podgroups import podgroup_gang
@@ -167,6 +169,7 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
         "failure": failure_view(job, r.pods, r.events),
         "warning_events": r.warning_events(),
         "timeline": job_timeline(job, now),
+        "max_retry": max_retry_text(job),
         "spec": objects.spec(job),
         "status": objects.status(job),
         # Pod counters, None while the Job controller has not reported them (shown "—").
@@ -182,6 +185,8 @@ def _spec_ctx(job: dict) -> dict[str, Any]:
     return {
         "policies": [policy_text(x) for x in as_list(objects.spec(job).get("policies"))],
         "plugins": job_plugins(job),
+        "max_retry": max_retry_text(job),
+        "ttl_after_finished": ttl_text(job),
         "labels": sorted(objects.labels(job).items()),
         "annotations": sorted(objects.annotations(job).items()),
         "yaml": yaml_text(job),

@@ -11,6 +11,7 @@ Modules, each the one place of its facts:
 - ``time``: the RFC 3339 timestamp reader and intervals;
 - ``quantities``: Kubernetes quantities, their formatting and resource names;
 - ``phases``: Job, PodGroup, Queue and pod phase tables and their classes;
+- ``jobs``: Job spec fields read with Volcano's defaults (maxRetry, ttlSecondsAfterFinished);
 - ``gang``: gang readiness and a gang's size and minimum resources;
 - ``pods``: kubectl's pod STATUS/READY/RESTARTS columns and pod problems;
 - ``queues``: the queue hierarchy and the room a gang has under its capabilities;

@@ -256,3 +256,30 @@ def test_job_page_of_a_final_job_does_not_wait_for_its_podgroup(client, cache):
     )
     page = text(client.get("/jobs/ml/done/").content.decode())
     assert "Why is this Job pending?" not in page
+
+
+@pytest.mark.parametrize(
+    "spec,retries,max_retry,ttl",
+    [
+        ({}, "0 /3 (default)", "maxRetry 3 (default)", "ttlSecondsAfterFinished —"),
+        (
+            {"maxRetry": 5, "ttlSecondsAfterFinished": 0},
+            "0 /5",
+            "maxRetry 5",
+            "ttlSecondsAfterFinished 0 (deleted right after finishing)",
+        ),
+        (
+            {"ttlSecondsAfterFinished": 600},
+            "0 /3 (default)",
+            "maxRetry 3 (default)",
+            "ttlSecondsAfterFinished 600",
+        ),
+    ],
+)
+def test_job_page_shows_effective_max_retry_and_ttl(client, cache, spec, retries, max_retry, ttl):
+    obj = job("spec", "Running", running=4)
+    obj["spec"].update(spec)
+    cache.store("jobs").upsert(obj)
+    page = " ".join(text(client.get("/jobs/ml/spec/").content.decode()).split())
+    assert f"Retries {retries}" in page
+    assert max_retry in page and ttl in page

@@ -1,0 +1,44 @@
+"""dashboard.volcano.jobs: Job spec fields read with Volcano's defaults."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboard.volcano import jobs
+
+
+@pytest.mark.parametrize(
+    ("spec", "value", "default"),
+    [
+        ({}, 3, True),  # the CRD and the admission webhook default it to 3
+        ({"maxRetry": None}, 3, True),
+        ({"maxRetry": 5}, 5, False),
+        ({"maxRetry": 0}, 0, False),  # written: the controller compares against it as written
+        ({"maxRetry": "7"}, 7, False),
+        ({"maxRetry": "x"}, None, False),  # no integer: unknown, never a number
+        ({"maxRetry": True}, None, False),
+        ({"maxRetry": 1.5}, None, False),
+    ],
+)
+def test_max_retry(spec, value, default):
+    job = {"spec": spec}
+    assert jobs.max_retry(job) == value
+    assert jobs.max_retry_is_default(job) is default
+
+
+@pytest.mark.parametrize(
+    ("spec", "value"),
+    [
+        ({}, None),
+        ({"ttlSecondsAfterFinished": 0}, 0),
+        ({"ttlSecondsAfterFinished": 600}, 600),
+        ({"ttlSecondsAfterFinished": "x"}, None),
+    ],
+)
+def test_ttl_after_finished_keeps_a_real_zero(spec, value):
+    assert jobs.ttl_after_finished({"spec": spec}) == value
+
+
+def test_a_job_without_spec_has_the_defaults():
+    assert jobs.max_retry({}) == jobs.DEFAULT_MAX_RETRY
+    assert jobs.ttl_after_finished(None) is None
