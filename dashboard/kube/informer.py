@@ -233,16 +233,7 @@ class Informer:
             self._gate(self._stop)
         while not self._stop.is_set():
             try:
-                # Every (re)connect first picks up a changed kubeconfig: rotated credentials or CA,
-                # or a cluster restarted with new ones, need no dashboard restart.
-                # ``reloads`` counts loads: informers sharing the client each notice a reload
-                # done by whichever of them reconnected first.
-                self.client.reload_if_changed()
-                if self.client.reloads != self._client_reloads:
-                    self._client_reloads = self.client.reloads
-                    log.info("%s: kubeconfig reloaded; re-listing", self.label)
-                    self.discovery.invalidate(self.spec.group)
-                    self.version = None
+                if self._kubeconfig_reloaded():
                     # Possibly another cluster now: re-list (the store diffs) rather than resume
                     # from a resourceVersion that may mean nothing there.
                     rv = None
@@ -269,22 +260,9 @@ class Informer:
                 # The history no longer (410) or not yet (504 too large) holds our version: re-list,
                 # never resume from it. Two in a row (a broken server) back off like any other
                 # failure.
-                self.counters["errors"] += 1
-                self.counters["relists_410" if isinstance(exc, Gone) else "relists_too_large"] += 1
                 rv = None
                 relist_streak += 1
-                if relist_streak == 1:
-                    # At once, even after an outage's failed reconnects (their backoff is not this
-                    # one's): a restarted API server answers 410 to the first watch, and until the
-                    # re-list the pages would show the old history as current.
-                    log.info("%s: %s; re-listing", self.label, exc.describe())
-                else:
-                    # Again without a successful list in between: a broken server. Back off, and
-                    # say the data is not current meanwhile.
-                    self._set_state("stale" if self.synced_once else "unreachable", error=exc.describe())
-                    delay = self.backoff.next_delay(exc.retry_after)
-                    log.info("%s: %s again; re-listing in %.1fs", self.label, exc.describe(), delay)
-                    self._sleep(delay)
+                self._history_lost(exc, relist_streak)
             except KubeError as exc:
                 self.counters["errors"] += 1
                 if self._stop.is_set():
@@ -309,6 +287,38 @@ class Informer:
                 self._set_state("stale" if self.synced_once else "unreachable", error=repr(exc))
                 rv = None
                 self._sleep(self.backoff.next_delay())
+
+    def _kubeconfig_reloaded(self) -> bool:
+        """Pick up a changed kubeconfig before every (re)connect: rotated credentials or CA, or a
+        cluster restarted with new ones, need no dashboard restart. True when it was reloaded
+        (the kind's version is resolved again). ``reloads`` counts loads: informers sharing the
+        client each notice a reload done by whichever of them reconnected first."""
+        self.client.reload_if_changed()
+        if self.client.reloads == self._client_reloads:
+            return False
+        self._client_reloads = self.client.reloads
+        log.info("%s: kubeconfig reloaded; re-listing", self.label)
+        self.discovery.invalidate(self.spec.group)
+        self.version = None
+        return True
+
+    def _history_lost(self, exc: Gone | TooLargeResourceVersion, streak: int) -> None:
+        """The watch history no longer (410) or not yet (504 too large) holds our version: the
+        caller re-lists. ``streak``: such answers since the last successful list."""
+        self.counters["errors"] += 1
+        self.counters["relists_410" if isinstance(exc, Gone) else "relists_too_large"] += 1
+        if streak == 1:
+            # At once, even after an outage's failed reconnects (their backoff is not this
+            # one's): a restarted API server answers 410 to the first watch, and until the
+            # re-list the pages would show the old history as current.
+            log.info("%s: %s; re-listing", self.label, exc.describe())
+            return
+        # Again without a successful list in between: a broken server. Back off, and say the data
+        # is not current meanwhile.
+        self._set_state("stale" if self.synced_once else "unreachable", error=exc.describe())
+        delay = self.backoff.next_delay(exc.retry_after)
+        log.info("%s: %s again; re-listing in %.1fs", self.label, exc.describe(), delay)
+        self._sleep(delay)
 
     def _clear(self) -> None:
         self.store.replace([], owns=self.owns)

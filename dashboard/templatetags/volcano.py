@@ -468,6 +468,19 @@ def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
     (the row's link) shows them with the full legend. Resource names (keys of the ResourceLists)
     and values that are no quantity (shown verbatim) are free text: hidden characters in them
     are revealed (dashboard/hidden.py)."""
+    return format_html(
+        '<div class="resbar tone-{}"><div class="resbar-head"><span class="resbar-name">{}</span>'
+        '<span class="resbar-nums">{}</span></div>{}{}</div>',
+        bar.tone,
+        reveal_html(bar.name),
+        _resbar_numbers(bar),
+        _resbar_track(bar, compact),
+        _resbar_legend(bar) if detail else SafeString(""),
+    )
+
+
+def _resbar_numbers(bar) -> SafeString:
+    """The bar's head: allocated, deserved, and the percentage (of deserved or of capability)."""
     nums = format_html("<strong>{}</strong>", reveal_html(bar.allocated))
     if bar.deserved != "—":
         nums += format_html(' / {} <span class="muted">{}</span>', reveal_html(bar.deserved), _("deserved"))
@@ -479,70 +492,67 @@ def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
             bar.pct_text,
             " " + _("of capability") if bar.pct_of == "capability" else "",
         )
+    return nums
+
+
+def _resbar_track(bar, compact: bool) -> SafeString:
+    """The bar itself: the fill and the markers, or a note when there is nothing to draw against."""
     if bar.invalid:
         # A value is no usable amount (shown verbatim in the numbers): no bar drawn from guesses.
-        track = format_html(
+        return format_html(
             '<div class="resbar-noref small muted" data-invalid>{}</div>',
             reveal_html(_("no bar: %(values)s") % {"values": bar.invalid_text}),
         )
-    elif bar.has_ref:
-        marks = SafeString("")
-        for at, cls, word, value in (
-            (bar.guarantee_at, "mark-g", _("guarantee"), bar.guarantee),
-            (bar.deserved_at, "mark-d", _("deserved"), bar.deserved),
-            (bar.capability_at, "mark-c", _("capability"), bar.capability),
-        ):
-            if at is not None and compact:
-                marks += format_html('<span class="mark {} {}"></span>', cls, pct_class(at, "l"))
-            elif at is not None:
-                marks += format_html(
-                    '<span class="mark {} {}" title="{} {}"></span>',
-                    cls,
-                    pct_class(at, "l"),
-                    word,
-                    as_text(value),
-                )
-        label = _("%(n)s: allocated %(a)s, deserved %(d)s, guarantee %(g)s, capability %(c)s") % {
-            "n": bar.name,
-            "a": bar.allocated,
-            "d": bar.deserved,
-            "g": bar.guarantee,
-            "c": bar.capability,
-        }
-        track = format_html(
-            '<div class="resbar-track" role="img" aria-label="{}"><div class="resbar-fill {}"></div>{}</div>',
-            as_text(label),
-            pct_class(bar.fill),
-            marks,
-        )
-    else:
-        track = format_html(
+    if not bar.has_ref:
+        return format_html(
             '<div class="resbar-noref small muted">{}</div>',
             _("allocated; no guarantee, deserved or capability set"),
         )
-    legend = SafeString("")
-    if detail:
-        legend = format_html(
-            '<div class="resbar-legend small"><span><i class="key key-a"></i>{} {}</span> '
-            '<span><i class="key key-g"></i>{} {}</span> <span><i class="key key-d"></i>{} {}</span> '
-            '<span><i class="key key-c"></i>{} {}</span></div>',
-            _("allocated"),
-            reveal_html(bar.allocated),
-            _("guarantee"),
-            reveal_html(bar.guarantee),
-            _("deserved"),
-            reveal_html(bar.deserved),
-            _("capability"),
-            reveal_html(bar.capability),
-        )
+    marks = SafeString("")
+    for at, cls, word, value in (
+        (bar.guarantee_at, "mark-g", _("guarantee"), bar.guarantee),
+        (bar.deserved_at, "mark-d", _("deserved"), bar.deserved),
+        (bar.capability_at, "mark-c", _("capability"), bar.capability),
+    ):
+        if at is not None and compact:
+            marks += format_html('<span class="mark {} {}"></span>', cls, pct_class(at, "l"))
+        elif at is not None:
+            marks += format_html(
+                '<span class="mark {} {}" title="{} {}"></span>',
+                cls,
+                pct_class(at, "l"),
+                word,
+                as_text(value),
+            )
+    label = _("%(n)s: allocated %(a)s, deserved %(d)s, guarantee %(g)s, capability %(c)s") % {
+        "n": bar.name,
+        "a": bar.allocated,
+        "d": bar.deserved,
+        "g": bar.guarantee,
+        "c": bar.capability,
+    }
     return format_html(
-        '<div class="resbar tone-{}"><div class="resbar-head"><span class="resbar-name">{}</span>'
-        '<span class="resbar-nums">{}</span></div>{}{}</div>',
-        bar.tone,
-        reveal_html(bar.name),
-        nums,
-        track,
-        legend,
+        '<div class="resbar-track" role="img" aria-label="{}"><div class="resbar-fill {}"></div>{}</div>',
+        as_text(label),
+        pct_class(bar.fill),
+        marks,
+    )
+
+
+def _resbar_legend(bar) -> SafeString:
+    """The full legend under a bar on a Queue's page: each value with its key colour."""
+    return format_html(
+        '<div class="resbar-legend small"><span><i class="key key-a"></i>{} {}</span> '
+        '<span><i class="key key-g"></i>{} {}</span> <span><i class="key key-d"></i>{} {}</span> '
+        '<span><i class="key key-c"></i>{} {}</span></div>',
+        _("allocated"),
+        reveal_html(bar.allocated),
+        _("guarantee"),
+        reveal_html(bar.guarantee),
+        _("deserved"),
+        reveal_html(bar.deserved),
+        _("capability"),
+        reveal_html(bar.capability),
     )
 
 

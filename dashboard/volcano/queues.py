@@ -444,51 +444,62 @@ def gang_room(
         inqueue=waiting if inqueue_podgroups is not None else None,
         exclude=(namespace(pg), name(pg)),
     )
+    rows: list[RoomRow] = []
+    for res in sorted(needs, key=resource_sort_key):
+        rows.extend(_resource_rows(res, needs[res], queue, chain, rooms[res]))
+    return Room(rows, read)
+
+
+def _resource_rows(
+    res: str, need: Decimal, queue: Obj, chain: list[dict[str, Any]], rooms: list[QueueRoom]
+) -> list[RoomRow]:
+    """The rows of one resource ``res`` the gang needs (``need``): its own ``queue``'s row when that
+    queue sets no capability on it, then one per queue of ``chain`` whose capability limits it
+    (``rooms``, from ``queue_room``)."""
     alloc = as_dict(status(queue).get("allocated"))
     des = as_dict(spec(queue).get("deserved"))
     rows: list[RoomRow] = []
-    for res in sorted(needs, key=resource_sort_key):
-        binding = binding_room(rooms[res])
-        own = next((r for r in rooms[res] if r.depth == 0), None)
-        des_set, des_amount, des_raw = res in des, resource_amount(des.get(res)), des.get(res)
-        if own is None:  # the own queue sets no capability on it: "no limit" there
-            rows.append(
-                RoomRow(
-                    res,
-                    name(queue),
-                    0,
-                    needs[res],
-                    limited=False,
-                    capability=None,
-                    capability_raw=None,
-                    allocated=resource_amount(alloc[res]) if res in alloc else Decimal(0),
-                    allocated_raw=alloc.get(res),
-                    reserved=Decimal(0),
-                    reservers=(),
-                    deserved_set=des_set,
-                    deserved=des_amount,
-                    deserved_raw=des_raw,
-                )
+    binding = binding_room(rooms)
+    own = next((r for r in rooms if r.depth == 0), None)
+    des_set, des_amount, des_raw = res in des, resource_amount(des.get(res)), des.get(res)
+    if own is None:  # the own queue sets no capability on it: "no limit" there
+        rows.append(
+            RoomRow(
+                res,
+                name(queue),
+                0,
+                need,
+                limited=False,
+                capability=None,
+                capability_raw=None,
+                allocated=resource_amount(alloc[res]) if res in alloc else Decimal(0),
+                allocated_raw=alloc.get(res),
+                reserved=Decimal(0),
+                reservers=(),
+                deserved_set=des_set,
+                deserved=des_amount,
+                deserved_raw=des_raw,
             )
-        for room in rooms[res]:
-            level = chain[room.depth]
-            rows.append(
-                RoomRow(
-                    res,
-                    room.queue,
-                    room.depth,
-                    needs[res],
-                    limited=True,
-                    capability=room.capability,
-                    capability_raw=as_dict(spec(level).get("capability")).get(res),
-                    allocated=room.allocated,
-                    allocated_raw=as_dict(status(level).get("allocated")).get(res),
-                    reserved=room.reserved,
-                    reservers=room.reservers,
-                    binding=room is binding,
-                    deserved_set=des_set and room.depth == 0,
-                    deserved=des_amount if room.depth == 0 else None,
-                    deserved_raw=des_raw if room.depth == 0 else None,
-                )
+        )
+    for room in rooms:
+        level = chain[room.depth]
+        rows.append(
+            RoomRow(
+                res,
+                room.queue,
+                room.depth,
+                need,
+                limited=True,
+                capability=room.capability,
+                capability_raw=as_dict(spec(level).get("capability")).get(res),
+                allocated=room.allocated,
+                allocated_raw=as_dict(status(level).get("allocated")).get(res),
+                reserved=room.reserved,
+                reservers=room.reservers,
+                binding=room is binding,
+                deserved_set=des_set and room.depth == 0,
+                deserved=des_amount if room.depth == 0 else None,
+                deserved_raw=des_raw if room.depth == 0 else None,
             )
-    return Room(rows, read)
+        )
+    return rows
