@@ -47,7 +47,7 @@ check: setup
 image-check: setup
 	$(BIN)/python -m pytest -q tests/prod/test_image_steps.py
 
-# Benchmarks (README "Benchmarks"): scripts that print numbers, not part of `make test`.
+# Benchmarks (docs/benchmarks.md): scripts that print numbers, not part of `make test`.
 # Pass options through BENCH_ARGS, e.g. `make soak BENCH_ARGS="--minutes 5"`.
 $(BIN)/.bench-installed: $(BIN)/.installed
 	$(BIN)/pip install --quiet -e '.[test,lint,bench]'

@@ -2,7 +2,7 @@
 
 This process only adds what a cluster's users do: submit Jobs (plain specs, no status: the
 controllers initialise them, create the PodGroup, the scheduler admits it, pods are created, run
-and finish, REFERENCE §1-§2) and delete Jobs that finished; the oldest loaded Jobs are retired so
+and finish) and delete Jobs that finished; the oldest loaded Jobs are retired so
 the total stays level. Each tick also runs the controllers over ``sim_seconds_per_tick`` of
 simulated time.
 """

@@ -18,7 +18,7 @@ def server_timing_middleware(
     work, while ``app`` then also counts waiting for a core or the GIL. Listed first in
     ``MIDDLEWARE`` so it covers every other middleware and the view. Browsers' developer tools and
     the benchmark (bench/loadgen.py) read it, so server time can be reported next to
-    client-observed latency (README "Benchmarks"). Streaming responses get the time to their first
+    client-observed latency (docs/benchmarks.md). Streaming responses get the time to their first
     byte. The values are durations only; they name no object and no user.
     """
 

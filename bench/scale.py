@@ -2,10 +2,10 @@
 
 The simulated cluster's own large-cluster generator (``dashboard/sim/scenarios.py``) is preferred;
 this module is the fallback the brief asks for when that generator is absent or too slow at
-10,000 Jobs, and the churn driver for runs with the controllers off. Objects follow the shapes in
-shared/volcano/REFERENCE.md: §1 Job status, §2 PodGroup (named ``<job>-<uid>``, owned by the Job),
-§3 Queue hierarchy through ``spec.parent``, §4 pod naming ``<job>-<task>-<index>`` with the
-``scheduling.k8s.io/group-name`` annotation, §5 events with ``involvedObject``.
+10,000 Jobs, and the churn driver for runs with the controllers off. Objects follow the shapes Volcano
+writes: Job status, PodGroup (named ``<job>-<uid>``, owned by the Job),
+Queue hierarchy through ``spec.parent``, pod naming ``<job>-<task>-<index>`` with the
+``scheduling.k8s.io/group-name`` annotation, events with ``involvedObject``.
 
 Everything is deterministic for a given seed, except the wall-clock timing of churn.
 """
@@ -67,8 +67,8 @@ def _kinds():
 def queue_tree(count: int) -> list[tuple[str, str | None]]:
     """(name, parent) pairs: root, default, departments under root, leaves under departments.
 
-    Exactly ``count`` queues (at least 3). Jobs go only to leaves and ``default`` (REFERENCE §3:
-    jobs are submitted to open leaf queues).
+    Exactly ``count`` queues (at least 3). Jobs go only to leaves and ``default`` (Volcano
+    admits jobs only to open leaf queues).
     """
     count = max(3, count)
     rest = count - 2
@@ -264,7 +264,7 @@ class Builder:
 
 
 def set_job_phase(job: dict, phase: str, now: str, pod_phase_counts: dict[str, int]) -> None:
-    """Job status as the job controller writes it (REFERENCE §1): counters omitted when zero."""
+    """Job status as the job controller writes it (pkg/controllers/job): counters omitted when zero."""
     status = job.setdefault("status", {})
     status["state"] = {"phase": phase, "lastTransitionTime": now}
     for key in ("pending", "running", "succeeded", "failed"):
@@ -398,7 +398,7 @@ def _create_if_absent(store, kind, obj: dict, replay: bool = False) -> None:  # 
 
 
 def leaf_queues(store) -> list[str]:  # noqa: ANN001
-    """Open leaf queues of whatever cluster is loaded (jobs go only to leaves, REFERENCE §3)."""
+    """Open leaf queues of whatever cluster is loaded (jobs go only to leaves)."""
     queues, _ = store.list(_kinds()["queue"])
     parents = {(q.get("spec") or {}).get("parent") for q in queues}
     leaves = [
@@ -428,7 +428,7 @@ class ChurnDriver:
     """Jobs arriving, running, finishing and being deleted, written directly to the store.
 
     For runs with the controllers off (or when they are too slow at scale). Each ``tick()``:
-    ``arrivals`` new Jobs (Pending, PodGroup without status, no pods: REFERENCE §1/§2), tracked
+    ``arrivals`` new Jobs (Pending, PodGroup without status, no pods), tracked
     Jobs step Pending -> Inqueue (pods created Pending) -> Running (pods bound and Running) ->
     Completed (pods Succeeded) -> deleted (cascade to PodGroup and pods) after a few ticks each;
     one event per transition; and the oldest untracked Jobs are deleted so the total stays level;

@@ -244,7 +244,7 @@ def default_warmup_minutes(minutes: float, jobs: int | None, arrivals_per_min: f
     Why: the initial list decodes a generated population whose objects share most of their
     sub-trees (trim.share); the churn replaces them with objects as varied as a live cluster's, and
     the cache's memory grows with that variety until the generated population is gone. The 06:06
-    soak (README "Benchmarks") measured RSS rising for ~50 minutes at 120 new Jobs a minute and level
+    soak (docs/benchmarks.md) measured RSS rising for ~50 minutes at 120 new Jobs a minute and level
     from there to its 120th minute. Without churn (no arrivals) only the floor applies."""
     floor = min(10.0, minutes / 3)
     if not jobs or not arrivals_per_min or jobs / arrivals_per_min <= floor:

@@ -1,6 +1,6 @@
 """The access layer: who is asking, and which namespaces they may see.
 
-``VOLCANO_UI_ACCESS_MODE`` (README "Access control"):
+``VOLCANO_UI_ACCESS_MODE`` (docs/deployment.md#access-modes):
 
 - ``none``: no identity; every namespace is visible, nothing can be changed (kiosk).
 - ``proxy``: identity from an authenticating reverse proxy's headers (``X-Forwarded-User`` and

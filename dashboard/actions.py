@@ -5,7 +5,7 @@ the combination with ``none``). Each action is a GET confirmation page and a CSR
 Both check, by SubjectAccessReview for the signed-in user, exactly the permission vcctl would need:
 
 - Job suspend/resume/restart/terminate: ``create commands.bus.volcano.sh`` in the Job's namespace;
-  the Command is built as vcctl builds it (shared/volcano/REFERENCE.md §6): generateName
+  the Command is built as vcctl builds it (volcano-sh/volcano pkg/cli/util): generateName
   ``<job>-<action lowercased>-``, ownerReferences and target = controller ref to the Job with uid.
 - Job delete: ``delete jobs.batch.volcano.sh`` on that Job (with a uid precondition).
 - Queue open/close: ``create commands.bus.volcano.sh`` in namespace ``default``, where vcctl puts
@@ -43,7 +43,7 @@ JOB_API_VERSION = "batch.volcano.sh/v1alpha1"
 QUEUE_API_VERSION = "scheduling.volcano.sh/v1beta1"
 #: vcctl always creates queue Commands in this namespace (pkg/cli/queue/util.go).
 QUEUE_COMMAND_NAMESPACE = "default"
-# Phases after which a Job does not run again by itself (REFERENCE.md §1 Phases).
+# Phases after which a Job does not run again by itself (volcano-sh/volcano pkg/controllers/job/state/).
 _FINISHED = {"Completed", "Failed", "Terminated", "Terminating", "Aborted", "Aborting", "Completing"}
 
 
@@ -127,7 +127,7 @@ def controller_ref(obj: dict, api_version: str, kind: str) -> dict:
 
 
 def build_command(target_ref: dict, namespace: str, action: str, requested_by: str) -> dict:
-    """The Command vcctl would create for ``action`` on ``target_ref`` (REFERENCE.md §6).
+    """The Command vcctl would create for ``action`` on ``target_ref`` (volcano-sh/volcano pkg/cli/util).
 
     ``reason``/``message`` (Command fields the controllers ignore) record who asked for it.
     """

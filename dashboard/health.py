@@ -13,7 +13,7 @@ plain HTTP and carry no user identity. None of them shows a Kubernetes object:
   the ones served stale: ``{"ready": false, "kinds": {"jobs": "syncing", "pods": "stale", ...},
   "waiting": ["jobs"], "stale": ["pods"]}``.
 - ``/metrics``: Prometheus text format (prometheus-client). Values are per process: under gunicorn
-  each worker has its own cache and its own counters (README "Metrics").
+  each worker has its own cache and its own counters (docs/deployment.md#health-and-metrics).
 """
 
 from __future__ import annotations

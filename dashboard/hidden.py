@@ -19,7 +19,7 @@ revealed). tests/pages/test_hostile_objects.py checks that no hidden character r
 page, for every object its hypothesis strategies build (``find_hidden`` below).
 
 Not done as a filter over whole responses: scanning a 150 KB list page for them costs ~2-3 ms in
-Python's regular-expression engine, a tenth of the jobs page's budget (README "Benchmarks").
+Python's regular-expression engine, a tenth of the jobs page's budget (docs/benchmarks.md).
 """
 
 from __future__ import annotations

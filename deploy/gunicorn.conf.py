@@ -4,7 +4,8 @@ gthread workers: each worker process serves requests from a pool of threads and 
 cache (one watch per kind). The informer threads are started after the fork (``post_fork``),
 because threads do not survive ``fork``; ``preload_app`` stays off for the same reason. More
 workers multiply the watch load on the API server and the memory held, so prefer threads
-(VOLCANO_UI_THREADS) and scale out with replicas. /metrics is per worker (README "Metrics").
+(VOLCANO_UI_THREADS) and scale out with replicas. /metrics is per worker
+(docs/deployment.md#health-and-metrics).
 
 Every value comes from the environment through the same strict parsers as the settings, and the
 Django settings module is imported here, in the master, before any worker is forked: a bad

@@ -244,7 +244,7 @@ for _source in VOLCANO_UI_FRAME_ANCESTORS:
             "(CSP frame-ancestors sources; wildcards for every site are not accepted)."
         )
 
-# --- Access control (dashboard/access.py, README "Access control") -------------------------
+# --- Access control (dashboard/access.py, docs/deployment.md#access-modes) -------------------------
 # none: open and read-only (kiosk on a trusted network); proxy: identity from an authenticating
 # reverse proxy's headers; token: sign in with a Kubernetes bearer token (TokenReview).
 VOLCANO_UI_ACCESS_MODE = env_choice("VOLCANO_UI_ACCESS_MODE", "none", ("none", "proxy", "token"))

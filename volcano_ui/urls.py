@@ -3,7 +3,7 @@
 from django.urls import include, path
 
 urlpatterns = [
-    # Sign-in/out and write actions (Issue 5); listed first so their fixed prefixes win.
+    # Sign-in/out and write actions; listed first so their fixed prefixes win.
     path("", include("dashboard.prod_urls")),
     path("", include("dashboard.urls")),
 ]

@@ -87,7 +87,7 @@ _atexit_registered = False
 
 
 def options_from_settings() -> CacheOptions:
-    """CacheOptions from volcano_ui/settings.py (README "Configuration")."""
+    """CacheOptions from volcano_ui/settings.py (docs/configuration.md)."""
     from django.conf import settings
 
     informer = InformerOptions(

@@ -57,7 +57,7 @@ class CacheOptions:
     """How the cache watches. ``pod_watch``: "all" (one unfiltered pod watch, filtered here by
     schedulerName or the group-name annotation) or "selector" (one watch per scheduler name with a
     ``spec.schedulerName`` field selector; pods of other schedulers that only carry the
-    group-name annotation are then not seen). See README "Cluster cache" for the measurement."""
+    group-name annotation are then not seen). See docs/cache.md for the measurement."""
 
     scheduler_names: tuple[str, ...] = ("volcano",)
     pod_watch: str = "all"

@@ -5,7 +5,7 @@ Connection settings come from the kubernetes client's own loaders (``load_kube_c
 the exec / OIDC auth plugins (which refresh tokens through ``Configuration.refresh_api_key_hook``)
 all work. Requests go through ``ApiClient.param_serialize`` (which applies that auth) and
 ``ApiClient.call_api`` with the body left unread, and this module decodes JSON itself: the
-generated model classes are far too slow for tens of thousands of pods (see README "Cluster cache").
+generated model classes are far too slow for tens of thousands of pods (see docs/cache.md).
 """
 
 from __future__ import annotations

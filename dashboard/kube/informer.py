@@ -11,7 +11,7 @@ The loop follows the Kubernetes "API concepts" semantics (list, watch, resourceV
    list's resourceVersion, ~5 min on etcd) restarts ONCE with an unpaginated list (``limit=0``, one
    consistent read), as client-go's reflector falls back to a full list on "Expired". Restarting
    paginated again would loop forever on a kind whose list takes longer than the retained history
-   (100,000 Events under churn: README "Benchmarks"). From then on this informer lists that kind
+   (100,000 Events under churn: docs/benchmarks.md). From then on this informer lists that kind
    unpaginated (``paginate`` is False), so later re-lists do not waste pages first.
 3. Watch from the list's resourceVersion with ``allowWatchBookmarks=true`` and a server-side
    ``timeoutSeconds``; the resourceVersion advances on every event including BOOKMARK; the read

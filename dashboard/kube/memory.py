@@ -6,8 +6,8 @@ allocator returns its 1 MiB arenas to the system when they empty, but larger blo
 big strings and lists, dict tables) come from glibc's malloc, which keeps freed memory in its heaps
 and, with many threads, opens one heap ("arena") per contending thread, up to 8 per core. A worker
 with 5 informer threads and 8 request threads then holds freed memory in a dozen heaps that RSS
-counts (README "Benchmarks": ~130 MB above the cache itself). Two remedies, both measured with
-bench/bench_memory.py and ``python -m bench.run`` (README "Cluster cache"):
+counts (docs/benchmarks.md: ~130 MB above the cache itself). Two remedies, both measured with
+bench/bench_memory.py and ``python -m bench.run`` (docs/cache.md):
 
 - ``limit_arenas()``: ``mallopt(M_ARENA_MAX, 2)`` before the threads start, unless the operator
   set ``MALLOC_ARENA_MAX`` (glibc's own environment variable, which then wins);

@@ -178,10 +178,10 @@ class Snapshot:
         """The tuple of every kind's change counter: equal tuples mean nothing changed."""
         return tuple(v.version for v in self.views().values())
 
-    # -- cross-links (REFERENCE.md §4) -----------------------------------------------------
+    # -- cross-links (volcano-sh/volcano pkg/controllers/job) -----------------------------------------------
     def podgroup_for_job(self, job: dict[str, Any]) -> dict[str, Any] | None:
         """The Job's PodGroup: by controller ownerReference uid, then ``<job>-<uid>``, then ``<job>``
-        (the pre-v1.6 legacy name). Finished jobs usually have none (REFERENCE.md §1)."""
+        (the pre-v1.6 legacy name). Finished jobs usually have none."""
         ns, name, uid = obj_namespace(job), obj_name(job), obj_uid(job)
         if uid:
             for pg in self.podgroups.lookup("owner_uid", uid):

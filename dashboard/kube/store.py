@@ -117,8 +117,8 @@ class KindData:
     def sorted_keys(self) -> list[Key]:
         """Keys sorted by (namespace, name): O(1), the writer maintains the order (read-only).
 
-        Re-sorting per published version cost 44 % of overview time at 50,000 churning pods
-        (py-spy, README "Benchmarks"); the writer now inserts/removes with bisect instead.
+        The writer inserts and removes with bisect: re-sorting per published version would cost
+        44 % of overview time at 50,000 churning pods (py-spy, docs/benchmarks.md).
         """
         return self._sorted
 

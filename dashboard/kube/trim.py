@@ -18,8 +18,8 @@ task template on one node —, ownerReferences naming the same Job, conditions, 
 of a gang started in the same second, a Job task's pod spec, a PodGroup's spec, an event's source)
 are stored once and shared between the cached objects (``share``, hash-consing). Cached objects are
 read-only (dashboard/kube/store.py), so sharing is invisible to readers; it cut the trimmed pods
-from 3.9 to 1.9 KiB each (deep size) at 50,000 pods (bench/bench_memory.py, README "Cluster
-cache").
+from 3.9 to 1.9 KiB each (deep size) at 50,000 pods (bench/bench_memory.py,
+docs/cache.md).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _i(value: Any) -> Any:
     """Intern a short string that repeats across objects (namespace, label values, images, phases).
 
     At 50,000 pods the same few hundred values would otherwise be held once per pod; interning
-    them cut the cache's memory (README "Cluster cache"). Unique values (names, uids,
+    them cut the cache's memory (docs/cache.md). Unique values (names, uids,
     resourceVersions, timestamps) are never passed here: they would only grow the intern table.
     """
     return sys.intern(value) if isinstance(value, str) and len(value) <= 256 else value
@@ -271,7 +271,7 @@ def _trim_task(task: Any) -> Any:
 
 
 def trim_job(job: dict[str, Any]) -> dict[str, Any]:
-    """A Volcano Job (REFERENCE.md §1): generic trim, and each task's pod template reduced to the
+    """A Volcano Job: generic trim, and each task's pod template reduced to the
     containers' name/image/resources/env references plus scheduling fields (the Job page shows
     task images and resources, never whole pod specs). Status counters and conditions are kept."""
     out = trim_object(job)
@@ -289,7 +289,7 @@ def trim_job(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def trim_podgroup(pg: dict[str, Any]) -> dict[str, Any]:
-    """A PodGroup (REFERENCE.md §2): small; spec and status interned (queue names, quantities,
+    """A PodGroup: small; spec and status interned (queue names, quantities,
     phases and condition reasons repeat across PodGroups)."""
     out = trim_object(pg)  # status already interned and capped there
     if isinstance(out.get("spec"), dict):

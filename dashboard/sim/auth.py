@@ -37,7 +37,7 @@ class Rule:
 
 
 # Default for dashboard users: read everything, and create Commands (to suspend/resume Jobs, as
-# `vcctl job suspend` does, REFERENCE §6).
+# `vcctl job suspend` does, volcano-sh/volcano pkg/cli/job).
 DEFAULT_RULES: tuple[Rule, ...] = (
     Rule(READ),
     Rule(frozenset({"create"}), frozenset({"bus.volcano.sh"}), frozenset({"commands"})),

@@ -51,7 +51,7 @@ class SimulatedCluster:
     events retained per kind), ``bookmark_interval`` (wall seconds between watch BOOKMARKs),
     ``watch_timeout`` (wall seconds a watch without timeoutSeconds stays open),
     ``start_time`` (the clock's start), ``bootstrap`` (create the namespaces every cluster has and
-    Volcano's ``root`` and ``default`` queues, Open, as vc-scheduler does at startup, REFERENCE §3),
+    Volcano's ``root`` and ``default`` queues, Open, as vc-scheduler does at startup),
     ``webhooks`` (run Volcano's mutating and validating admission webhooks, see webhooks.py; off by
     default so that any object the CRD schemas admit can be stored), ``state_file`` (a path: the
     admin token and the TLS CA/serving certificate are read from it when it holds a valid identity,

@@ -452,7 +452,8 @@ class Controllers:
             self.guard(f"command {namespace}/{name}", self.handle_command, command)
 
     def handle_command(self, command: dict) -> None:
-        """bus.volcano.sh Command: delete it first, record CommandIssued, then act (REFERENCE.md §6)."""
+        """bus.volcano.sh Command: delete it first, record CommandIssued, then act (volcano-sh/volcano
+        pkg/controllers/job)."""
         md = command["metadata"]
         try:
             self.store.delete(COMMAND, md["namespace"], md["name"])
@@ -611,7 +612,7 @@ class Controllers:
             new is not None
             and not new.group
             # (a Volcano Job's own pods are skipped by the handler, which checks the apiVersion: a
-            # batch/v1 Job's pods need a PodGroup too, REFERENCE.md §4)
+            # batch/v1 Job's pods need a PodGroup too, pkg/controllers/podgroup)
             and new.scheduler in self.scheduler_names
             and not new.deleting
         ):

@@ -3,7 +3,7 @@
 Events are written into the store as ``v1 Event`` objects the way client-go's recorder and the API
 server leave them: ``involvedObject`` (apiVersion, kind, name, namespace, uid), ``source.component``
 (and ``host`` for the kubelet), ``firstTimestamp``/``lastTimestamp``, ``count``, ``type``,
-``reason``, ``message`` (shared/volcano/REFERENCE.md §5).
+``reason``, ``message`` (core/v1 Event).
 
 Volume is bounded three ways, as the real event correlator bounds it:
 - a repeat of the same (object, type, reason, message, source) updates the existing Event's

@@ -10,8 +10,9 @@ churn=0.0)`` creates, directly in the store (replay mode: statuses written as gi
   (pods Succeeded, no PodGroup, as Volcano leaves them), Failed, Pending (PodGroup Pending with an
   Unschedulable condition, no pods), Inqueue (pods Pending, unbound) and Aborted — with status
   counters, taskStatusCount, conditions, version and minAvailable as the job controller writes them;
-- workloads that are not Volcano Jobs but are scheduled by Volcano (REFERENCE.md §4 "Other
-  workloads"): inference Deployments (with their ReplicaSet), StatefulSets, batch/v1 Jobs and bare
+- workloads that are not Volcano Jobs but are scheduled by Volcano (Volcano's PodGroup
+  controller, pkg/controllers/podgroup): inference Deployments (with their ReplicaSet),
+  StatefulSets, batch/v1 Jobs and bare
   pods, each with the PodGroup vc-controller-manager creates for it (``podgroup-<owner uid>``, or
   ``podgroup-<pod uid>`` for a bare pod; ownerReferences = the pods'; queue from the pod annotation
   ``scheduling.volcano.sh/queue-name``; minMember from the owner annotation
@@ -68,7 +69,7 @@ IMAGES = (
 )
 # (phase, weight) of generated Jobs.
 PHASES = (("Running", 55), ("Completed", 20), ("Pending", 8), ("Inqueue", 5), ("Failed", 7), ("Aborted", 5))
-# Job phases whose PodGroup still exists (Volcano deletes a finished Job's PodGroup, REFERENCE §1/§4).
+# Job phases whose PodGroup still exists (Volcano deletes a finished Job's PodGroup).
 PG_PHASES = ("Running", "Pending", "Inqueue")
 # (kind, weight, (min, max) pods) of the other workloads with ``schedulerName: volcano``.
 WORKLOADS = (
@@ -294,7 +295,7 @@ def generate_large(
                 event_targets.append((pod, "pod" if node else "pod-wait"))
 
     # Deployments, StatefulSets, batch/v1 Jobs and bare pods with schedulerName volcano, each with
-    # the PodGroup Volcano's PodGroup controller made for it (REFERENCE.md §4 "Other workloads").
+    # the PodGroup Volcano's PodGroup controller made for it (pkg/controllers/podgroup).
     for i, (wl_kind, phase, replicas, min_member) in enumerate(plan.workloads):
         ns = ns_names[i % n_ns]
         queue = starved if phase == "Pending" else leaves[rng.randrange(n_leaves)]
@@ -320,7 +321,7 @@ def generate_large(
             ),
             "pod-wait": (("Warning", "FailedScheduling", "volcano"),),
             "pg": (("Normal", "Scheduled", "volcano"),),
-            # REFERENCE.md §5: the gang message every session while Pending/Inqueue, and for a
+            # The scheduler's gang message every cycle while Pending/Inqueue, and for a
             # PodGroup the enqueue action rejected, the queue's reason.
             "pg-inqueue": (("Warning", "Unschedulable", "volcano"),),
             "pg-pending": (("Warning", "Unschedulable", "volcano"), ("Normal", "Unschedulable", "volcano")),
@@ -788,7 +789,7 @@ def _workload(kind, i, ns, queue, phase, replicas, min_member, now, rng, place, 
     """(owner objects, PodGroup, pods) of one non-Volcano workload scheduled by Volcano.
 
     The objects are those the workload's controller and Volcano's PodGroup controller leave behind
-    (REFERENCE.md §4 "Other workloads"): pods with ``schedulerName: volcano``, the queue in the pod
+    (pkg/controllers/podgroup): pods with ``schedulerName: volcano``, the queue in the pod
     annotation ``scheduling.volcano.sh/queue-name``, ``scheduling.k8s.io/group-name`` patched in, and
     ``podgroup-<controller owner uid>`` (``podgroup-<pod uid>`` for a bare pod) owned like the pods.
     A Pending PodGroup waits in the starved queue; an Inqueue one asks for 16 GPUs per pod (no node

@@ -1,6 +1,6 @@
 """Volcano's job controller (vc-controller-manager), simulated.
 
-Facts from shared/volcano/REFERENCE.md §1 and §4 (Volcano ``pkg/controllers/job``):
+Facts from Volcano's job controller (volcano-sh/volcano ``pkg/controllers/job``):
 - a Job gets a PodGroup ``<job>-<uid>`` (controller ownerRef to the Job, the Job's labels and
   annotations, ``minMember = spec.minAvailable``, ``minTaskMember``, quota-style ``minResources``
   from the first minAvailable pods);
@@ -87,7 +87,7 @@ def podgroup_name(job: dict) -> str:
 
 
 def min_resources(spec: dict) -> dict[str, str]:
-    """Quota-style minResources of the first ``minAvailable`` pods, task order (REFERENCE.md §4)."""
+    """Quota-style minResources of the first ``minAvailable`` pods, task order (pkg/controllers/job)."""
     remaining = job_min_available(spec)
     usage: R.Res = {}
     for task in spec.get("tasks") or []:
@@ -136,7 +136,7 @@ def build_podgroup(job: dict) -> dict:
 
 
 def build_pod(job: dict, task: dict, index: int) -> dict:
-    """The pod ``<job>-<task>-<index>`` with Volcano's labels and annotations (REFERENCE.md §4)."""
+    """The pod ``<job>-<task>-<index>`` with Volcano's labels and annotations."""
     md = job["metadata"]
     spec = job.get("spec") or {}
     status = job.get("status") or {}
@@ -190,7 +190,7 @@ def build_pod(job: dict, task: dict, index: int) -> dict:
         pod_spec.setdefault("hostname", name)
         pod_spec.setdefault("subdomain", md["name"])
     if "env" in (spec.get("plugins") or {}):
-        # The env plugin exposes the task index (REFERENCE.md §4 plugins).
+        # The env plugin exposes the task index (pkg/controllers/job/plugins/env).
         for container in pod_spec.get("containers") or []:
             container.setdefault("env", []).extend(
                 [
@@ -586,7 +586,7 @@ def _count(pods: list[PodInfo]) -> dict[str, int]:
 def _running_next(
     spec: dict, counts: dict, total: int, min_available: int, pods: list[PodInfo]
 ) -> str | None:
-    """Running -> Completed/Failed/Pending rules (Volcano ``state/running.go``, REFERENCE.md §1)."""
+    """Running -> Completed/Failed/Pending rules (Volcano ``pkg/controllers/job/state/running.go``)."""
     min_success = spec.get("minSuccess")
     if min_success is not None and counts["succeeded"] >= int(min_success):
         return "Completed"

@@ -2,7 +2,7 @@
 
 Everything resource-specific in the simulated API server (URL routing, discovery, scope, short
 names, the /status subresource, kubectl table columns, auth) is driven from ``KINDS``.
-Volcano rows follow shared/volcano/REFERENCE.md §0 (taken from the CRDs' ``names`` and
+Volcano rows follow Volcano's CRDs (volcano-sh/volcano config/crd: their ``names`` and
 ``additionalPrinterColumns``); core rows follow the upstream Kubernetes API discovery documents.
 """
 
@@ -103,7 +103,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("batch", "v1", "jobs", "Job", True, (), True, categories=("all",)),
     Kind("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", True, ("netpol",)),
     Kind("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, ("pc",)),
-    # --- Volcano (REFERENCE §0) ---
+    # --- Volcano (volcano-sh/volcano config/crd) ---
     Kind(
         "batch.volcano.sh",
         "v1alpha1",
@@ -282,7 +282,7 @@ def kind_for(group: str, plural: str) -> Kind | None:
 
 def kind_by_name(kind_name: str, group: str) -> Kind | None:
     """The kind named ``kind_name`` (e.g. "Job") in ``group``, or None. Always resolve by group:
-    "Job" exists in both batch/v1 and batch.volcano.sh (REFERENCE §0)."""
+    "Job" exists in both batch/v1 and batch.volcano.sh."""
     for k in KINDS:
         if k.kind == kind_name and k.group == group:
             return k

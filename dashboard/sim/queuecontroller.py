@@ -1,4 +1,4 @@
-"""Volcano's queue controller, simulated (shared/volcano/REFERENCE.md §3, ``pkg/controllers/queue``).
+"""Volcano's queue controller, simulated (volcano-sh/volcano ``pkg/controllers/queue``).
 
 - A queue with no state becomes ``Open`` on its first sync; an empty ``spec.parent`` is set to
   ``root`` (except on ``root`` itself).

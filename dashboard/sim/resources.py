@@ -99,7 +99,7 @@ def pod_limits(spec: Mapping | None) -> Res:
 
 def quota_usage(requests: Mapping[str, int], limits: Mapping[str, int] | None = None) -> Res:
     """Quota-style usage keys for pod requests, as Kubernetes quota accounting names them and as
-    Volcano writes them into ``PodGroup.spec.minResources`` (shared/volcano/REFERENCE.md §4):
+    Volcano writes them into ``PodGroup.spec.minResources`` (volcano-sh/volcano pkg/controllers/job):
     ``count/pods``, ``pods``, ``cpu``/``requests.cpu``, ``memory``/``requests.memory``, extended
     resources as ``<name>`` and ``requests.<name>``, and ``limits.*`` when limits are set.
     """

@@ -1,6 +1,6 @@
 """The Volcano scheduler, simulated: one session per tick, gang admission and binding.
 
-Facts from shared/volcano/REFERENCE.md §2, §3 and §5 (Volcano ``pkg/scheduler``):
+Facts from Volcano's scheduler (volcano-sh/volcano ``pkg/scheduler``):
 - a PodGroup the job controller creates has no status until the scheduler writes ``Pending``;
 - ``Pending -> Inqueue`` (enqueue) only when its queue is Open and the gang's ``minResources`` fit
   the capability (minus allocated and reserved) of the queue and of every ancestor, and the

@@ -1,8 +1,8 @@
 """What the real API server does to an object on its way into storage, per kind: name validation,
 dropping ``null``s, CRD structural defaults and pruning, and initial status of core kinds.
 
-The few Volcano defaults are encoded here from the CRD structural schemas (REFERENCE §9); the CRD
-YAML files are not read at run time.
+The few Volcano defaults are encoded here from the CRD structural schemas (volcano-sh/volcano
+config/crd); the CRD YAML files are not read at run time.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def name_problem(kind: Kind, name: str) -> str | None:
 
 
 def drop_nulls(value: Any) -> Any:
-    """Remove ``null`` map entries recursively (Go ``omitempty`` / CRD nullable=false, REFERENCE §9.3)."""
+    """Remove ``null`` map entries recursively (Go ``omitempty`` / CRD nullable=false)."""
     # Returns a fresh deep copy as a side effect (the store relies on that).
     if type(value) is dict:
         return {k: drop_nulls(v) for k, v in value.items() if v is not None}
@@ -109,8 +109,8 @@ def apply_schema(kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
     elif group == "scheduling.volcano.sh" and kind.kind == "Queue":
         spec.setdefault("weight", 1)
         spec.setdefault("dequeueStrategy", "traverse")
-        # The CRD only knows guarantee.resource; a flat guarantee map is pruned to {} (REFERENCE §3,
-        # docs-how_to_use_dra_quota-queue-sharing.yaml).
+        # The CRD only knows guarantee.resource; a flat guarantee map is pruned to {} (the Queue CRD,
+        # https://volcano.sh/en/docs/queue/).
         guarantee = spec.get("guarantee")
         if isinstance(guarantee, dict):
             spec["guarantee"] = {k: v for k, v in guarantee.items() if k == "resource"}

@@ -82,7 +82,7 @@ def stats_name(kind: Kind) -> str:
 
 
 class Faults:
-    """Fault switches (see README "Simulated cluster"). Mutated only under ``lock``."""
+    """Fault switches (see docs/simulator.md#faults). Mutated only under ``lock``."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()

@@ -839,7 +839,7 @@ class Store:
         """The object an update or patch stores, under the status-subresource rules.
 
         A ``/status`` write keeps everything of ``old`` but its status; a main-resource write of a
-        kind with a status subresource keeps ``old``'s status (REFERENCE.md §0). Main-resource writes
+        kind with a status subresource keeps ``old``'s status. Main-resource writes
         also get the CRD defaults and the admission hooks. Raises whatever an admission hook raises.
         """
         if status:

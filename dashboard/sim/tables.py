@@ -1,7 +1,7 @@
 """Server-side printing: meta.k8s.io/v1 ``Table`` responses, which is what ``kubectl get`` asks for
 (Accept ``application/json;as=Table;v=v1;g=meta.k8s.io``).
 
-Custom resources use their CRD additionalPrinterColumns (REFERENCE §0; Name + Age when there are
+Custom resources use their CRD additionalPrinterColumns (Name + Age when there are
 none); a few core kinds get the columns upstream's printers use. Ages are computed against the
 simulated clock and formatted like apimachinery's ``duration.HumanDuration``.
 """

@@ -1,8 +1,8 @@
 """Volcano's admission webhooks, as store admission hooks (opt-in: ``SimulatedCluster(webhooks=True)``).
 
 A real Volcano installation runs mutating and validating webhooks in front of the API server
-(``pkg/webhooks/admission/{jobs,podgroups,queues}``); their rules are summarised in
-shared/volcano/REFERENCE.md §1-§3 and §9. This module implements the documented subset:
+(``pkg/webhooks/admission/{jobs,podgroups,queues}``); this module implements the
+documented subset of their rules:
 
 Mutating (CREATE):
 - Job: ``schedulerName`` "volcano"; ``tasks[i].name`` "default<i>"; ``tasks[i].minAvailable`` =

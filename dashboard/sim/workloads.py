@@ -1,5 +1,5 @@
 """Non-Volcano workloads scheduled by Volcano: Deployment -> ReplicaSet -> pods, and Volcano's
-PodGroup controller for such pods (shared/volcano/REFERENCE.md §4 "Other workloads").
+PodGroup controller for such pods (volcano-sh/volcano pkg/controllers/podgroup).
 
 - A Deployment gets one ReplicaSet ``<deployment>-<pod-template-hash>``; a ReplicaSet keeps
   ``spec.replicas`` pods ``<replicaset>-<5 chars>``; both get ``status`` counters.

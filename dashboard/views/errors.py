@@ -24,7 +24,7 @@ UNREADABLE_RETRY_SECONDS = (2, 15)
 
 def unreadable(request: HttpRequest, snap: Snapshot, kind: str, *names: str) -> HttpResponse | None:
     """For a detail page whose object is not in the cache: when its kind cannot be read
-    (``presenters.unreadable_reason``), the page with that kind's notice instead of a 404 that
+    (``presenters.pending.unreadable_reason``), the page with that kind's notice instead of a 404 that
     would claim the object is absent; 403 when forbidden, else 503. Also 503 when the API server
     never answered whether the user may see the object's namespace (``names`` = namespace, name):
     "cannot decide" is not "does not exist". None when the kind is readable."""

@@ -8,7 +8,7 @@ An htmx poll asks for one fragment with ``?f=<name>&v=<version it has>``:
 - else ``<template>#<name>`` rendered; ``notices`` (the "data as of" bar) is defined once, in
   ``dashboard/base.html``.
 
-A fragment's version is a short key of everything it shows (``presenters.version_key``); a
+A fragment's version is a short key of everything it shows (``presenters.versions.version_key``); a
 request computes only the version of the fragment it asks for (a whole page: all of them, for
 the ``{% poll %}`` attributes). ``Vary: HX-Request`` on every answer. A poll whose object no
 longer exists answers 404 with ``GONE_HEADER`` (``errors.not_found``).

@@ -114,7 +114,7 @@ class ListSpec:
     them: PodGroups, pods, the queue link); ``in_queue(snap, name)``: the objects of one queue
     (the index the queue filter narrows to); ``sorts``: sort key -> function of an object (cheap:
     they run over every object on a memo miss); ``phase_name``: the phase as written,
-    ``phase``: its ``presenters.Phase``; ``row(snap, obj, now)``: the row dict of one object."""
+    ``phase``: its ``presenters.phases.Phase``; ``row(snap, obj, now)``: the row dict of one object."""
 
     kind: str
     nav: str

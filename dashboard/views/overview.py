@@ -153,7 +153,7 @@ def _job_since(job: dict) -> tuple[dict, datetime | None, str, str]:
 
 
 def attention(snap: Snapshot, now: datetime, limit: int = 8) -> dict[str, Any]:
-    """The overview's "needs attention" lists (REFERENCE.md §1-§3 for the meaning of each phase):
+    """The overview's "needs attention" lists (``dashboard.volcano.phases`` for each phase):
     ``pending`` (longest wait first, with the first why-pending finding), ``failed`` (newest
     first), ``crash`` (crash-looping pods, most restarts first), ``closed`` (Closed/Closing
     queues), ``below`` (gangs below minMember), each at most ``limit`` long, and ``<name>_total``

@@ -77,7 +77,8 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
 
 def _queue_name(pod: dict, pg: dict | None) -> str:
     # A Volcano Job's pod names its queue in volcano.sh/queue-name; other workloads' pods in
-    # scheduling.volcano.sh/queue-name, and their PodGroup has it too (REFERENCE.md §4).
+    # scheduling.volcano.sh/queue-name, and their PodGroup has it too (volcano-sh/volcano
+    # pkg/controllers/podgroup).
     labels, ann = objects.labels(pod), objects.annotations(pod)
     return (
         labels.get("volcano.sh/queue-name")

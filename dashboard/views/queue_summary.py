@@ -1,6 +1,6 @@
 """Queue summary rows (the Queues list, the overview, a Queue's children, the kiosk) in tree order.
 
-A row is a dict: ``queue`` (the object), ``name``, the tree fields of ``presenters.queue_tree``
+A row is a dict: ``queue`` (the object), ``name``, the tree fields of ``presenters.queues.queue_tree``
 (``depth``, ``indent``, ``deep``, ``tree_parent``, ``problem``, ``cycle``, ``tree_key``,
 ``has_children``), the derived fields (``state``, ``weight``, ``parent``, ``bars``, ``compact``,
 ``has_gpu``) and the PodGroup counts per phase (``counts``, ``count_list``, ``pg_total``; with

@@ -85,7 +85,7 @@ class _QueueReads:
 
     @cached_property
     def children(self) -> list[dict]:
-        # A queue that is its own parent is not its own child (presenters.queue_tree).
+        # A queue that is its own parent is not its own child (presenters.queues.queue_tree).
         return [c for c in self.snap.child_queues(self.name) if objects.name(c) != self.name]
 
     @cached_property
