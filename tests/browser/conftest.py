@@ -5,7 +5,6 @@ simulated cluster started on port 0."""
 from __future__ import annotations
 
 import os
-import shutil
 import threading
 from pathlib import Path
 from socketserver import ThreadingMixIn
@@ -118,13 +117,25 @@ def page(browser):
         context.close()
 
 
+# The README's pictures: the first screen of a page in this viewport, not the whole page.
+DOCS_VIEWPORT = {"width": 1440, "height": 900}
+
+
 def screenshot(pg, name: str, *, readme: bool = False, full_page: bool = True) -> Path:
     """Save tests/artifacts/<name>.png; with ``readme`` and VOLCANO_UI_UPDATE_SCREENSHOTS=1 also
-    refresh docs/screenshots/<name>.png (the README's pictures)."""
+    write docs/screenshots/<name>.png (the README's pictures): the first DOCS_VIEWPORT of the
+    page only (``full_page=False``)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     pg.screenshot(path=str(path), full_page=full_page)
     if readme and os.environ.get("VOLCANO_UI_UPDATE_SCREENSHOTS") == "1":
         DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOCS_SCREENSHOTS / f"{name}.png")
+        viewport = pg.viewport_size
+        if viewport != DOCS_VIEWPORT:
+            pg.set_viewport_size(DOCS_VIEWPORT)
+            # Let a page that lays itself out on resize (the kiosk's fit) draw two frames.
+            pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        pg.screenshot(path=str(DOCS_SCREENSHOTS / f"{name}.png"), full_page=False)
+        if viewport is not None and viewport != DOCS_VIEWPORT:
+            pg.set_viewport_size(viewport)
     return path

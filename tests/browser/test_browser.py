@@ -1,6 +1,7 @@
 """Headless Chromium against the dashboard: the pages as a person sees them, live fragment swaps
 without a reload, the filter form, language and theme switches, the kiosk. Screenshots go to
-tests/artifacts/ (and, with VOLCANO_UI_UPDATE_SCREENSHOTS=1, the README's to docs/screenshots/)."""
+tests/artifacts/ (and, with VOLCANO_UI_UPDATE_SCREENSHOTS=1, the README's pictures, each page's
+first 1440×900 screen, to docs/screenshots/)."""
 
 from __future__ import annotations
 
