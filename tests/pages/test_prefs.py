@@ -1,44 +1,12 @@
-"""The small Pod page, the kiosk, preferences (theme, language)."""
+"""Preferences (theme, language) and what every read-only page answers to HEAD."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.pages.helpers import check_fragment, pods, text
+from tests.pages.helpers import pods
 
 pytestmark = pytest.mark.usefixtures("demo_cache")
-
-
-def test_pod_page_links_back_to_job_podgroup_and_queue(client, demo_cluster):
-    pod = next(
-        p
-        for p in pods(demo_cluster, "team-vision")
-        if p["metadata"].get("labels", {}).get("volcano.sh/job-name") == "augment-crashloop"
-    )
-    name = pod["metadata"]["name"]
-    page = client.get(f"/pods/team-vision/{name}/").content.decode()
-    assert 'href="/jobs/team-vision/augment-crashloop/"' in page
-    group = pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"]
-    assert f'href="/podgroups/team-vision/{group}/"' in page
-    assert 'href="/queues/research-vision/"' in page
-    assert "CrashLoopBackOff" in page
-    check_fragment(client, page, "status")
-    assert client.get("/pods/team-vision/nope/").status_code == 404
-
-
-def test_kiosk_is_dark_has_no_controls_and_refreshes_itself(client, demo_cluster):
-    page = client.get("/kiosk/").content.decode()
-    assert 'data-theme="dark"' in page
-    assert "<form" not in page and 'class="mainnav"' not in page
-    assert "kiosk.js" in page and 'data-poll="board"' in page
-    assert "Needs attention" in text(page)
-    check_fragment(client, page, "board")
-
-
-def test_kiosk_rotation_focuses_one_queue_at_a_time(client, demo_cluster):
-    page = client.get("/kiosk/?rotate=15").content.decode()
-    assert "kiosk-focus-name" in page
-    assert client.get("/kiosk/?rotate=abc").status_code == 200
 
 
 def test_theme_preference_is_a_cookie_and_renders_server_side(client):
