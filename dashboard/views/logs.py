@@ -24,14 +24,18 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from dashboard import presenters as p
 from dashboard.access import current_identity, is_allowed
 from dashboard.hidden import reveal_html
 from dashboard.kube import get_cluster_cache
 from dashboard.kube.client import KubeError
 from dashboard.kube.logs import LogLine, LogRead, LogsBusy, LogSlots, read_pod_log
+from dashboard.presenters.clock import reference_now
 from dashboard.views.errors import find_object
 from dashboard.views.notices import page_ctx
+from dashboard.volcano import objects
+from dashboard.volcano.objects import annotations as annotations_of
+from dashboard.volcano.objects import as_dict, as_list, as_str
+from dashboard.volcano.objects import labels as labels_of
 
 TAILS = ("100", "1000", "5000", "all")
 # Lines of the failing container shown in a Job's "why did it fail" card (``fragment=tail``).
@@ -207,11 +211,11 @@ def _text(lines: list[LogLine], opts: Options, *, source: bool) -> str:
 
 def _running(pod: dict, container: str | None = None) -> bool:
     """Is ``container`` (any, when None) of ``pod`` running, per the cache?"""
-    for cs in p.as_list(p.status_of(pod).get("containerStatuses")):
-        cs = p.as_dict(cs)
-        if container is not None and p.as_str(cs.get("name")) != container:
+    for cs in as_list(objects.status(pod).get("containerStatuses")):
+        cs = as_dict(cs)
+        if container is not None and as_str(cs.get("name")) != container:
             continue
-        if "running" in p.as_dict(cs.get("state")):
+        if "running" in as_dict(cs.get("state")):
             return True
     return False
 
@@ -295,16 +299,14 @@ def pod_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     if isinstance(found, HttpResponse):
         return found
     snap, pod = found
-    containers = [p.as_str(p.as_dict(c).get("name")) for c in p.as_list(p.spec_of(pod).get("containers"))]
-    containers += [
-        p.as_str(p.as_dict(c).get("name")) for c in p.as_list(p.spec_of(pod).get("initContainers"))
-    ]
+    containers = [as_str(as_dict(c).get("name")) for c in as_list(objects.spec(pod).get("containers"))]
+    containers += [as_str(as_dict(c).get("name")) for c in as_list(objects.spec(pod).get("initContainers"))]
     containers = [c for c in containers if c]
     opts = _options(request)
     if opts.container not in containers:
         opts.container = containers[0] if containers else ""
-    ctx = page_ctx(snap, p.reference_now(snap), ("pods",), "jobs")
-    labels, ann = p.labels_of(pod), p.annotations_of(pod)
+    ctx = page_ctx(snap, reference_now(snap), ("pods",), "jobs")
+    labels, ann = labels_of(pod), annotations_of(pod)
     ctx.update(
         {
             "mode": "pod",
@@ -342,13 +344,13 @@ def job_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     snap, job = found
     opts = _options(request)
     pods = snap.pods_for_job(job)
-    tasks = sorted({p.labels_of(x).get("volcano.sh/task-spec", "") for x in pods} - {""})
+    tasks = sorted({labels_of(x).get("volcano.sh/task-spec", "") for x in pods} - {""})
     if opts.task:
-        pods = [x for x in pods if p.labels_of(x).get("volcano.sh/task-spec", "") == opts.task]
-    placed = [x for x in pods if p.as_str(p.spec_of(x).get("nodeName"))]
+        pods = [x for x in pods if labels_of(x).get("volcano.sh/task-spec", "") == opts.task]
+    placed = [x for x in pods if as_str(objects.spec(x).get("nodeName"))]
     cap = settings.VOLCANO_UI_LOGS_JOB_MAX_PODS
     read = placed[:cap]
-    ctx = page_ctx(snap, p.reference_now(snap), ("jobs", "pods"), "jobs")
+    ctx = page_ctx(snap, reference_now(snap), ("jobs", "pods"), "jobs")
     ctx.update(
         {
             "mode": "job",
@@ -365,9 +367,9 @@ def job_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     if why := logs_refusal(request, namespace):
         return _denied(request, ctx, why)
     targets = [
-        (_pod_name(x), p.as_str(p.as_dict(c).get("name")))
+        (_pod_name(x), as_str(as_dict(c).get("name")))
         for x in read
-        for c in p.as_list(p.spec_of(x).get("containers"))
+        for c in as_list(objects.spec(x).get("containers"))
     ]
     result = _collect(namespace, targets, opts) if targets else Result()
     live = any(_running(x) for x in read)
@@ -378,4 +380,4 @@ def job_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
 
 
 def _pod_name(pod: dict) -> str:
-    return p.as_str(p.as_dict(pod.get("metadata")).get("name"))
+    return as_str(as_dict(pod.get("metadata")).get("name"))

@@ -187,7 +187,7 @@ def unavailable(snap: Any, *kinds: str) -> dict[str, str]:
     """{kind: why} for the kinds whose objects cannot be counted at all ("forbidden", "not
     installed", "still loading", "cluster unreachable": presenters.unreadable_reason): a count of
     them would be a 0 that means "unknown"."""
-    from dashboard.presenters import unreadable_reason
+    from dashboard.presenters.pending import unreadable_reason
 
     out = {}
     for kind in kinds:

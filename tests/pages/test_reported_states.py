@@ -280,7 +280,7 @@ def _faults(cluster, **switches) -> None:
 @pytest.fixture
 def pgs_forbidden(tmp_path_factory):
     """A cluster whose PodGroups the dashboard may not list while Queues and Jobs are readable."""
-    from dashboard import presenters
+    from dashboard.presenters import clock as presenters
     from dashboard.kube import build_cluster_cache, override_cluster_cache
     from tests.conftest import _new_cluster, fast_cache_options
 
