@@ -280,8 +280,8 @@ def _faults(cluster, **switches) -> None:
 @pytest.fixture
 def pgs_forbidden(tmp_path_factory):
     """A cluster whose PodGroups the dashboard may not list while Queues and Jobs are readable."""
-    from dashboard.presenters import clock as presenters
     from dashboard.kube import build_cluster_cache, override_cluster_cache
+    from dashboard.presenters import clock as presenters
     from tests.conftest import _new_cluster, fast_cache_options
 
     cluster = _new_cluster(seed=15, controllers=False)
