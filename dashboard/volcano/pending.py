@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from dashboard.volcano.gang import (
     job_min_available,
     job_min_queue_resources,
-    job_tasks,
     job_total_replicas,
     podgroup_min_member,
     podgroup_min_resources,
 )
-from dashboard.volcano.objects import as_dict, as_list, as_str, name, owner_references, status
+from dashboard.volcano.objects import as_str, name, owner_references, spec, status
 from dashboard.volcano.phases import podgroup_phase
 from dashboard.volcano.pods import pod_blockers
 from dashboard.volcano.quantities import resource_sort_key
@@ -37,7 +37,8 @@ from dashboard.volcano.queues import (
     gang_room,
     queue_ancestry,
 )
-from dashboard.volcano.time import EPOCH, parse_time
+from dashboard.volcano.states import current_condition_entry, replica_shortfall
+from dashboard.volcano.time import parse_time
 
 Obj = Mapping[str, Any]
 Level = Literal["info", "warn", "bad"]
@@ -57,6 +58,8 @@ class Fact:
     limits: tuple[CapabilityLimit, ...] = ()
     rows: tuple[RoomRow, ...] = ()
     blockers: tuple[str, ...] = ()
+    # When the condition quoted in ``verbatim`` became current (its lastTransitionTime).
+    verbatim_at: datetime | None = None
 
 
 FACT_KINDS = (
@@ -105,19 +108,11 @@ class PendingContext:
 
 
 def unschedulable_condition(pg: object) -> dict[str, Any] | None:
-    """The PodGroup's Unschedulable condition (status True) while it still applies: a newer True
-    Scheduled condition means the gang was placed since. Without times, the last one listed."""
-    conds = (as_dict(c) for c in as_list(status(pg).get("conditions")))
-    true_conds = [c for c in conds if c.get("status") == "True"]
-    unsched = [c for c in true_conds if c.get("type") == "Unschedulable"]
-    if not unsched:
-        return None
-    newest = max(true_conds, key=lambda c: parse_time(c.get("lastTransitionTime")) or EPOCH)
-    if newest.get("type") == "Unschedulable":
-        return newest
-    if all(parse_time(c.get("lastTransitionTime")) is None for c in true_conds):
-        return unsched[-1]
-    return None
+    """The PodGroup's current condition (``states.current_condition_entry``) when it is
+    Unschedulable, as written; None when the gang was placed since (a newer True Scheduled) or
+    there is none."""
+    current = current_condition_entry(pg)
+    return current if current is not None and current.get("type") == "Unschedulable" else None
 
 
 def owned_by_volcano_job(pg: object) -> bool:
@@ -144,10 +139,13 @@ def never_start(ctx: PendingContext) -> tuple[list[Fact], set[str]]:
     pg = ctx.podgroup
     vcjob = ctx.job if ctx.job is not None else ctx.owner_job
     min_av = job_min_available(vcjob) if vcjob is not None else 0
-    if vcjob is not None and job_tasks(vcjob):
+    # ``tasks: []`` is a Job of 0 replicas; a Job without spec.tasks says nothing about them.
+    if vcjob is not None and isinstance(spec(vcjob).get("tasks"), list):
         total = job_total_replicas(vcjob)
-        if min_av > total:
-            out.append(Fact("min_available_above_replicas", "bad", {"min": min_av, "total": total}))
+        if shortfall := replica_shortfall(vcjob):
+            out.append(
+                Fact("min_available_above_replicas", "bad", {"min": shortfall.min_available, "total": total})
+            )
         min_member = podgroup_min_member(pg) if pg is not None else 0
         if pg is not None and min_member > total and min_member != min_av:
             out.append(Fact("min_member_above_replicas", "bad", {"min": min_member, "total": total}))
@@ -183,20 +181,29 @@ def _podgroup_facts(ctx: PendingContext, pg: Obj, never: bool) -> list[Fact]:
     phase = podgroup_phase(pg)
     cond = unschedulable_condition(pg)
     verbatim = as_str(cond.get("message")) if cond else ""
+    at = parse_time(cond.get("lastTransitionTime")) if cond else None
     if not phase:
         return [Fact("podgroup_no_status", "info")]
     if phase == "Pending":
         # Other workloads (Deployments, batch/v1 Jobs, bare pods) create their pods themselves; a
         # Volcano Job's pods exist only once the PodGroup is admitted.
         exist = bool(ctx.pods) and ctx.job is None
-        return [Fact("podgroup_pending", "warn", {"queue": ctx.queue_name, "pods_exist": exist}, verbatim)]
+        return [
+            Fact(
+                "podgroup_pending",
+                "warn",
+                {"queue": ctx.queue_name, "pods_exist": exist},
+                verbatim,
+                verbatim_at=at,
+            )
+        ]
     if phase == "Inqueue":
         size = max(0, podgroup_min_member(pg))  # a negative minMember counts as 0
-        return [Fact("podgroup_inqueue", "warn", {"min": size, "never": never}, verbatim)]
+        return [Fact("podgroup_inqueue", "warn", {"min": size, "never": never}, verbatim, verbatim_at=at)]
     if phase == "Unknown":
-        return [Fact("podgroup_unknown", "bad", {}, verbatim)]
+        return [Fact("podgroup_unknown", "bad", {}, verbatim, verbatim_at=at)]
     if verbatim:
-        return [Fact("podgroup_unschedulable", "warn", {}, verbatim)]
+        return [Fact("podgroup_unschedulable", "warn", {}, verbatim, verbatim_at=at)]
     return []
 
 
