@@ -157,6 +157,9 @@ VOLCANO_UI_POLL_SECONDS = env_int("VOLCANO_UI_POLL_SECONDS", 2, minimum=1, maxim
 # A timestamp at most this far in the future reads "just now" (clock skew); further, it is shown
 # as an absolute time with "clock skew?" (dashboard.volcano.time.elapsed).
 VOLCANO_UI_CLOCK_SKEW_SECONDS = env_int("VOLCANO_UI_CLOCK_SKEW_SECONDS", 300, minimum=0, maximum=86400)
+# A Job longer than this in a transitional phase (Restarting, Aborting, Completing, Terminating), or
+# a Job or PodGroup longer than this in deletion, is flagged "stuck" (seconds, default 10 minutes).
+VOLCANO_UI_STUCK_SECONDS = env_int("VOLCANO_UI_STUCK_SECONDS", 600, minimum=1, maximum=604800)
 # Pods: "all" = one unfiltered watch filtered here (also catches pods of other schedulers that join
 # a PodGroup by annotation); "selector" = one spec.schedulerName watch per scheduler name.
 VOLCANO_UI_POD_WATCH = env_choice("VOLCANO_UI_POD_WATCH", "all", ("all", "selector"))

@@ -205,8 +205,11 @@ def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping 
     if phase == "Running" and vg.job_below_min_available(job):
         hints.append(_("below minAvailable"))
     if job_waiting(phase) and podgroup is not None:
-        if unschedulable_condition(podgroup):
-            hints.append(_("unschedulable"))
+        if cond := unschedulable_condition(podgroup):
+            # The scheduler's reason (NotEnoughResources, NotEnoughTasks, ...) says which wait it is.
+            reason = as_str(cond.get("reason"))
+            hint = _("unschedulable: %(reason)s") % {"reason": reason} if reason else _("unschedulable")
+            hints.append(hint)
         elif podgroup_awaits_admission(podgroup_phase_name(podgroup)):
             hints.append(_("waiting for queue admission"))
     return hints

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -29,6 +30,8 @@ class Finding:
     podgroups: list[tuple[str, str]] = field(default_factory=list)
     podgroups_label: str = ""
     podgroups_more: int = 0
+    # When the condition quoted in ``verbatim`` became current (None: not known).
+    verbatim_at: datetime | None = None
 
 
 # PodGroups a "no room" finding links to by name; the rest are counted ("+ 3 more").
@@ -271,7 +274,7 @@ def finding(fact: Fact) -> Finding:
             ngettext("%(n)d pod reports a problem:", "%(n)d pods report problems:", n) % {"n": n},
             items=list(fact.blockers[:POD_PROBLEMS_LISTED]),
         )
-    return Finding(fact.level, _simple_text(fact), fact.verbatim)
+    return Finding(fact.level, _simple_text(fact), fact.verbatim, verbatim_at=fact.verbatim_at)
 
 
 def findings(facts: Iterable[Fact]) -> list[Finding]:

@@ -28,6 +28,8 @@ class Phase:
     final: bool = False
     known: bool = True
     deleting: bool = False  # metadata.deletionTimestamp is set (finalizers still hold the object)
+    # On the way to another phase (vp.TRANSITIONAL_JOB_PHASES): styled apart from final ones.
+    transitional: bool = False
 
 
 _JOB_LOOK = {
@@ -110,7 +112,10 @@ def _marked(phase: Phase, obj: Mapping) -> Phase:
 
 
 def job_phase(job: Mapping) -> Phase:
-    return _marked(phase_of_table(JOB_PHASES, as_dict(status(job).get("state")).get("phase")), job)
+    phase = phase_of_table(JOB_PHASES, as_dict(status(job).get("state")).get("phase"))
+    if phase.known and phase.label in vp.TRANSITIONAL_JOB_PHASES:
+        phase = replace(phase, transitional=True)
+    return _marked(phase, job)
 
 
 def podgroup_phase(pg: Mapping) -> Phase:

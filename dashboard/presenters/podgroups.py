@@ -7,8 +7,8 @@ from typing import Any
 
 from dashboard.presenters.jobs import Gang, gang_bar
 from dashboard.volcano import gang as vg
-from dashboard.volcano.objects import as_dict, as_list, as_str, controller_owner, status
-from dashboard.volcano.time import parse_time
+from dashboard.volcano.objects import as_str, controller_owner
+from dashboard.volcano.states import condition_history, current_condition
 
 
 def podgroup_gang(pg: Mapping) -> Gang:
@@ -16,19 +16,22 @@ def podgroup_gang(pg: Mapping) -> Gang:
 
 
 def podgroup_conditions(pg: Mapping) -> list[dict[str, Any]]:
-    out = []
-    for cond in as_list(status(pg).get("conditions")):
-        cond = as_dict(cond)
-        out.append(
-            {
-                "type": as_str(cond.get("type")),
-                "status": as_str(cond.get("status")),
-                "reason": as_str(cond.get("reason")),
-                "message": as_str(cond.get("message")),
-                "at": parse_time(cond.get("lastTransitionTime")),
-            }
-        )
-    return out
+    """The PodGroup's conditions, the current one (``states.current_condition``: the newest True)
+    first with ``current`` set, then the history newest first."""
+    current = current_condition(pg)
+    rows = [current] if current is not None else []
+    rows += condition_history(pg)
+    return [
+        {
+            "type": c.type,
+            "status": c.status,
+            "reason": c.reason,
+            "message": c.message,
+            "at": c.at,
+            "current": i == 0 and current is not None,
+        }
+        for i, c in enumerate(rows)
+    ]
 
 
 # Kinds that would read as a Volcano kind when written bare.

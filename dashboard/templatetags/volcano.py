@@ -99,9 +99,13 @@ def badge(phase: Phase | None, extra: str = "", ref: bool = False) -> SafeString
     if phase is None:
         return mark_safe('<span class="badge tone-muted">—</span>')
     title = "" if phase.known else _("Phase not known to this dashboard; shown as reported")
+    transitional = getattr(phase, "transitional", False)
+    if transitional:
+        title = _("Transitional phase: the controller is moving on to another phase")
     pill = format_html(
-        '<span class="badge tone-{}{}"{}>{}<span>{}</span></span>',
+        '<span class="badge tone-{}{}{}"{}>{}<span>{}</span></span>',
         phase.tone,
+        " badge-transitional" if transitional else "",
         " " + extra if extra else "",
         format_html(' title="{}"', title) if title else "",
         icon_ref(phase.icon) if ref else icon(phase.icon),

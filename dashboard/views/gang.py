@@ -14,9 +14,11 @@ from django.http import HttpRequest
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters.pods import pod_rows
 from dashboard.presenters.queues import GangRoom
+from dashboard.presenters.states import no_pods_text
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.rows import events_of, gang_room
+from dashboard.volcano import states as vs
 from dashboard.volcano.events import event_records, latest_per_object
 from dashboard.volcano.queues import queue_ancestry
 
@@ -57,11 +59,38 @@ class GangReads:
     def event_rows(self) -> list:
         return event_records(self.events)
 
-    def warning_events(self) -> list:
-        """The deduplicated Warnings the "why pending" panel shows ([] when it is not shown)."""
+    @cached_property
+    def placed_at(self) -> datetime | None:
+        """When the gang last moved past waiting (vs.gang_placed_at)."""
+        return vs.gang_placed_at(self.pg, self.job)
+
+    def _warnings(self, history: bool) -> list:
         if not self.pending_like:
             return []
-        return latest_per_object((row for row in self.event_rows if row.warning), limit=8, by_message=True)
+        placed = self.placed_at
+        rows = (
+            row
+            for row in self.event_rows
+            if row.warning and (placed is not None and row.last is not None and row.last < placed) == history
+        )
+        return latest_per_object(rows, limit=8, by_message=True)
+
+    def warning_events(self) -> list:
+        """The deduplicated Warnings the "why pending" panel shows as reasons ([] when it is not
+        shown): those last seen since the gang was last placed (all of them when it never was)."""
+        return self._warnings(history=False)
+
+    def earlier_warnings(self) -> list:
+        """The deduplicated Warnings last seen before the gang was last placed: history, listed
+        apart with their ages ([] when the panel is not shown)."""
+        return self._warnings(history=True)
+
+    def no_pods_text(self) -> str:
+        """Why the gang has no pods, in words (vs.why_no_pods for a Volcano Job)."""
+        if self.job is None:
+            return no_pods_text(vs.NoPods(""))
+        job_events = events_of(self.snap, self.job)
+        return no_pods_text(vs.why_no_pods(self.job, self.pg, job_events))
 
     def fragments(self, request: HttpRequest, now: datetime, kinds: tuple[str, ...]) -> Fragments:
         """The page's fragments: ``status`` follows the gang's objects, its queues, the room read
@@ -81,7 +110,14 @@ class GangReads:
                 states,
                 b,
             ),
-            pods=lambda: version_key(pods_v, states, b),
+            # With no pods, the card says why: from the Job, its PodGroup and the Job's events.
+            pods=lambda: version_key(
+                pods_v,
+                resource_versions([*self.subject]) if not self.pods else (),
+                resource_versions(self.events) if not self.pods else (),
+                states,
+                b,
+            ),
             events=lambda: version_key(resource_versions(self.events), states, b),
         )
 
@@ -90,6 +126,8 @@ class GangReads:
         ctx: dict[str, Any] = {}
         if frags.want("pods"):
             ctx["pods"] = pod_rows(self.pods)
+            if not self.pods:
+                ctx["no_pods"] = self.no_pods_text()
         if frags.want("events"):
             ctx["events"] = self.event_rows[:100]
             ctx["events_total"] = len(self.event_rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
@@ -27,15 +28,20 @@ from dashboard.presenters.jobs import (
 from dashboard.presenters.pending import absent_hint, unreadable_reason
 from dashboard.presenters.podgroups import podgroup_gang
 from dashboard.presenters.resources import min_resources
+from dashboard.presenters.states import counter_note, job_phase_note, replica_note, stuck_view, wait_heading
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import job_row, related, spec_queue, why_pending, yaml_text
 from dashboard.volcano import objects, phases
+from dashboard.volcano import states as vs
 from dashboard.volcano.gang import job_counter, job_counters
 from dashboard.volcano.objects import as_dict, as_list, as_str
+from dashboard.volcano.objects import spec as spec_of
+from dashboard.volcano.objects import status as status_of
 from dashboard.volcano.pending import unschedulable_condition
+from dashboard.volcano.phases import job_phase as job_phase_name
 from dashboard.volcano.time import created_at
 
 
@@ -105,7 +111,7 @@ DETAIL_KINDS = ("jobs", "podgroups", "pods", "queues", "events")
 
 def _reads(snap: Snapshot, job: dict) -> GangReads:
     pg = snap.podgroup_for_job(job)
-    pending_like = phases.gang_waiting(phases.job_phase(job), phases.podgroup_phase(pg) if pg else None)
+    pending_like = vs.job_wait_question(job, pg) != ""
     return GangReads(
         snap,
         subject=(job, pg),
@@ -143,7 +149,8 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
 def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) -> dict[str, Any]:
     """The ``status`` fragment: phase, gang, pod counts, why pending, tasks, phase history."""
     pg, queue, snap = r.pg, r.queue, r.snap
-    state = as_dict(objects.status(job).get("state"))
+    state = as_dict(status_of(job).get("state"))
+    limit = settings.VOLCANO_UI_STUCK_SECONDS
     return {
         "reason": as_str(state.get("reason")),
         "message": as_str(state.get("message")),
@@ -165,15 +172,22 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
         "queue_state": badges.queue_state(queue) if queue else None,
         "headroom": r.room.rows,
         "pending_like": r.pending_like,
+        "why_title": wait_heading(vs.job_wait_question(job, pg)),
         "findings": why_pending(snap, job, pg, queue, r.qname, r.pods, r.room) if r.pending_like else [],
         "failure": failure_view(job, r.pods, r.events),
         "warning_events": r.warning_events(),
+        "earlier_warnings": r.earlier_warnings(),
+        "placed_at": r.placed_at,
+        "phase_note": job_phase_note(job_phase_name(job)),
+        "stuck": stuck_view(vs.job_stuck(job, r.pods, now, limit), limit),
+        "counter_note": counter_note(job, r.pods, snap.pods.state.is_usable),
+        "replica_note": replica_note(job),
         "timeline": job_timeline(job, now),
-        "max_retry": max_retry_text(job),
-        "spec": objects.spec(job),
-        "status": objects.status(job),
+        "spec": spec_of(job),
+        "status": status_of(job),
         # Pod counters, None while the Job controller has not reported them (shown "—").
         "counts": job_counters(job),
+        "max_retry": max_retry_text(job),
         "min_resources": min_resources(pg) if pg else [],
         # Checked here, not in the template: the tag only renders what the view allows.
         "actions": job_actions_for(request, job),

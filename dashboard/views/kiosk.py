@@ -68,10 +68,11 @@ def _kiosk_rotate(raw: str | None) -> tuple[int, str]:
 KIOSK_QUEUE_ROWS = 11
 KIOSK_WARNING_ROWS = 3
 # "Needs attention" in lines: a group heading (which carries its "+ N more") and an item are one
-# line each, a pending Job three (its name, then the first reason, at most two lines). Every
-# group's heading and first item take at most 12 lines (all five groups), so every group shows.
+# line each, a pending Job three (its name, then the first reason, at most two lines), a stuck Job
+# two (its name, then the pod that holds it). Every group's heading and first item take at most
+# 15 lines (all six groups), so every group shows.
 KIOSK_ATTENTION_LINES = 17
-KIOSK_ATTENTION_GROUPS = ("pending", "below", "crash", "failed", "closed")
+KIOSK_ATTENTION_GROUPS = ("pending", "stuck", "below", "crash", "failed", "closed")
 # What the kiosk sends: more rows than the caps above (queues up to KIOSK_QUEUE_RENDER, attention
 # everything in the overview's lists, at most overview.attention's limit per group), those beyond the caps
 # with the ``hidden`` attribute. static/dashboard/kiosk.js then shows, in the same order of
@@ -166,6 +167,7 @@ def _queues_more_text(hidden: int, hidden_problems: int) -> str:
 # The "+ N more" line of each "needs attention" group (the msgids of _attention.html's).
 _ATTENTION_MORE = {
     "pending": ("+ %(n)s more pending Job", "+ %(n)s more pending Jobs"),
+    "stuck": ("+ %(n)s more stuck Job", "+ %(n)s more stuck Jobs"),
     "below": ("+ %(n)s more gang below minMember", "+ %(n)s more gangs below minMember"),
     "crash": ("+ %(n)s more crash-looping pod", "+ %(n)s more crash-looping pods"),
     "failed": ("+ %(n)s more failed Job", "+ %(n)s more failed Jobs"),
@@ -183,9 +185,10 @@ def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict
     which shows as many as fit. Every non-empty group keeps its heading and first item; the lines
     left go to the groups in turn (pending Jobs first), one item each round. The lists are sent
     whole. ``attention``: overview.attention's dict (not changed; the overview memoizes it)."""
-    cost = {"pending": 3}
+    cost = {"pending": 3, "stuck": 2}
     totals = {
         "pending": attention.get("pending_total", 0),
+        "stuck": attention.get("stuck_total", 0),
         "below": attention.get("below_total", 0),
         "crash": attention.get("crash_total", 0),
         "failed": attention.get("failed_total", 0),

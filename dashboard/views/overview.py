@@ -14,6 +14,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
@@ -22,8 +23,10 @@ from django.views.decorators.http import require_safe
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters import phases as badges
 from dashboard.presenters.clock import reference_now
+from dashboard.presenters.phases import job_phase, podgroup_phase
 from dashboard.presenters.podgroups import podgroup_gang
 from dashboard.presenters.pods import pod_row
+from dashboard.presenters.states import stuck_view
 from dashboard.presenters.versions import version_key
 from dashboard.views import memo
 from dashboard.views.fragments import Fragments, bucket, kind_states
@@ -39,8 +42,12 @@ from dashboard.views.rows import (
     why_pending,
 )
 from dashboard.volcano import objects, phases
+from dashboard.volcano import states as vs
 from dashboard.volcano.events import event_records, latest_per_object
 from dashboard.volcano.objects import as_str
+from dashboard.volcano.objects import name as name_of
+from dashboard.volcano.objects import namespace as namespace_of
+from dashboard.volcano.phases import TRANSITIONAL_JOB_PHASES
 from dashboard.volcano.time import created_at
 
 # Phases always shown on the overview (the transitional ones appear only while non-zero).
@@ -156,7 +163,8 @@ def attention(snap: Snapshot, now: datetime, limit: int = 8) -> dict[str, Any]:
     """The overview's "needs attention" lists (``dashboard.volcano.phases`` for each phase):
     ``pending`` (longest wait first, with the first why-pending finding), ``failed`` (newest
     first), ``crash`` (crash-looping pods, most restarts first), ``closed`` (Closed/Closing
-    queues), ``below`` (gangs below minMember), each at most ``limit`` long, and ``<name>_total``
+    queues), ``below`` (gangs below minMember), ``stuck`` (Jobs stuck in a transitional phase,
+    longest first), each at most ``limit`` long, and ``<name>_total``
     for each. Read from the Snapshot's indexed queries, not walks over every object."""
     global _SINCE, _SINCE_NEXT
     with _SINCE_LOCK:  # one pass at a time fills _SINCE_NEXT (the overview memo is single-flight too)
@@ -186,8 +194,9 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
         gang = podgroup_gang(pg)
         # The index's own test, re-checked with the pages' code.
         if gang.known and gang.ready < gang.min_available:
-            below.append({"pg": pg, "gang": gang, "phase": badges.podgroup_phase(pg)})
-    below.sort(key=lambda r: (objects.namespace(r["pg"]), objects.name(r["pg"])))
+            below.append({"pg": pg, "gang": gang, "phase": podgroup_phase(pg)})
+    below.sort(key=lambda r: (namespace_of(r["pg"]), name_of(r["pg"])))
+    stuck = _stuck(snap, now)
     return {
         "pending": pending,
         "pending_total": pending_total,
@@ -204,7 +213,25 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
         "unchecked": get_text_list(
             [f"{kind_label(k)} ({why})" for k, why in unavailable(snap, *ATTENTION_KINDS).items()], _("and")
         ),
+        "stuck": stuck[:limit],
+        "stuck_total": len(stuck),
     }
+
+
+def _stuck(snap: Snapshot, now: datetime) -> list[dict[str, Any]]:
+    """Jobs longer than VOLCANO_UI_STUCK_SECONDS in a transitional phase (from the phase index,
+    not a walk), longest first, each with the pods that hold it."""
+    limit = settings.VOLCANO_UI_STUCK_SECONDS
+    rows: list[dict[str, Any]] = []
+    for phase in sorted(TRANSITIONAL_JOB_PHASES):
+        for job in snap.jobs_in_phase(phase):
+            if vs.job_stuck(job, (), now, limit) is None:  # the pods are read only for stuck Jobs
+                continue
+            view = stuck_view(vs.job_stuck(job, related(snap.pods_for_job, job), now, limit), limit)
+            if view is not None:
+                rows.append({"job": job, "phase": job_phase(job), "stuck": view, "seconds": view.seconds})
+    rows.sort(key=lambda r: (-r["seconds"], namespace_of(r["job"]), name_of(r["job"])))
+    return rows
 
 
 def _pending(snap: Snapshot, now: datetime, limit: int) -> tuple[list[dict], int]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
@@ -16,13 +17,16 @@ from dashboard.presenters.clock import reference_now
 from dashboard.presenters.pending import absent_hint
 from dashboard.presenters.podgroups import owner_of, podgroup_conditions, podgroup_gang
 from dashboard.presenters.resources import min_resources
+from dashboard.presenters.states import stuck_view
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import pg_row, related, spec_queue, why_pending, yaml_text
 from dashboard.volcano import objects, phases
+from dashboard.volcano import states as vs
 from dashboard.volcano.objects import as_dict, as_str
+from dashboard.volcano.objects import spec as spec_of
 from dashboard.volcano.time import created_at
 
 
@@ -116,6 +120,7 @@ def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResp
 def _status_ctx(r: GangReads, pg: dict, now: datetime) -> dict[str, Any]:
     """The ``status`` fragment: phase, owner, gang, why not running, conditions, requirements."""
     job, queue, snap = r.job, r.queue, r.snap
+    limit = settings.VOLCANO_UI_STUCK_SECONDS
     return {
         "gang": podgroup_gang(pg),
         "row": pg_row(snap, pg, now),
@@ -136,6 +141,10 @@ def _status_ctx(r: GangReads, pg: dict, now: datetime) -> dict[str, Any]:
         else [],
         "pending_like": r.pending_like,
         "warning_events": r.warning_events(),
+        "earlier_warnings": r.earlier_warnings(),
+        "placed_at": r.placed_at,
+        "current_condition": vs.current_condition(pg),
+        "stuck": stuck_view(vs.podgroup_stuck(pg, r.pods, now, limit), limit),
         "created": created_at(pg),
-        "priority_class": as_str(objects.spec(pg).get("priorityClassName")),
+        "priority_class": as_str(spec_of(pg).get("priorityClassName")),
     }

@@ -99,11 +99,13 @@ def test_queue_cuts_count_what_each_cut_leaves_out():
     assert kiosk.kiosk_queue_cuts(sent=3, total=3, problems=0)[-1] == [0, ""]
 
 
-def _attention(pending: int, below: int, crash: int, failed: int, closed: int) -> dict:
+def _attention(pending: int, stuck: int, below: int, crash: int, failed: int, closed: int) -> dict:
     return {
         "closed_total": closed,
         "pending": [{"n": i} for i in range(min(pending, 8))],
         "pending_total": pending,
+        "stuck": [{"n": i} for i in range(min(stuck, 8))],
+        "stuck_total": stuck,
         "below": [{"n": i} for i in range(min(below, 8))],
         "below_total": below,
         "crash": [{"n": i} for i in range(min(crash, 8))],
@@ -116,12 +118,15 @@ def _attention(pending: int, below: int, crash: int, failed: int, closed: int) -
 
 def _lines(a: dict) -> int:
     return sum(
-        1 + a[f"{g}_base"] * (3 if g == "pending" else 1) for g in kiosk.KIOSK_ATTENTION_GROUPS if a[g]
+        1 + a[f"{g}_base"] * {"pending": 3, "stuck": 2}.get(g, 1)
+        for g in kiosk.KIOSK_ATTENTION_GROUPS
+        if a[g]
     )
 
 
 @pytest.mark.parametrize(
-    "counts", [(40, 9, 12, 30, 6), (11, 0, 0, 0, 0), (0, 0, 3, 2, 1), (2, 1, 1, 1, 1), (0, 0, 0, 0, 0)]
+    "counts",
+    [(40, 5, 9, 12, 30, 6), (11, 0, 0, 0, 0, 0), (0, 0, 0, 3, 2, 1), (2, 1, 1, 1, 1, 1), (0, 0, 0, 0, 0, 0)],
 )
 def test_attention_fits_its_lines_and_counts_the_rest(counts):
     a = _attention(*counts)
@@ -140,7 +145,7 @@ def test_attention_fits_its_lines_and_counts_the_rest(counts):
 
 
 def test_attention_fills_its_lines_when_there_is_more():
-    k = kiosk.kiosk_attention(_attention(40, 0, 12, 0, 0), lines=15)
+    k = kiosk.kiosk_attention(_attention(40, 0, 0, 12, 0, 0), lines=15)
     # 2 headings; the 13 lines left go to the two groups in turn: 3 pending Jobs (9), 4 pods (4).
     assert (k["pending_base"], k["crash_base"]) == (3, 4)
     assert (k["pending_more"], k["crash_more"]) == (37, 8)
