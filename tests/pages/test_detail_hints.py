@@ -230,8 +230,8 @@ def test_headroom_that_rounds_alike_is_shown_exactly():
     ],
 )
 def test_job_page_waits_while_its_podgroup_is_not_placed(client, cache, pg_status, waiting):
-    """The Job's page asks phases.gang_waiting: a Running Job whose PodGroup has no phase or an
-    unknown one is still waiting for its gang."""
+    """A Running Job whose PodGroup has no phase, an unknown one or Inqueue is still waiting for
+    its gang: the page asks why the gang is not complete (the heading of a Running Job)."""
     cache.store("jobs").upsert(job("gang", "Running", running=4))
     cache.store("podgroups").upsert(
         {
@@ -243,7 +243,8 @@ def test_job_page_waits_while_its_podgroup_is_not_placed(client, cache, pg_statu
         }
     )
     page = text(client.get("/jobs/ml/gang/").content.decode())
-    assert ("Why is this Job pending?" in page) is waiting
+    assert ("Why is this Job's gang not complete?" in page) is waiting
+    assert "Why is this Job pending?" not in page
 
 
 def test_job_page_of_a_final_job_does_not_wait_for_its_podgroup(client, cache):
