@@ -69,3 +69,80 @@ def pod_rows(pods: Iterable[Mapping]) -> list[PodRow]:
     rows = [pod_row(p) for p in pods]
     rows.sort(key=lambda r: (r.task, r.index, r.name))
     return rows
+
+
+# Pods shown per page of a Job's or PodGroup's pods table.
+POD_PAGE_SIZE = 50
+
+
+@dataclass
+class PodTable:
+    """One page of a gang's pods table.
+
+    ``rows``: the page's PodRows (sorted by task, index, name); ``total``: all pods; ``matched``:
+    the pods the filter keeps; ``first``/``last``: the 1-based positions shown (0, 0 when none);
+    ``page``/``pages``: this page and how many there are; ``statuses``: [(status, count)] over all
+    pods, most first; ``tasks``: [(task, count)] by task name ("" for pods without one);
+    ``status``/``task``: the filter ("" for none, ``task`` None for no task filter)."""
+
+    rows: list[PodRow]
+    total: int
+    matched: int
+    first: int
+    last: int
+    page: int
+    pages: int
+    statuses: list[tuple[str, int]]
+    tasks: list[tuple[str, int]]
+    status: str
+    task: str | None
+
+    @property
+    def cut(self) -> bool:
+        """Fewer rows are shown than there are pods."""
+        return len(self.rows) < self.total
+
+
+def pod_table(
+    pods: Iterable[Mapping],
+    *,
+    status: str = "",
+    task: str | None = None,
+    page: int = 1,
+    per_page: int = POD_PAGE_SIZE,
+) -> PodTable:
+    """The pods filtered by displayed status (kubectl's STATUS column) and task, sorted by task,
+    task index and name, cut to page ``page`` (clamped to 1..pages). Only the shown pods become
+    PodRows: a gang of thousands of pods costs one status reading per pod."""
+    keyed = []
+    statuses: dict[str, int] = {}
+    tasks: dict[str, int] = {}
+    for pod in pods:
+        shown = vpods.pod_display_status(pod).status
+        ptask = pod_task(pod)
+        statuses[shown] = statuses.get(shown, 0) + 1
+        tasks[ptask] = tasks.get(ptask, 0) + 1
+        if (status and shown != status) or (task is not None and ptask != task):
+            continue
+        index = vpods.pod_task_index(pod)
+        keyed.append(((ptask, index if index is not None else _NO_INDEX, name(pod)), pod))
+    keyed.sort(key=lambda kv: kv[0])
+    total = sum(statuses.values())
+    matched = len(keyed)
+    pages = max(1, -(-matched // per_page))
+    page = min(max(1, page), pages)
+    start = (page - 1) * per_page
+    shown_pods = [pod for _k, pod in keyed[start : start + per_page]]
+    return PodTable(
+        rows=[pod_row(p) for p in shown_pods],
+        total=total,
+        matched=matched,
+        first=start + 1 if shown_pods else 0,
+        last=start + len(shown_pods),
+        page=page,
+        pages=pages,
+        statuses=sorted(statuses.items(), key=lambda kv: (-kv[1], kv[0])),
+        tasks=sorted(tasks.items()),
+        status=status,
+        task=task,
+    )

@@ -12,7 +12,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from dashboard.kube.snapshot import Snapshot
-from dashboard.presenters.pods import pod_rows
+from dashboard.presenters.pods import pod_table
 from dashboard.presenters.queues import GangRoom
 from dashboard.presenters.states import no_pods_text
 from dashboard.presenters.versions import resource_versions, version_key
@@ -122,10 +122,20 @@ class GangReads:
         )
 
     def lists_ctx(self, frags: Fragments) -> dict[str, Any]:
-        """The ``pods`` and ``events`` fragments' context, for those the response shows."""
+        """The ``pods`` and ``events`` fragments' context, for those the response shows: ``pods``
+        one page of the pods table (``pod_table``: counts by status and task, the filter from
+        ``?pod_status=``/``?pod_task=``, the page from ``?pod_page=``)."""
         ctx: dict[str, Any] = {}
         if frags.want("pods"):
-            ctx["pods"] = pod_rows(self.pods)
+            get = frags.request.GET
+            try:
+                page = int(get.get("pod_page", "1"))
+            except ValueError:
+                page = 1
+            task = get.get("pod_task") or None
+            table = pod_table(self.pods, status=get.get("pod_status", ""), task=task, page=page)
+            ctx["pod_table"] = table
+            ctx["pods"] = table.rows
             if not self.pods:
                 ctx["no_pods"] = self.no_pods_text()
         if frags.want("events"):
