@@ -28,7 +28,7 @@ from dashboard.volcano import objects, phases
 from dashboard.volcano.events import event_records
 from dashboard.volcano.objects import as_str
 from dashboard.volcano.queues import declared_parent
-from dashboard.volcano.time import seconds_between
+from dashboard.volcano.time import created_at, seconds_between
 
 LIST_KINDS = ("queues", "podgroups")
 
@@ -129,9 +129,10 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     if frags.want("status"):
         ctx.update(_status_ctx(request, r))
     if frags.want("jobs"):
-        ctx.update(_jobs_ctx(r, now))
+        ctx.update(_jobs_ctx(request, r, now))
     if frags.want("events"):
-        ctx["events"] = event_records(r.events, 100)
+        rows = event_records(r.events)
+        ctx["events"], ctx["events_total"] = rows[:100], len(rows)
     if frags.asked is None:  # the metadata and YAML below the fragments
         ctx["yaml"] = yaml_text(queue)
         ctx["labels"] = sorted(objects.labels(queue).items())
@@ -163,22 +164,50 @@ def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
     }
 
 
-def _jobs_ctx(r: _QueueReads, now: datetime) -> dict[str, Any]:
-    """The ``jobs`` fragment: the queue's Jobs and PodGroups, waiting longest first (200 each)."""
-    job_rows = [job_row(r.snap, j, now) for j in r.jobs]
-    job_rows.sort(
-        key=lambda row: (
-            row["phase"].final,
-            -(seconds_between(row["since"], now) or 0),
-            row["namespace"],
-            row["name"],
-        )
-    )
-    pg_rows = [pg_row(r.snap, g, now) for g in r.podgroups]
-    pg_rows.sort(key=lambda row: (row["phase"].final, -(row["wait"] or 0), row["namespace"], row["name"]))
+# Rows per page of a Queue's Jobs and PodGroups tables.
+QUEUE_TABLE_PAGE = 50
+
+
+def _page_number(request: HttpRequest, key: str) -> int:
+    try:
+        return max(1, int(request.GET.get(key, "1")))
+    except ValueError:
+        return 1
+
+
+def _cut(items: list, page: int) -> tuple[list, dict[str, int]]:
+    """Page ``page`` (clamped) of ``items``: the items and {first, last, total, page, pages}
+    (first/last 1-based, 0 when empty)."""
+    total = len(items)
+    pages = max(1, -(-total // QUEUE_TABLE_PAGE))
+    page = min(page, pages)
+    start = (page - 1) * QUEUE_TABLE_PAGE
+    shown = items[start : start + QUEUE_TABLE_PAGE]
+    first = start + 1 if shown else 0
+    return shown, {"first": first, "last": start + len(shown), "total": total, "page": page, "pages": pages}
+
+
+def _jobs_ctx(request: HttpRequest, r: _QueueReads, now: datetime) -> dict[str, Any]:
+    """The ``jobs`` fragment: the queue's Jobs and PodGroups, waiting longest first, each paged
+    (``?jobs_page=``, ``?pgs_page=``); rows are built for the shown page only."""
+
+    def job_key(j: dict) -> tuple:
+        since = phases.job_phase_since(j)
+        return (badges.job_phase(j).final, -(seconds_between(since, now) or 0), objects.namespace(j), objects.name(j))
+
+    def pg_key(g: dict) -> tuple:
+        phase = badges.podgroup_phase(g)
+        waiting = phases.podgroup_queued(phases.podgroup_phase(g))
+        wait = (seconds_between(created_at(g), now) or 0) if waiting else 0
+        return (phase.final, -wait, objects.namespace(g), objects.name(g))
+
+    jobs, job_page = _cut(sorted(r.jobs, key=job_key), _page_number(request, "jobs_page"))
+    pgs, pg_page = _cut(sorted(r.podgroups, key=pg_key), _page_number(request, "pgs_page"))
     return {
-        "job_rows": job_rows[:200],
-        "job_total": len(job_rows),
-        "pg_rows": pg_rows[:200],
-        "pg_total": len(pg_rows),
+        "job_rows": [job_row(r.snap, j, now) for j in jobs],
+        "job_total": job_page["total"],
+        "job_page": job_page,
+        "pg_rows": [pg_row(r.snap, g, now) for g in pgs],
+        "pg_total": pg_page["total"],
+        "pg_page": pg_page,
     }

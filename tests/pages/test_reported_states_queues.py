@@ -109,6 +109,23 @@ def _build(cluster) -> None:
         _create(cluster, QUEUES, _queue(child, "parent-q"))
         for i in range(2):
             _create(cluster, PODGROUPS, _pg(f"{child}-pg-{i}", "team", child, "Running", "1"), "team")
+    # A busy queue: 120 PodGroups and 60 Jobs.
+    _create(cluster, QUEUES, _queue("busy", status={"state": "Open", "allocated": {"cpu": "0"}}))
+    for i in range(120):
+        _create(cluster, PODGROUPS, _pg(f"busy-pg-{i:03d}", "team", "busy", "Running", "1"), "team")
+    for i in range(60):
+        job = {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "metadata": {"name": f"busy-job-{i:03d}", "namespace": "team"},
+            "spec": {
+                "queue": "busy",
+                "minAvailable": 1,
+                "tasks": [{"name": "t", "replicas": 1, "template": TEMPLATE}],
+            },
+            "status": {"state": {"phase": "Running"}, "running": 1},
+        }
+        _create(cluster, JOBS, job, "team")
     _big_job(cluster)
 
 
@@ -177,6 +194,21 @@ def test_a_job_with_8000_pods_pages_its_pods(client, states):
     body = text(page)
     assert "showing 51–100 of 100 (filtered from 8,000)" in body and "Page 2 of 2" in body
     assert 'id="pod-huge-ps-50"' in page and 'id="pod-huge-worker-0"' not in page
+
+
+def test_the_queue_page_pages_its_jobs_and_podgroups(client, states):
+    page = client.get("/queues/busy/").content.decode()
+    body = text(page)
+    assert "showing 1–50 of 60" in body and "showing 1–50 of 120" in body
+    assert page.count('href="/jobs/team/busy-job-') == 50
+    assert page.count('href="/podgroups/team/busy-pg-') == 50
+    page = client.get("/queues/busy/?pgs_page=3").content.decode()
+    body = text(page)
+    assert "showing 101–120 of 120" in body and "Page 3 of 3" in body
+    assert page.count('href="/podgroups/team/busy-pg-') == 20 and "busy-pg-119" in body
+    # The lists say how much of the whole a page is.
+    assert "showing 51–60 of 60" in text(client.get("/jobs/?queue=busy&page=2").content.decode())
+    assert "showing 1–50 of 120" in text(client.get("/podgroups/?queue=busy").content.decode())
 
 
 def test_measure_big_job(client, states):
