@@ -93,6 +93,7 @@ def room_row(row: vq.RoomRow) -> dict[str, Any]:
         "binding": row.binding,
         "deserved": amount_text(res, row.deserved_raw)[1] if row.deserved_set else "",
         "over_deserved": row.over_deserved,
+        "deserved_over_cap": row.deserved_over_cap,
     }
 
 

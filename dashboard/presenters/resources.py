@@ -79,7 +79,8 @@ class ResourceBar:
 
     Percentages are integers for CSS width classes: ``fill`` is allocated on a scale that fits every
     value (so more than 100% of deserved is drawn past the deserved marker, honestly); ``pct`` is
-    allocated / deserved (or / capability when no deserved) and may exceed 100.
+    allocated / the effective share (deserved, or capability when it is lower or there is no
+    deserved; ``pct_of`` names which) and may exceed 100.
     """
 
     name: str
@@ -99,6 +100,8 @@ class ResourceBar:
     invalid: bool = False  # a value is no usable amount (shown verbatim): no bar, no percentage
     # The invalid values as "capability abc (not a quantity)", for the note drawn instead of a bar.
     invalid_text: str = ""
+    # spec.deserved is above spec.capability: ``pct`` is of the capability (the effective share).
+    deserved_over_cap: bool = False
 
     @property
     def pct_text(self) -> str:
@@ -146,10 +149,15 @@ def _bar(res: str, raw: dict[str, Any], reported: bool) -> ResourceBar:
         if val.get("deserved") is not None
         else ("capability" if val.get("capability") is not None else "")
     )
+    cap = val.get("capability")
+    # Deserved above capability: the queue can never hold its deserved share, so the share that
+    # counts is the capability (the effective share, min of the two).
+    deserved_over_cap = not invalid and ref_key == "deserved" and cap is not None and val["deserved"] > cap
+    if deserved_over_cap:
+        ref_key = "capability"
     ref = val.get(ref_key) if ref_key else None
     # A zero deserved/capability has no percentage: "100%" of 0 would be a lie.
     pct = _pct(alloc, ref) if reported and ref is not None and ref > 0 and not invalid else None
-    cap = val.get("capability")
     over_cap = not invalid and cap is not None and alloc > cap
     over = pct is not None and pct > 100
     return ResourceBar(
@@ -167,9 +175,10 @@ def _bar(res: str, raw: dict[str, Any], reported: bool) -> ResourceBar:
         pct=pct,
         pct_of=ref_key,
         over=over or over_cap,
-        tone="bad" if over_cap else ("warn" if over or invalid else "ok"),
+        tone="bad" if over_cap else ("warn" if over or invalid or deserved_over_cap else "ok"),
         has_ref=any(raw.get(k) is not None for k in ("deserved", "guarantee", "capability")),
         invalid=invalid,
+        deserved_over_cap=deserved_over_cap,
         invalid_text="; ".join(
             f"{FIELD_WORDS[k]()} {shown[k][1]}" for k in raw if raw[k] is not None and k not in val
         ),

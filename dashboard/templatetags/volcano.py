@@ -494,7 +494,13 @@ def _resbar_numbers(bar) -> SafeString:
             " is-over" if bar.over else "",
             icon("alert") if bar.over else "",
             bar.pct_text,
-            " " + _("of capability") if bar.pct_of == "capability" else "",
+            " " + (_("of capability") if bar.pct_of == "capability" else _("of deserved")),
+        )
+    if bar.deserved_over_cap:
+        nums += format_html(
+            ' <span class="resbar-warn warn-text" data-deserved-over-cap>{}{}</span>',
+            icon("alert"),
+            _("deserved exceeds capability"),
         )
     return nums
 
@@ -543,9 +549,31 @@ def _resbar_track(bar, compact: bool) -> SafeString:
     )
 
 
+def _resbar_reference(bar) -> SafeString:
+    """What the bar's percentage measures against, stated under the bar on a Queue's page."""
+    if bar.pct is None or bar.invalid:
+        return SafeString("")
+    if bar.deserved_over_cap:
+        ref_text = _(
+            "Percentage: allocated ÷ capability %(c)s, the effective share (deserved %(d)s exceeds "
+            "the capability, so the queue can never reach it). The bar runs from 0 to the largest value."
+        ) % {"c": bar.capability, "d": bar.deserved}
+    elif bar.pct_of == "capability":
+        ref_text = _(
+            "Percentage: allocated ÷ capability %(c)s (no deserved set). "
+            "The bar runs from 0 to the largest value."
+        ) % {"c": bar.capability}
+    else:
+        ref_text = _("Percentage: allocated ÷ deserved %(d)s. The bar runs from 0 to the largest value.") % {
+            "d": bar.deserved
+        }
+    return format_html('<div class="resbar-ref small muted">{}</div>', reveal_html(ref_text))
+
+
 def _resbar_legend(bar) -> SafeString:
-    """The full legend under a bar on a Queue's page: each value with its key colour."""
-    return format_html(
+    """The full legend under a bar on a Queue's page: what the percentage measures against, then
+    each value with its key colour."""
+    return _resbar_reference(bar) + format_html(
         '<div class="resbar-legend small"><span><i class="key key-a"></i>{} {}</span> '
         '<span><i class="key key-g"></i>{} {}</span> <span><i class="key key-d"></i>{} {}</span> '
         '<span><i class="key key-c"></i>{} {}</span></div>',

@@ -3,8 +3,9 @@
 A row is a dict: ``queue`` (the object), ``name``, the tree fields of ``presenters.queues.queue_tree``
 (``depth``, ``indent``, ``deep``, ``tree_parent``, ``problem``, ``cycle``, ``tree_key``,
 ``has_children``), the derived fields (``state``, ``weight``, ``parent``, ``bars``, ``compact``,
-``has_gpu``) and the PodGroup counts per phase (``counts``, ``count_list``, ``pg_total``; with
-``pgs_unavailable`` the reason when PodGroups cannot be read, and then no counts are shown).
+``has_gpu``) and the PodGroup counts per phase (``counts``, ``count_list``, ``pg_total``), which
+for a queue with children cover its whole subtree (``counts_incl_children``); with
+``pgs_unavailable`` the reason when PodGroups cannot be read, and then no counts are shown.
 """
 
 from __future__ import annotations
@@ -71,6 +72,22 @@ def _queue_tree(queues: list[dict]) -> list:
     return rows
 
 
+def _subtree_counts(tree: list, per_queue: dict[str, Counter]) -> dict[str, Counter]:
+    """{queue: PodGroups by phase in the queue and every queue below it in ``tree`` (depth-first
+    rows: a row's parent is the nearest row before it one level up)."""
+    totals: dict[str, Counter] = {}
+    stack: list[str] = []
+    for row in tree:
+        name = as_str(_name(row.queue))
+        del stack[row.depth :]
+        own = per_queue.get(name) or Counter()
+        totals[name] = Counter(own)
+        for ancestor in stack:
+            totals[ancestor].update(own)
+        stack.append(name)
+    return totals
+
+
 def queue_summaries(snap: Snapshot, queues: list[dict]) -> list[dict]:
     """Summary rows of ``queues`` in tree order. The tree (depth, and the hints for a missing
     parent or a parent cycle) is always that of every Queue in ``snap``: a subset (a queue's
@@ -80,6 +97,7 @@ def queue_summaries(snap: Snapshot, queues: list[dict]) -> list[dict]:
     pgs_unavailable = unreadable_reason(snap.podgroups.state)
     everything = snap.queues.all()
     tree = _queue_tree(everything)
+    subtree = _subtree_counts(tree, per_queue)
     if len(queues) != len(everything):
         wanted = {objects.name(q) for q in queues}
         tree = [r for r in tree if objects.name(r.queue) in wanted]
@@ -87,7 +105,8 @@ def queue_summaries(snap: Snapshot, queues: list[dict]) -> list[dict]:
     for row in tree:
         q = row.queue
         name = as_str(_name(q))
-        counts = per_queue.get(name) or Counter()
+        # A parent's PodGroups are those of its whole subtree (its own and its children's).
+        counts = subtree.get(name) or Counter()
         rows.append(
             {
                 "queue": q,
@@ -106,6 +125,7 @@ def queue_summaries(snap: Snapshot, queues: list[dict]) -> list[dict]:
                 "count_list": sorted(counts.items()),
                 "pg_total": sum(counts.values()),
                 "pgs_unavailable": pgs_unavailable,
+                "counts_incl_children": row.has_children,
             }
         )
     if len(QUEUE_FIELDS) > QUEUE_FIELDS_MAX:  # queues come and go: start over rather than grow

@@ -27,7 +27,7 @@ from dashboard.views.rows import events_of, job_row, memo_base, pg_row, phase_ca
 from dashboard.volcano import objects, phases
 from dashboard.volcano.events import event_records
 from dashboard.volcano.objects import as_str
-from dashboard.volcano.queues import declared_parent
+from dashboard.volcano.queues import parent_name as queue_parent_name
 from dashboard.volcano.time import created_at, seconds_between
 
 LIST_KINDS = ("queues", "podgroups")
@@ -116,6 +116,8 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         status=lambda: version_key(
             resource_versions([queue, *r.children]),
             resource_versions(r.podgroups),
+            # A parent counts its subtree's PodGroups.
+            snap.podgroups.version if r.tree["has_children"] else 0,
             r.tree["tree_key"],
             states,
         ),
@@ -144,22 +146,29 @@ def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
     """The ``status`` fragment: state, resources, tree place, child queues, PodGroups by phase."""
     queue, snap = r.queue, r.snap
     spec = objects.spec(queue)
+    parent = queue_parent_name(queue) or ""
     return {
         "state": badges.queue_state(queue),
         "bars": queue_resource_bars(queue),
         "weight": objects.count(spec.get("weight")) or 1,
-        "parent": declared_parent(queue),
+        "parent": parent,
         "tree": r.tree,
-        "parent_missing": r.tree["problem"] == "missing_parent",
+        # A queue without spec.parent hangs under "root" (Volcano's rule), as the tree shows it.
+        "parent_missing": r.tree["problem"] == "missing_parent"
+        or (parent == "root" and snap.queue("root") is None),
         "reclaimable": spec.get("reclaimable"),
         "priority": spec.get("priority"),
         "dequeue": as_str(spec.get("dequeueStrategy")),
         "children": queue_summaries(snap, r.children) if r.children else [],
+        # A parent's PodGroups are its subtree's (queue_summaries): "incl. children".
         "counts": phase_cards(
-            Counter(phases.podgroup_phase(g) for g in r.podgroups),
+            r.tree["counts"]
+            if r.tree["has_children"]
+            else Counter(phases.podgroup_phase(g) for g in r.podgroups),
             phases.PODGROUP_PHASES,
             badges.podgroup_phase,
         ),
+        "counts_incl_children": r.tree["has_children"],
         "actions": queue_actions_for(request, queue),
     }
 
@@ -193,7 +202,12 @@ def _jobs_ctx(request: HttpRequest, r: _QueueReads, now: datetime) -> dict[str, 
 
     def job_key(j: dict) -> tuple:
         since = phases.job_phase_since(j)
-        return (badges.job_phase(j).final, -(seconds_between(since, now) or 0), objects.namespace(j), objects.name(j))
+        return (
+            badges.job_phase(j).final,
+            -(seconds_between(since, now) or 0),
+            objects.namespace(j),
+            objects.name(j),
+        )
 
     def pg_key(g: dict) -> tuple:
         phase = badges.podgroup_phase(g)

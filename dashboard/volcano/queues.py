@@ -391,13 +391,26 @@ class RoomRow:
         return left is not None and self.need > left
 
     @property
+    def deserved_over_cap(self) -> bool:
+        """The own queue's deserved share is above its capability: it can never be reached."""
+        return self.deserved is not None and self.capability is not None and self.deserved > self.capability
+
+    @property
+    def effective_share(self) -> Decimal | None:
+        """The share that counts at the own queue: deserved, or the capability when lower."""
+        if self.deserved is None:
+            return None
+        return min(self.deserved, self.capability) if self.capability is not None else self.deserved
+
+    @property
     def over_deserved(self) -> bool:
-        """Placing the gang would take the own queue above its deserved share."""
+        """Placing the gang would take the own queue above its effective share."""
+        share = self.effective_share
         return (
             self.depth == 0
-            and self.deserved is not None
+            and share is not None
             and self.allocated is not None
-            and self.allocated + self.need > self.deserved
+            and self.allocated + self.need > share
         )
 
 

@@ -171,6 +171,47 @@ def _big_job(cluster) -> None:
         cluster.store.create(kind(*PODS), pod, "big", replay=True)
 
 
+# --- rule 5: queue arithmetic as the scheduler does it --------------------------------------------
+
+
+def _row(page: str, queue: str) -> str:
+    m = re.search(rf'<tr data-queue="{queue}">.*?</tr>', page, re.S)
+    assert m, queue
+    return text(m.group(0))
+
+
+def test_deserved_above_capability_warns_and_uses_the_capability(client, states):
+    body = text(client.get("/queues/capped/").content.decode())
+    assert "deserved exceeds capability" in body
+    # 12 of the effective share 16 (not 30% of an unreachable 40), the reference stated.
+    assert "75% of capability" in body and "30%" not in body
+    assert "allocated ÷ capability 16, the effective share (deserved 40 exceeds the capability" in body
+    row = _row(client.get("/queues/").content.decode(), "capped")
+    assert "deserved exceeds capability" in row and "75% of capability" in row
+
+
+def test_a_percentage_names_its_reference(client, states):
+    body = text(client.get("/queues/").content.decode())
+    assert re.search(r"\d+% of (deserved|capability)", body)
+    assert not re.search(
+        r"\d+%(?! of (deserved|capability))", _row(client.get("/queues/").content.decode(), "capped")
+    )
+
+
+def test_a_queue_without_parent_shows_root(client, states):
+    body = text(client.get("/queues/capped/").content.decode())
+    assert "Parent root" in body and "Parent none" not in body
+    assert "Parent none" in text(client.get("/queues/root/").content.decode())
+
+
+def test_a_parent_rolls_up_its_childrens_podgroups(client, states):
+    row = _row(client.get("/queues/").content.decode(), "parent-q")
+    assert "Running 4" in row and "incl. children" in row
+    assert "incl. children" not in _row(client.get("/queues/").content.decode(), "child-a")
+    body = text(client.get("/queues/parent-q/").content.decode())
+    assert "PodGroups by phase incl. children" in body and "4 Running" in body
+
+
 # --- rule 9: big objects stay fast ---------------------------------------------------------------
 
 
