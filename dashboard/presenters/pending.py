@@ -32,6 +32,8 @@ class Finding:
     podgroups_more: int = 0
     # When the condition quoted in ``verbatim`` became current (None: not known).
     verbatim_at: datetime | None = None
+    # The fact's kind (dashboard.volcano.pending.FACT_KINDS), for pages that mark what it is about.
+    kind: str = ""
 
 
 # PodGroups a "no room" finding links to by name; the rest are counted ("+ 3 more").
@@ -192,6 +194,50 @@ def _no_room_finding(fact: Fact) -> Finding:
     )
 
 
+def _differs_finding(fact: Fact) -> Finding:
+    v = fact.values
+    items = []
+    for row in fact.rows:
+        r = room_row(row)
+        values = {"res": r["resource"], "need": r["need"], "left": r["left"], "queue": r["queue"]}
+        values |= {"cap": r["capability"], "alloc": r["allocated"], "reserved": r["reserved"] or "0"}
+        items.append(
+            _(
+                "%(res)s in “%(queue)s”: needs %(need)s; capability %(cap)s − allocated %(alloc)s − "
+                "reserved %(reserved)s leaves %(left)s"
+            )
+            % values
+        )
+    text = _(
+        "The scheduler's view differs: it reports no room in queue “%(queue)s”, while the queue's "
+        "numbers leave room for the gang:"
+    ) % {"queue": v["queue"]}
+    leftovers = v["leftovers"]
+    if leftovers:
+        hold = ", ".join(f"{res} {format_quantity(res, amount)}" for res, amount in v["hold"].items())
+        items.append(
+            ngettext(
+                "%(n)d Running PodGroup in this queue has fewer pods than its minMember and no owner "
+                "(possible leftover); it holds minResources %(hold)s, which the scheduler may still count.",
+                "%(n)d Running PodGroups in this queue have fewer pods than their minMember and no owner "
+                "(possible leftovers); they hold minResources %(hold)s, which the scheduler may still count.",
+                len(leftovers),
+            )
+            % {"n": len(leftovers), "hold": hold}
+        )
+    names = [(x.namespace, x.name) for x in leftovers]
+    return Finding(
+        "warn",
+        text,
+        fact.verbatim,
+        items=items,
+        podgroups=names[:NO_ROOM_PODGROUP_LINKS],
+        podgroups_label=ngettext("Possible leftover:", "Possible leftovers:", len(names)) if names else "",
+        podgroups_more=max(0, len(names) - NO_ROOM_PODGROUP_LINKS),
+        kind=fact.kind,
+    )
+
+
 def _inqueue_text(fact: Fact) -> str:
     size = fact.values["min"]
     if fact.values["never"]:
@@ -267,6 +313,8 @@ def finding(fact: Fact) -> Finding:
         return _capability_finding(fact)
     if fact.kind == "no_room":
         return _no_room_finding(fact)
+    if fact.kind == "scheduler_differs":
+        return _differs_finding(fact)
     if fact.kind == "pod_problems":
         n = len(fact.blockers)
         return Finding(

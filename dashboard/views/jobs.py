@@ -173,7 +173,10 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
         "headroom": r.room.rows,
         "pending_like": r.pending_like,
         "why_title": wait_heading(vs.job_wait_question(job, pg)),
-        "findings": why_pending(snap, job, pg, queue, r.qname, r.pods, r.room) if r.pending_like else [],
+        "findings": (
+            findings := why_pending(snap, job, pg, queue, r.qname, r.pods, r.room) if r.pending_like else []
+        ),
+        "left_disputed": any(f.kind == "scheduler_differs" for f in findings),
         "failure": failure_view(job, r.pods, r.events),
         "warning_events": r.warning_events(),
         "earlier_warnings": r.earlier_warnings(),

@@ -136,9 +136,12 @@ def _status_ctx(r: GangReads, pg: dict, now: datetime) -> dict[str, Any]:
         "queue_missing": absent_hint(queue, snap.queues.state),
         "queue_state": badges.queue_state(queue) if queue else None,
         "headroom": r.room.rows,
-        "findings": why_pending(snap, None, pg, queue, r.qname, r.pods, r.room, owner_job=job)
-        if r.pending_like
-        else [],
+        "findings": (
+            findings := why_pending(snap, None, pg, queue, r.qname, r.pods, r.room, owner_job=job)
+            if r.pending_like
+            else []
+        ),
+        "left_disputed": any(f.kind == "scheduler_differs" for f in findings),
         "pending_like": r.pending_like,
         "warning_events": r.warning_events(),
         "earlier_warnings": r.earlier_warnings(),

@@ -23,10 +23,21 @@ from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import blocked, page_ctx
 from dashboard.views.queue_summary import queue_summaries
-from dashboard.views.rows import events_of, job_row, memo_base, pg_row, phase_cards, snapshot, yaml_text
+from dashboard.views.rows import (
+    events_of,
+    job_row,
+    memo_base,
+    pg_row,
+    phase_cards,
+    queue_leftovers,
+    snapshot,
+    yaml_text,
+)
 from dashboard.volcano import objects, phases
 from dashboard.volcano.events import event_records
 from dashboard.volcano.objects import as_str
+from dashboard.volcano.quantities import format_quantity
+from dashboard.volcano.queues import leftovers_hold
 from dashboard.volcano.queues import parent_name as queue_parent_name
 from dashboard.volcano.time import created_at, seconds_between
 
@@ -147,6 +158,7 @@ def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
     queue, snap = r.queue, r.snap
     spec = objects.spec(queue)
     parent = queue_parent_name(queue) or ""
+    leftovers = queue_leftovers(snap, r.name)
     return {
         "state": badges.queue_state(queue),
         "bars": queue_resource_bars(queue),
@@ -170,9 +182,23 @@ def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
         ),
         "counts_incl_children": r.tree["has_children"],
         "actions": queue_actions_for(request, queue),
+        "leftovers": [
+            {
+                "namespace": x.namespace,
+                "name": x.name,
+                "pods": x.pods,
+                "min_member": x.min_member,
+                "holds": ", ".join(f"{res} {format_quantity(res, n)}" for res, n in x.holds.items()),
+            }
+            for x in leftovers[:LEFTOVERS_SHOWN]
+        ],
+        "leftovers_total": len(leftovers),
+        "leftovers_hold": [(res, format_quantity(res, n)) for res, n in leftovers_hold(leftovers).items()],
     }
 
 
+# Possible leftovers listed on a Queue's page (the count and the sum cover them all).
+LEFTOVERS_SHOWN = 20
 # Rows per page of a Queue's Jobs and PodGroups tables.
 QUEUE_TABLE_PAGE = 50
 

@@ -27,8 +27,14 @@ from dashboard.presenters.queues import GangRoom
 from dashboard.views.memo import cache_token, locale_key
 from dashboard.volcano import objects, pending, phases
 from dashboard.volcano.gang import job_counters, job_tasks, job_total_replicas, podgroup_counter
-from dashboard.volcano.objects import as_dict, as_str
-from dashboard.volcano.pending import PendingContext, unschedulable_condition
+from dashboard.volcano.objects import as_dict, as_str, owner_references
+from dashboard.volcano.pending import (
+    PendingContext,
+    owned_by_volcano_job,
+    scheduler_says_queue_full,
+    unschedulable_condition,
+)
+from dashboard.volcano.queues import Leftover, possible_leftovers
 from dashboard.volcano.time import created_at, seconds_between
 
 
@@ -254,6 +260,26 @@ def why_pending(
     owner_job: dict | None = None,
 ) -> list[Finding]:
     """Why the gang does not run (dashboard.volcano.pending.why_pending over ``pending_context``
-    and the gang's ``room``), in words."""
+    and the gang's ``room``), in words. The queue's possible leftovers are read only when the
+    scheduler says the queue has no room."""
     ctx = pending_context(snap, job, pg, queue, qname, pods, owner_job)
+    if pg is not None and scheduler_says_queue_full(pg):
+        ctx = dataclasses.replace(ctx, queue_leftovers=tuple(queue_leftovers(snap, qname)))
     return findings(pending.why_pending(ctx, room.room))
+
+
+def _owner_found(snap: Snapshot, pg: dict) -> bool:
+    """The PodGroup's owner is there: its Volcano Job is in the cache, or it is owned by
+    something other than a Volcano Job (whose presence is not checked here)."""
+    if snap.job_for_podgroup(pg) is not None:
+        return True
+    refs = owner_references(pg)
+    return bool(refs) and not owned_by_volcano_job(pg)
+
+
+def queue_leftovers(snap: Snapshot, qname: str) -> list[Leftover]:
+    """The possible leftovers (dashboard.volcano.queues.possible_leftovers) among the PodGroups
+    whose spec.queue is ``qname``."""
+    return possible_leftovers(
+        snap.podgroups_in_queue(qname), snap.pods_for_podgroup, lambda g: _owner_found(snap, g)
+    )

@@ -10,6 +10,7 @@ never words: the presenters word them (and translate them).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,12 +30,14 @@ from dashboard.volcano.quantities import resource_sort_key
 from dashboard.volcano.queues import (
     CapabilityLimit,
     InqueuePodGroups,
+    Leftover,
     QueueChildren,
     QueueLookup,
     Room,
     RoomRow,
     capability_limits,
     gang_room,
+    leftovers_hold,
     queue_ancestry,
 )
 from dashboard.volcano.states import current_condition_entry, replica_shortfall
@@ -81,6 +84,7 @@ FACT_KINDS = (
     "queue_missing",  # values: queue
     "queue_not_open",  # values: queue, state
     "no_room",  # values: queue, depth, own; rows
+    "scheduler_differs",  # values: queue, leftovers (list of Leftover), hold ({res: amount}); rows; verbatim
     "pod_problems",  # blockers
 )
 
@@ -92,7 +96,8 @@ class PendingContext:
     when absent), named ``queue_name``; ``pods`` the gang's pods. ``queue_lookup(name)`` finds
     ancestors, ``queue_children(name)`` child queues, ``inqueue_podgroups(name)`` a queue's Inqueue
     PodGroups. ``podgroups_unreadable``/``queues_unreadable``: why that kind cannot be read ("" when
-    it can): an object missing from an unreadable kind is reported as unreadable, never as absent."""
+    it can): an object missing from an unreadable kind is reported as unreadable, never as absent.
+    ``queue_leftovers``: the possible leftovers in the gang's queue (queues.possible_leftovers)."""
 
     job: Obj | None
     podgroup: Obj | None
@@ -105,6 +110,7 @@ class PendingContext:
     inqueue_podgroups: InqueuePodGroups | None = None
     podgroups_unreadable: str = ""
     queues_unreadable: str = ""
+    queue_leftovers: Sequence[Leftover] = ()
 
 
 def unschedulable_condition(pg: object) -> dict[str, Any] | None:
@@ -113,6 +119,18 @@ def unschedulable_condition(pg: object) -> dict[str, Any] | None:
     there is none."""
     current = current_condition_entry(pg)
     return current if current is not None and current.get("type") == "Unschedulable" else None
+
+
+# The scheduler's words for a queue without room: the capacity/proportion plugins' enqueue event
+# ("queue resource quota insufficient") and a queue reported overused.
+_QUEUE_FULL = re.compile(r"queue resource quota insufficient|queue\b.*\boverused", re.IGNORECASE)
+
+
+def scheduler_says_queue_full(pg: object) -> str:
+    """The PodGroup's current Unschedulable message when it says the queue has no room, else ""."""
+    cond = unschedulable_condition(pg)
+    message = as_str(cond.get("message")) if cond else ""
+    return message if _QUEUE_FULL.search(message) else ""
 
 
 def owned_by_volcano_job(pg: object) -> bool:
@@ -225,7 +243,18 @@ def _queue_facts(ctx: PendingContext, room: Room | None, impossible: set[str]) -
             queue_children=ctx.queue_children,
             inqueue_podgroups=ctx.inqueue_podgroups,
         )
-    return out + no_room(room, qname, impossible)
+    facts = no_room(room, qname, impossible)
+    message = scheduler_says_queue_full(ctx.podgroup) if ctx.podgroup is not None else ""
+    rows = tuple(r for r in room.rows if r.binding and r.left is not None and r.resource not in impossible)
+    if message and not facts and not impossible and rows:
+        # Our arithmetic leaves room where the scheduler found none: both are shown.
+        values = {
+            "queue": qname,
+            "leftovers": list(ctx.queue_leftovers),
+            "hold": leftovers_hold(ctx.queue_leftovers),
+        }
+        facts.append(Fact("scheduler_differs", "warn", values, message, rows=rows))
+    return out + facts
 
 
 def _pod_problems(pods: Sequence[Obj]) -> list[Fact]:

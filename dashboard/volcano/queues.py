@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from dashboard.volcano.gang import podgroup_min_resources
+from dashboard.volcano.gang import podgroup_min_member, podgroup_min_resources
 from dashboard.volcano.objects import as_dict, as_str, name, namespace, spec, status
 from dashboard.volcano.phases import podgroup_phase
 from dashboard.volcano.quantities import resource_amount, resource_sort_key
@@ -516,3 +516,60 @@ def _resource_rows(
             )
         )
     return rows
+
+
+# -- leftovers -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A Running PodGroup with fewer live pods than its minMember whose owner is gone (its
+    Volcano Job is not found, or it has no owner at all): likely left behind by a deleted Job.
+    ``pods``: its pods not finished (phase neither Succeeded nor Failed); ``holds``:
+    spec.minResources by Queue resource name, in base units."""
+
+    namespace: str
+    name: str
+    pods: int
+    min_member: int
+    holds: Mapping[str, Decimal]
+
+
+def _live(pod: Obj) -> bool:
+    return as_str(status(pod).get("phase")) not in ("Succeeded", "Failed")
+
+
+def possible_leftovers(
+    podgroups: Iterable[Obj],
+    pods_of: Callable[[Any], Iterable[Obj]],
+    owner_found: Callable[[Any], bool],
+) -> list[Leftover]:
+    """The Running PodGroups among ``podgroups`` that set minResources, have fewer live pods
+    (``pods_of``) than minMember, and whose owner is gone (``owner_found`` False), by namespace
+    and name. Volcano's enqueue (proportion/capacity plugins) reserves a Running PodGroup's
+    minResources beyond its allocated pods only while it has at least minMember allocated pods;
+    versions before v1.6 judged by status.running instead, which a PodGroup left behind may
+    still report. Either way such a PodGroup is a likely reason the scheduler refuses a queue
+    whose numbers show room."""
+    out: list[Leftover] = []
+    for pg in podgroups:
+        if podgroup_phase(pg) != "Running":
+            continue
+        holds = podgroup_min_resources(pg)
+        if not holds or owner_found(pg):
+            continue
+        live = sum(1 for pod in pods_of(pg) if _live(pod))
+        need = podgroup_min_member(pg)
+        if live < max(1, need):
+            out.append(Leftover(namespace(pg), name(pg), live, need, holds))
+    out.sort(key=lambda x: (x.namespace, x.name))
+    return out
+
+
+def leftovers_hold(leftovers: Iterable[Leftover]) -> dict[str, Decimal]:
+    """The minResources the leftovers hold, summed per resource (in resource order)."""
+    total: dict[str, Decimal] = {}
+    for left in leftovers:
+        for res, amount in left.holds.items():
+            total[res] = total.get(res, Decimal(0)) + amount
+    return {res: total[res] for res in sorted(total, key=resource_sort_key)}

@@ -17,6 +17,7 @@ PODGROUPS = ("scheduling.volcano.sh", "podgroups")
 JOBS = ("batch.volcano.sh", "jobs")
 PODS = ("", "pods")
 BIG = 8000
+JOB_API = "batch.volcano.sh/v1alpha1"
 TEMPLATE = {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}
 
 
@@ -112,7 +113,10 @@ def _build(cluster) -> None:
     # A busy queue: 120 PodGroups and 60 Jobs.
     _create(cluster, QUEUES, _queue("busy", status={"state": "Open", "allocated": {"cpu": "0"}}))
     for i in range(120):
-        _create(cluster, PODGROUPS, _pg(f"busy-pg-{i:03d}", "team", "busy", "Running", "1"), "team")
+        # Made by another workload controller (its owner is not checked): never a leftover.
+        rs = {"ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "rs"}]}
+        busy = _pg(f"busy-pg-{i:03d}", "team", "busy", "Running", "1", metadata=rs)
+        _create(cluster, PODGROUPS, busy, "team")
     for i in range(60):
         job = {
             "apiVersion": "batch.volcano.sh/v1alpha1",
@@ -147,7 +151,8 @@ def _big_job(cluster) -> None:
     _create(cluster, JOBS, job, "big")
     _create(cluster, QUEUES, _queue("default"))
     pg_name = "huge-huge-uid"
-    big_pg = _pg(pg_name, "big", "default", "Running", "1", min_member=BIG, running=BIG - 10)
+    owner = {"ownerReferences": [{"apiVersion": JOB_API, "kind": "Job", "name": "huge", "uid": "huge-uid"}]}
+    big_pg = _pg(pg_name, "big", "default", "Running", "1", min_member=BIG, running=BIG - 10, metadata=owner)
     _create(cluster, PODGROUPS, big_pg, "big")
     now = cluster.clock.rfc3339()
     for i in range(BIG):
@@ -261,3 +266,27 @@ def test_measure_big_job(client, states):
             took = time.perf_counter() - started
             with open("/tmp/s3/measure.txt", "a") as out:
                 out.write(f"{path} {resp.status_code} {len(resp.content):,} bytes {took * 1000:.0f} ms\n")
+
+
+def test_leftover_running_podgroups_are_flagged_with_what_they_hold(client, states):
+    page = client.get("/queues/leaky/").content.decode()
+    body = text(page)
+    assert "3 possible leftovers" in body and body.count("possible leftover ") >= 3
+    assert "They hold minResources cpu 6" in body
+    for i in range(3):
+        assert f'href="/podgroups/team/gone-{i}/"' in page
+    # The big Job's Running PodGroup has its pods and its Job: not flagged.
+    assert "possible leftover" not in text(client.get("/queues/default/").content.decode())
+
+
+def test_the_scheduler_refusing_a_queue_with_room_shows_both_views(client, states):
+    page = client.get("/podgroups/team/waiting-pg/").content.decode()
+    body = text(page)
+    assert "The scheduler's view differs: it reports no room in queue “leaky”" in body
+    assert "queue resource quota insufficient: insufficient cpu" in body
+    assert "cpu in “leaky”: needs 4; capability 8 − allocated 0 − reserved 0 leaves 8" in body
+    assert "3 Running PodGroups in this queue have fewer pods than their minMember" in body
+    assert "they hold minResources cpu 6" in body
+    # The headroom's "left" is never shown bare.
+    assert "by these numbers; the scheduler says no room" in body
+    assert "No room in queue" not in body
