@@ -96,6 +96,12 @@ class PodTable:
     tasks: list[tuple[str, int]]
     status: str
     task: str | None
+    per_page: int = POD_PAGE_SIZE
+
+    @property
+    def pageable(self) -> bool:
+        """More pods than one page holds, or a filter is on: the counts and the filter are shown."""
+        return self.total > self.per_page or bool(self.status) or self.task is not None
 
     @property
     def cut(self) -> bool:
@@ -145,4 +151,5 @@ def pod_table(
         tasks=sorted(tasks.items()),
         status=status,
         task=task,
+        per_page=per_page,
     )
