@@ -257,17 +257,6 @@ def test_the_queue_page_pages_its_jobs_and_podgroups(client, states):
     assert "showing 1–50 of 120" in text(client.get("/podgroups/?queue=busy").content.decode())
 
 
-def test_measure_big_job(client, states):
-    """Not an assertion: prints the size and time of the big Job's page (three runs)."""
-    for path in ("/jobs/big/huge/", "/podgroups/big/huge-huge-uid/"):
-        for _ in range(3):
-            started = time.perf_counter()
-            resp = client.get(path)
-            took = time.perf_counter() - started
-            with open("/tmp/s3/measure.txt", "a") as out:
-                out.write(f"{path} {resp.status_code} {len(resp.content):,} bytes {took * 1000:.0f} ms\n")
-
-
 def test_leftover_running_podgroups_are_flagged_with_what_they_hold(client, states):
     page = client.get("/queues/leaky/").content.decode()
     body = text(page)
