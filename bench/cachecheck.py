@@ -70,11 +70,14 @@ def fresh_lists(kubeconfig: str) -> dict[str, dict[str, dict]]:
     return out
 
 
-def dashboard_views(base: str, workers: int, attempts: int = 60) -> dict[int, dict]:
-    """``{pid: answer of /_bench/cache}`` for every worker that answered."""
+def dashboard_views(
+    base: str, workers: int, attempts: int = 60, headers: dict[str, str] | None = None
+) -> dict[int, dict]:
+    """``{pid: answer of /_bench/cache}`` for every worker that answered. ``headers``: an identity
+    (the trusted proxy's user header) when the dashboard runs in an authenticated access mode."""
     seen: dict[int, dict] = {}
     for _ in range(attempts):
-        status, body, _ = http_get(f"{base}/_bench/cache", timeout=60)
+        status, body, _ = http_get(f"{base}/_bench/cache", timeout=60, headers=headers)
         if status == 404:
             raise RuntimeError(
                 "/_bench/cache answered 404: start the dashboard with DJANGO_SETTINGS_MODULE=bench.settings"
@@ -168,7 +171,7 @@ def _event_kept(event: dict, pods: dict[str, dict]) -> bool:
 
 
 def wait_converged(
-    base: str, kubeconfig: str, workers: int, timeout: float
+    base: str, kubeconfig: str, workers: int, timeout: float, headers: dict[str, str] | None = None
 ) -> tuple[bool, float, dict[int, str]]:
     """Compare until every worker's cache matches a fresh list, or ``timeout`` s pass.
 
@@ -177,7 +180,7 @@ def wait_converged(
     start = time.monotonic()
     while True:
         fresh = fresh_lists(kubeconfig)
-        views = dashboard_views(base, workers)
+        views = dashboard_views(base, workers, headers=headers)
         diffs = {pid: compare(fresh, answer) for pid, answer in views.items()}
         if len(views) >= workers and all(d.ok for d in diffs.values()):
             return True, time.monotonic() - start, {p: _describe(d) for p, d in diffs.items()}

@@ -310,6 +310,7 @@ class DashHandle:
     started_at: float
     command: list[str]
     log_path: Path
+    health_port: int = 0  # the workers' health listener (VOLCANO_UI_HEALTH_BIND), on loopback
 
     @property
     def base(self) -> str:
@@ -359,6 +360,15 @@ def gunicorn_command(port: int, workers: int | None, threads: int | None) -> lis
 _LISTEN_RE = re.compile(r"Listening at: http://[^:]+:(\d+)")
 
 
+def free_port() -> int:
+    """A loopback TCP port that was free a moment ago (the kernel's pick)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind((LOOPBACK, 0))
+        return sock.getsockname()[1]
+
+
 def start_dashboard(
     workdir: Path,
     sim: SimHandle,
@@ -372,10 +382,13 @@ def start_dashboard(
     """Start gunicorn with DEBUG off against ``sim``'s kubeconfig; return once it listens.
 
     Readiness of the cache is *not* awaited here (see ``wait_ready``) so that the initial sync time
-    can be measured from the moment the process was spawned.
+    can be measured from the moment the process was spawned. The workers' health listener gets a
+    free loopback port (``DashHandle.health_port``) unless ``extra_env`` sets VOLCANO_UI_HEALTH_BIND;
+    ``extra_env`` overrides any variable set here (e.g. VOLCANO_UI_ACCESS_MODE).
     """
     log_path = workdir / "gunicorn.log"
     cmd = gunicorn_command(port, workers, threads)
+    health_port = free_port()
     env = _child_env(
         VOLCANO_UI_DEBUG="false",
         VOLCANO_UI_CLUSTER="kubeconfig",
@@ -383,8 +396,11 @@ def start_dashboard(
         VOLCANO_UI_ALLOWED_HOSTS="127.0.0.1,localhost",
         DJANGO_SETTINGS_MODULE=SETTINGS,
         VOLCANO_UI_ACCESS_MODE="none",
-        **(extra_env or {}),
+        VOLCANO_UI_HEALTH_BIND=f"{LOOPBACK}:{health_port}",
     )
+    env.update(extra_env or {})
+    bind = env["VOLCANO_UI_HEALTH_BIND"].strip()
+    health_port = int(bind.rsplit(":", 1)[1]) if bind else 0
     env.pop("KUBECONFIG", None)
     # Production serves hashed static files from a manifest that `collectstatic` writes (the image
     # does it at build time); without it every page using {% static %} fails with DEBUG off.
@@ -419,14 +435,24 @@ def start_dashboard(
         stop_process(proc)
         raise RuntimeError(f"gunicorn did not listen within {timeout}s:\n{_tail(log_path)}")
     return DashHandle(
-        proc=proc, host=LOOPBACK, port=actual, started_at=started, command=cmd, log_path=log_path
+        proc=proc,
+        host=LOOPBACK,
+        port=actual,
+        started_at=started,
+        command=cmd,
+        log_path=log_path,
+        health_port=health_port,
     )
 
 
-def http_get(url: str, timeout: float = 10.0) -> tuple[int, bytes, dict[str, str]]:
+def http_get(
+    url: str, timeout: float = 10.0, headers: dict[str, str] | None = None
+) -> tuple[int, bytes, dict[str, str]]:
     """One GET; returns (status, body, headers) and never raises for HTTP error statuses."""
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, headers=headers or {}), timeout=timeout
+        ) as resp:
             return resp.status, resp.read(), dict(resp.headers.items())
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read(), dict(exc.headers.items())
