@@ -172,6 +172,8 @@ VOLCANO_UI_BACKOFF_MAX = env_int("VOLCANO_UI_BACKOFF_MAX", 30, minimum=1, maximu
 # Events kept in memory: per involved object and in total (oldest dropped first).
 VOLCANO_UI_EVENTS_PER_OBJECT = env_int("VOLCANO_UI_EVENTS_PER_OBJECT", 50, minimum=1, maximum=10000)
 VOLCANO_UI_EVENTS_TOTAL = env_int("VOLCANO_UI_EVENTS_TOTAL", 20000, minimum=10, maximum=1000000)
+# Seconds the final state of a deleted pod of a Volcano Job is kept (post-mortems; 0: not kept).
+VOLCANO_UI_POD_RECORD_SECONDS = env_int("VOLCANO_UI_POD_RECORD_SECONDS", 86400, minimum=0, maximum=30 * 86400)
 
 # "text" for a terminal, "json" for a log pipeline: one JSON object per line, each carrying the
 # request id of the request it was logged in (dashboard/middleware.py).

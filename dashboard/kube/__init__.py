@@ -101,6 +101,7 @@ def options_from_settings() -> CacheOptions:
         pod_watch=settings.VOLCANO_UI_POD_WATCH,
         events_per_object=settings.VOLCANO_UI_EVENTS_PER_OBJECT,
         events_total=settings.VOLCANO_UI_EVENTS_TOTAL,
+        pod_record_seconds=float(settings.VOLCANO_UI_POD_RECORD_SECONDS),
         informer=informer,
     )
 

@@ -16,6 +16,7 @@ from dashboard.kube.client import KubeClient
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.informer import Informer, InformerOptions
 from dashboard.kube.kinds import ALL_KINDS, EVENTS, PODS, KindSpec, obj_key
+from dashboard.kube.podrecords import DeletedPods
 from dashboard.kube.snapshot import Snapshot
 from dashboard.kube.store import EventStore, Key, KindStore, event_sort_time
 from dashboard.volcano.events import event_ref
@@ -76,6 +77,11 @@ class CacheOptions:
     # Seconds an event of a pod the cache does not hold waits for that pod while the pod watch is
     # live (the watch may deliver a new pod after its first event); then it is discarded.
     held_pod_event_seconds: float = 60.0
+    # Deleted pods of Volcano Jobs: their final state is kept this many seconds (0: not kept), at
+    # most this many records and about this many bytes (kube/podrecords.py; docs/cache.md).
+    pod_record_seconds: float = 86400.0
+    pod_records_max: int = 10000
+    pod_records_max_bytes: int = 16 * 1024 * 1024
     informer: InformerOptions = field(default_factory=InformerOptions)
 
 
@@ -94,7 +100,9 @@ class ClusterCache:
         # and since when (time.monotonic()) every pod watch is live; None: not all live.
         self._pods_listed: dict[str, int] = {}
         self._pods_live_since: float | None = None
-        pods = PodStore(PODS, on_change=self._notify, publish_interval=interval)
+        o = self.options
+        self.deleted_pods = DeletedPods(o.pod_record_seconds, o.pod_records_max, o.pod_records_max_bytes)
+        pods = PodStore(PODS, on_change=self._notify, publish_interval=interval, records=self.deleted_pods)
         events = self._events_store(pods, interval)
         for spec in ALL_KINDS:
             if spec is PODS:
@@ -144,7 +152,8 @@ class ClusterCache:
         """A consistent read view (see snapshot.py). ``namespaces`` restricts namespaced kinds."""
         if namespaces is not None and not isinstance(namespaces, frozenset):
             namespaces = frozenset(namespaces)
-        return Snapshot({name: store.data() for name, store in self._stores.items()}, namespaces)
+        data = {name: store.data() for name, store in self._stores.items()}
+        return Snapshot(data, namespaces, deleted_pods=self.deleted_pods.view())
 
     def wait_for(self, predicate: Callable[[Snapshot], Any], timeout: float = 5.0) -> Any:
         """Block until ``predicate(snapshot)`` is truthy; return its value.
@@ -350,6 +359,28 @@ class PodStore(KindStore):
     ClusterCache rechecks them when a pods informer becomes synced."""
 
     on_arrival: Callable[[Key], None] | None = None
+
+    def __init__(self, spec: KindSpec, records: DeletedPods | None = None, **kw: Any):
+        super().__init__(spec, **kw)
+        self.records = records
+
+    def _remove(self, key: Key, final: dict[str, Any] | None = None) -> bool:
+        """As KindStore._remove; a removed pod of a Volcano Job is recorded (``final``: its state
+        as the watch's DELETED event delivered it, else the last one stored)."""
+        old = self._objects.get(key)
+        removed = super()._remove(key)
+        if removed and self.records is not None and old is not None:
+            self.records.add(final if final is not None else old)
+        return removed
+
+    def delete(self, obj_or_key: dict[str, Any] | Key) -> bool:
+        if not isinstance(obj_or_key, dict):
+            return super().delete(obj_or_key)
+        with self._lock:
+            changed = self._remove(obj_key(obj_or_key), final=obj_or_key)
+        if changed:
+            self._changed()
+        return changed
 
     def holds(self, key: Key) -> bool:
         """Whether the pod ``key`` is in the store now (the writer's state, not a published view,

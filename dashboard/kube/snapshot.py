@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from dashboard.kube.kinds import obj_namespace
@@ -18,7 +18,9 @@ from dashboard.kube.store import KindData, KindState, event_sort_time
 from dashboard.volcano.events import event_ref
 from dashboard.volcano.objects import name as obj_name
 from dashboard.volcano.objects import uid as obj_uid
+from dashboard.volcano.podrecords import PodRecord, records_by_name
 from dashboard.volcano.pods import pod_group_name
+from dashboard.volcano.time import created_at
 
 _UID_SUFFIX = re.compile(
     r"^(?P<job>.+)-(?P<uid>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$"
@@ -156,8 +158,14 @@ def _owner_refs(obj: dict[str, Any]) -> list[dict[str, Any]]:
 class Snapshot:
     """A consistent read view of every kind; see the module docstring."""
 
-    def __init__(self, data: dict[str, KindData], namespaces: frozenset[str] | None = None):
+    def __init__(
+        self,
+        data: dict[str, KindData],
+        namespaces: frozenset[str] | None = None,
+        deleted_pods: Mapping[tuple[str, str], tuple[PodRecord, ...]] | None = None,
+    ):
         self.namespaces_filter = namespaces
+        self._deleted_pods = deleted_pods or {}
         self.jobs = KindView(data["jobs"], namespaces)
         self.podgroups = KindView(data["podgroups"], namespaces)
         self.queues = KindView(data["queues"], namespaces)
@@ -217,6 +225,19 @@ class Snapshot:
         """Pods labelled/annotated ``volcano.sh/job-name: <job>`` in the Job's namespace, by name."""
         pods = self.pods.lookup("job", (obj_namespace(job), obj_name(job)))
         return sorted(pods, key=obj_name)
+
+    def deleted_pods_of_job(self, job: dict[str, Any]) -> list[PodRecord]:
+        """The records of the Job's pods the cache saw deleted (kube/podrecords.py), by name, newest
+        deletion first per name; those of pods created before the Job (an earlier Job of the same
+        name) are left out."""
+        ns = obj_namespace(job) or ""
+        if self.namespaces_filter is not None and ns not in self.namespaces_filter:
+            return []
+        records = self._deleted_pods.get((ns, obj_name(job)), ())
+        born = created_at(job)
+        if born is not None:
+            records = tuple(r for r in records if r.created is None or r.created >= born)
+        return records_by_name(records)
 
     def pods_for_podgroup(self, pg: dict[str, Any]) -> list[dict[str, Any]]:
         """Pods whose ``scheduling.k8s.io/group-name`` annotation names ``pg``, sorted by name."""

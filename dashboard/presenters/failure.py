@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.utils.translation import gettext as _
 
 from dashboard.presenters.pending import Finding
 from dashboard.volcano.failure import Failure, Termination, explain_failure
+from dashboard.volcano.podrecords import ContainerEnd, PodRecord
 
 # Failed containers listed by name; the rest are counted.
 TERMINATIONS_LISTED = 10
@@ -26,7 +28,7 @@ class FailureView:
     first: Termination | None = None
 
 
-def termination_text(t: Termination) -> str:
+def termination_text(t: Termination | ContainerEnd) -> str:
     """ "OOMKilled, exit code 137" / "Error, exit code 1, signal 9": what ended the container."""
     parts = [t.reason or _("terminated")]
     if t.exit_code:
@@ -90,10 +92,14 @@ def _phase_finding(f: Failure) -> Finding | None:
 
 
 def failure_view(
-    job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]], events: Sequence[Mapping]
+    job: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    events: Sequence[Mapping],
+    deleted: Sequence[PodRecord] = (),
 ) -> FailureView:
-    """The "why did it fail" card for ``job`` (empty when the Job did not fail)."""
-    facts = explain_failure(job, pods, events)
+    """The "why did it fail" card for ``job`` (empty when the Job did not fail); ``deleted``: the
+    records of its deleted pods (Snapshot.deleted_pods_of_job)."""
+    facts = explain_failure(job, pods, events, deleted)
     view = FailureView()
     if facts is None:
         return view
@@ -117,6 +123,16 @@ def failure_view(
             "what": termination_text(first),
         }
         view.findings.append(Finding("bad", text, verbatim=first.message))
+        if facts.deleted_pods:
+            view.findings.append(
+                Finding(
+                    "info",
+                    _(
+                        "The failed pods are gone (Volcano deletes them when it restarts or ends a Job); "
+                        "their exit codes come from what the dashboard saw when they were deleted."
+                    ),
+                )
+            )
         if oom:
             view.findings.append(
                 Finding(
@@ -150,3 +166,36 @@ def failure_view(
             )
         )
     return view
+
+
+# Deleted pods listed on a Job's page; the rest are counted.
+DELETED_PODS_LISTED = 50
+
+
+@dataclass(frozen=True)
+class DeletedPodRow:
+    """A row of "pods (deleted)": ``ended`` how its first failed container ended ("" when none
+    failed), ``deleted`` when the dashboard saw it go."""
+
+    name: str
+    task: str
+    phase: str
+    node: str
+    ended: str
+    message: str
+    deleted: datetime
+
+
+def deleted_pod_rows(records: Sequence[PodRecord]) -> tuple[list[DeletedPodRow], int]:
+    """The rows (at most DELETED_PODS_LISTED, newest deletion first) and how many more there are."""
+    newest = sorted(records, key=lambda r: r.deleted_at, reverse=True)
+    rows = []
+    for r in newest[:DELETED_PODS_LISTED]:
+        failed = r.failed
+        first = failed[0] if failed else None
+        ended = ""
+        if first is not None:
+            ended = termination_text(first)
+        message = first.message if first else ""
+        rows.append(DeletedPodRow(r.name, r.task, r.phase, r.node, ended, message, r.deleted_at))
+    return rows, max(0, len(newest) - DELETED_PODS_LISTED)

@@ -14,7 +14,7 @@ from dashboard.actions import job_actions_for
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters import phases as badges
 from dashboard.presenters.clock import reference_now
-from dashboard.presenters.failure import failure_view
+from dashboard.presenters.failure import deleted_pod_rows, failure_view
 from dashboard.presenters.jobs import (
     job_gang,
     job_health_hint,
@@ -141,6 +141,8 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     if frags.want("status"):
         ctx.update(_status_ctx(request, r, job, now))
     ctx.update(r.lists_ctx(frags))
+    if frags.want("pods"):
+        ctx["deleted_pods"], ctx["deleted_more"] = deleted_pod_rows(snap.deleted_pods_of_job(job))
     if frags.asked is None:
         ctx.update(_spec_ctx(job))
     return frags.respond("dashboard/job_detail.html", ctx)
@@ -177,7 +179,7 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
             findings := why_pending(snap, job, pg, queue, r.qname, r.pods, r.room) if r.pending_like else []
         ),
         "left_disputed": any(f.kind == "scheduler_differs" for f in findings),
-        "failure": failure_view(job, r.pods, r.events),
+        "failure": failure_view(job, r.pods, r.events, snap.deleted_pods_of_job(job)),
         "warning_events": r.warning_events(),
         "earlier_warnings": r.earlier_warnings(),
         "placed_at": r.placed_at,

@@ -21,8 +21,9 @@ from typing import Any
 from dashboard.volcano.events import event_last, event_ref
 from dashboard.volcano.objects import as_dict, as_list, as_str, name, spec, status
 from dashboard.volcano.phases import job_phase
-from dashboard.volcano.pods import exit_status, pod_task
-from dashboard.volcano.time import EPOCH, parse_time
+from dashboard.volcano.podrecords import ContainerEnd, PodRecord, container_ends
+from dashboard.volcano.pods import pod_task
+from dashboard.volcano.time import EPOCH
 
 Obj = Mapping[str, Any]
 #: Volcano's maxRetry when the Job does not set it (batch.volcano.sh/v1alpha1 JobSpec).
@@ -44,6 +45,7 @@ class Termination:
     finished: datetime | None
     previous: bool
     restarts: int
+    deleted: bool = False  # read from the record of a deleted pod (kube/podrecords.py)
 
     @property
     def oom(self) -> bool:
@@ -85,6 +87,7 @@ class Failure:
     image_pulls: tuple[str, ...]
     unschedulable: str  # the scheduler's last Unschedulable message, for a Job that never ran
     pods_present: bool
+    deleted_pods: int = 0  # records of deleted pods the explanation read
 
     @property
     def retries_exhausted(self) -> bool:
@@ -104,38 +107,27 @@ def _int(value: object) -> int:
         return 0
 
 
-def terminations(pods: Sequence[Obj]) -> list[Termination]:
+def _termination(pod: str, end: ContainerEnd, deleted: bool) -> Termination:
+    return Termination(
+        pod=pod,
+        container=end.container,
+        reason=end.reason,
+        exit_code=end.exit_code,
+        signal=end.signal,
+        message=end.message,
+        finished=end.finished,
+        previous=end.previous,
+        restarts=end.restarts,
+        deleted=deleted,
+    )
+
+
+def terminations(pods: Sequence[Obj], deleted: Sequence[PodRecord] = ()) -> list[Termination]:
     """Every container (current state, or the last one after a restart) that ended with a non-zero
-    exit code or a failure reason, oldest finish first."""
-    found: list[Termination] = []
-    for pod in pods:
-        for cs in as_list(status(pod).get("containerStatuses")) + as_list(
-            status(pod).get("initContainerStatuses")
-        ):
-            cs = as_dict(cs)
-            for key, previous in (("state", False), ("lastState", True)):
-                term = as_dict(as_dict(cs.get(key)).get("terminated"))
-                if not term:
-                    continue
-                code_signal = exit_status(term)
-                code, signal = code_signal if code_signal else ("", "")
-                reason = as_str(term.get("reason"))
-                if code in ("", "0") and reason in ("", "Completed"):
-                    continue
-                found.append(
-                    Termination(
-                        pod=name(pod),
-                        container=as_str(cs.get("name")),
-                        reason=reason,
-                        exit_code=code,
-                        signal=signal,
-                        message=as_str(term.get("message")),
-                        finished=parse_time(term.get("finishedAt")),
-                        previous=previous,
-                        restarts=_int(cs.get("restartCount")),
-                    )
-                )
-                break  # the current termination when there is one, else the previous
+    exit code or a failure reason, of ``pods`` and of the records of ``deleted`` pods, oldest
+    finish first."""
+    found = [_termination(name(pod), end, False) for pod in pods for end in container_ends(pod) if end.failed]
+    found += [_termination(r.name, end, True) for r in deleted for end in r.failed]
     return sorted(found, key=lambda t: (t.finished or EPOCH, t.pod))
 
 
@@ -146,10 +138,13 @@ def _policy_events(policy: Mapping[str, Any]) -> list[str]:
     return events
 
 
-def matching_policies(job: Obj, failures: Sequence[Termination], pods: Sequence[Obj]) -> list[Policy]:
+def matching_policies(
+    job: Obj, failures: Sequence[Termination], pods: Sequence[Obj], deleted: Sequence[PodRecord] = ()
+) -> list[Policy]:
     """The policies that the failures (PodFailed, and each exit code) trigger: the failed pod's
     task's policies first, then the Job's; one entry per (trigger, action, scope)."""
-    task_of = {name(p): pod_task(p) for p in pods}
+    task_of = {r.name: r.task for r in deleted}
+    task_of.update({name(p): pod_task(p) for p in pods})
     tasks = {as_str(as_dict(t).get("name")): as_dict(t) for t in as_list(spec(job).get("tasks"))}
     scopes: list[tuple[str, list[Any]]] = []
     seen_tasks = {task_of.get(t.pod, "") for t in failures} or {""}
@@ -208,15 +203,21 @@ def _ever_ran(job: Obj) -> bool:
     return any(as_str(as_dict(c).get("status")) == "Running" for c in as_list(status(job).get("conditions")))
 
 
-def explain_failure(job: Obj, pods: Sequence[Obj], events: Sequence[Obj]) -> Failure | None:
+def explain_failure(
+    job: Obj, pods: Sequence[Obj], events: Sequence[Obj], deleted: Sequence[PodRecord] = ()
+) -> Failure | None:
     """The facts of a failed Job (None when ``failure_applies`` is false). ``events``: those of the
-    Job, its PodGroup and its pods, in any order."""
+    Job, its PodGroup and its pods, in any order; ``deleted``: records of its deleted pods
+    (Snapshot.deleted_pods_of_job), read when no pod present explains the failure."""
     if not failure_applies(job):
         return None
     st = status(job)
     state = as_dict(st.get("state"))
     raw_max = spec(job).get("maxRetry")
     found = terminations(pods)
+    used = [] if found else list(deleted)
+    if used:
+        found = terminations((), used)
     return Failure(
         phase=job_phase(job),
         retry_count=_int(st.get("retryCount")),
@@ -226,10 +227,11 @@ def explain_failure(job: Obj, pods: Sequence[Obj], events: Sequence[Obj]) -> Fai
         min_available=_int(spec(job).get("minAvailable")),
         state_reason=as_str(state.get("reason")),
         state_message=as_str(state.get("message")),
-        policies=tuple(matching_policies(job, found, pods)),
+        policies=tuple(matching_policies(job, found, pods, used)),
         actions=tuple(_actions(job, events)),
         terminations=tuple(found),
         image_pulls=tuple(_image_pulls(pods)),
         unschedulable=_unschedulable(events) if not found and not _ever_ran(job) else "",
         pods_present=bool(pods),
+        deleted_pods=len(used),
     )

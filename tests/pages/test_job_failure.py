@@ -40,3 +40,45 @@ def test_failure_card_names_the_failed_containers_and_loads_the_last_lines_lazil
     assert 0 < len(shown) <= 20 and shown[-1].endswith("exited with status 1")
     assert any("Traceback (most recent call last):" in ln for ln in shown)
     assert client.get("/jobs/research/allreduce-bench/").content.decode().count("Why did this Job fail?") == 0
+
+
+# ------------------------------------------------------------------ pods deleted under the cache
+@pytest.fixture(scope="module")
+def gone_cluster(tmp_path_factory):
+    from tests.pages.conftest import own_cluster
+
+    with own_cluster(tmp_path_factory, seed=11, name="gone") as pair:
+        yield pair
+
+
+def test_the_job_page_lists_deleted_pods_and_explains_the_failure_from_them(gone_cluster, client):
+    from tests.kube.test_pod_records import job_pod
+    from tests.pages.helpers import kind
+
+    cluster, cache = gone_cluster
+    job = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": "train", "namespace": "default", "uid": "job-uid"},
+        "spec": {
+            "minAvailable": 1,
+            "maxRetry": 1,
+            "policies": [{"event": "PodFailed", "action": "RestartJob"}],
+            "tasks": [{"name": "worker", "replicas": 1, "template": {"spec": {"containers": []}}}],
+        },
+        "status": {"state": {"phase": "Failed"}, "retryCount": 1, "failed": 1},
+    }
+    cluster.store.create(kind("batch.volcano.sh", "jobs"), job, "default", replay=True)
+    pod = job_pod("train-worker-0", message="killed: memory limit 1Gi")
+    cluster.store.create(kind("", "pods"), pod, "default", replay=True)
+    cache.wait_for(lambda s: s.pods.get("default", "train-worker-0") and s.jobs.get("default", "train"), 10)
+    cluster.store.delete(kind("", "pods"), "default", "train-worker-0")
+    cache.wait_for(lambda s: s.deleted_pods_of_job(job) and not s.pods.get("default", "train-worker-0"), 10)
+
+    page = unescape(client.get("/jobs/default/train/").content.decode())
+    assert "Pods (deleted)" in page and "data-deleted-pods" in page
+    assert "First failure: container main of pod train-worker-0 ended: OOMKilled, exit code 137." in page
+    assert "killed: memory limit 1Gi" in page and "pod deleted" in page
+    assert "come from what the dashboard saw when they were deleted" in page
+    assert "the policy of the Job restarts the Job (RestartJob)" in page
+    assert "data-log-tail" not in page  # no log to read of a deleted pod
