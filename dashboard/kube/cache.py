@@ -15,12 +15,13 @@ from dashboard.kube import memory, trim
 from dashboard.kube.client import KubeClient
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.informer import Informer, InformerOptions
-from dashboard.kube.kinds import ALL_KINDS, EVENTS, PODS, KindSpec, obj_key
+from dashboard.kube.kinds import ALL_KINDS, EVENTS, JOBS, PODS, KindSpec, obj_key
 from dashboard.kube.podrecords import DeletedPods
 from dashboard.kube.snapshot import Snapshot
 from dashboard.kube.store import EventStore, Key, KindStore, event_sort_time
 from dashboard.volcano.events import event_ref
 from dashboard.volcano.pods import pod_group_name
+from dashboard.volcano.restarts import last_restart
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,8 @@ class ClusterCache:
                 self._stores[spec.name] = pods
             elif spec is EVENTS:
                 self._stores[spec.name] = events
+            elif spec is JOBS:
+                self._stores[spec.name] = JobStore(spec, on_change=self._notify, publish_interval=interval)
             else:
                 self._stores[spec.name] = KindStore(spec, on_change=self._notify, publish_interval=interval)
         self.informers: list[Informer] = []
@@ -153,7 +156,9 @@ class ClusterCache:
         if namespaces is not None and not isinstance(namespaces, frozenset):
             namespaces = frozenset(namespaces)
         data = {name: store.data() for name, store in self._stores.items()}
-        return Snapshot(data, namespaces, deleted_pods=self.deleted_pods.view())
+        jobs = self._stores[JOBS.name]
+        restarts = jobs.restart_times if isinstance(jobs, JobStore) else None
+        return Snapshot(data, namespaces, deleted_pods=self.deleted_pods.view(), restart_times=restarts)
 
     def wait_for(self, predicate: Callable[[Snapshot], Any], timeout: float = 5.0) -> Any:
         """Block until ``predicate(snapshot)`` is truthy; return its value.
@@ -351,6 +356,35 @@ class ClusterCache:
     def stats(self) -> dict[str, dict[str, int]]:
         """Per-informer counters (lists, pages, watches, events, bookmarks, errors)."""
         return {i.label: dict(i.counters) for i in self.informers}
+
+
+class JobStore(KindStore):
+    """The Jobs store; remembers the Restarting transition times it saw per Job (a Job keeps only
+    its latest, see volcano/restarts.py), the newest RESTART_TIMES_KEPT, until the Job goes.
+
+    ``restart_times`` {(namespace, name): tuple of datetimes, oldest first} is read without a lock:
+    the writer replaces a Job's tuple, never changes one."""
+
+    RESTART_TIMES_KEPT = 8
+
+    def __init__(self, spec: KindSpec, **kw: Any):
+        super().__init__(spec, **kw)
+        self.restart_times: dict[Key, tuple[datetime, ...]] = {}
+
+    def _put(self, key: Key, obj: dict[str, Any]) -> bool:
+        changed = super()._put(key, obj)
+        if changed:
+            at = last_restart(obj)
+            times = self.restart_times.get(key, ())
+            if at is not None and at not in times:
+                self.restart_times[key] = tuple(sorted((*times, at)))[-self.RESTART_TIMES_KEPT :]
+        return changed
+
+    def _remove(self, key: Key) -> bool:
+        removed = super()._remove(key)
+        if removed:
+            self.restart_times.pop(key, None)
+        return removed
 
 
 class PodStore(KindStore):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from datetime import datetime
 from typing import Any
 
 from dashboard.kube.kinds import obj_namespace
@@ -163,9 +164,11 @@ class Snapshot:
         data: dict[str, KindData],
         namespaces: frozenset[str] | None = None,
         deleted_pods: Mapping[tuple[str, str], tuple[PodRecord, ...]] | None = None,
+        restart_times: Mapping[tuple[str | None, str], tuple[datetime, ...]] | None = None,
     ):
         self.namespaces_filter = namespaces
         self._deleted_pods = deleted_pods or {}
+        self._restart_times = restart_times or {}
         self.jobs = KindView(data["jobs"], namespaces)
         self.podgroups = KindView(data["podgroups"], namespaces)
         self.queues = KindView(data["queues"], namespaces)
@@ -238,6 +241,19 @@ class Snapshot:
         if born is not None:
             records = tuple(r for r in records if r.created is None or r.created >= born)
         return records_by_name(records)
+
+    def job_restart_times(self, job: dict[str, Any]) -> tuple[datetime, ...]:
+        """The Restarting transition times of ``job`` the cache saw (cache.JobStore), oldest first."""
+        return self._restart_times.get((obj_namespace(job) or None, obj_name(job)), ())
+
+    def restarted_jobs(self) -> list[tuple[dict[str, Any], tuple[datetime, ...]]]:
+        """(Job, job_restart_times) of every readable Job the cache saw restart."""
+        out = []
+        for (ns, name), times in list(self._restart_times.items()):
+            job = self.jobs.get(ns, name)
+            if job is not None:
+                out.append((job, times))
+        return out
 
     def pods_for_podgroup(self, pg: dict[str, Any]) -> list[dict[str, Any]]:
         """Pods whose ``scheduling.k8s.io/group-name`` annotation names ``pg``, sorted by name."""

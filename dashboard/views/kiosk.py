@@ -70,9 +70,9 @@ KIOSK_WARNING_ROWS = 3
 # "Needs attention" in lines: a group heading (which carries its "+ N more") and an item are one
 # line each, a pending Job three (its name, then the first reason, at most two lines), a stuck Job
 # two (its name, then the pod that holds it). Every group's heading and first item take at most
-# 15 lines (all six groups), so every group shows.
+# 17 lines (all seven groups), so every group shows.
 KIOSK_ATTENTION_LINES = 17
-KIOSK_ATTENTION_GROUPS = ("pending", "stuck", "below", "crash", "failed", "closed")
+KIOSK_ATTENTION_GROUPS = ("pending", "stuck", "below", "crash", "restarting", "failed", "closed")
 # What the kiosk sends: more rows than the caps above (queues up to KIOSK_QUEUE_RENDER, attention
 # everything in the overview's lists, at most overview.attention's limit per group), those beyond the caps
 # with the ``hidden`` attribute. static/dashboard/kiosk.js then shows, in the same order of
@@ -170,6 +170,7 @@ _ATTENTION_MORE = {
     "stuck": ("+ %(n)s more stuck Job", "+ %(n)s more stuck Jobs"),
     "below": ("+ %(n)s more gang below minMember", "+ %(n)s more gangs below minMember"),
     "crash": ("+ %(n)s more crash-looping pod", "+ %(n)s more crash-looping pods"),
+    "restarting": ("+ %(n)s more Job restarting repeatedly", "+ %(n)s more Jobs restarting repeatedly"),
     "failed": ("+ %(n)s more failed Job", "+ %(n)s more failed Jobs"),
     "closed": ("+ %(n)s more closed queue", "+ %(n)s more closed queues"),
 }
@@ -191,6 +192,7 @@ def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict
         "stuck": attention.get("stuck_total", 0),
         "below": attention.get("below_total", 0),
         "crash": attention.get("crash_total", 0),
+        "restarting": attention.get("restarting_total", 0),
         "failed": attention.get("failed_total", 0),
         "closed": attention.get("closed_total", len(attention.get("closed") or ())),
     }

@@ -48,6 +48,7 @@ from dashboard.volcano.objects import as_str
 from dashboard.volcano.objects import name as name_of
 from dashboard.volcano.objects import namespace as namespace_of
 from dashboard.volcano.phases import TRANSITIONAL_JOB_PHASES
+from dashboard.volcano.restarts import RESTART_WINDOW, last_restart, restarting_repeatedly
 from dashboard.volcano.time import created_at
 
 # Phases always shown on the overview (the transitional ones appear only while non-zero).
@@ -164,7 +165,8 @@ def attention(snap: Snapshot, now: datetime, limit: int = 8) -> dict[str, Any]:
     ``pending`` (longest wait first, with the first why-pending finding), ``failed`` (newest
     first), ``crash`` (crash-looping pods, most restarts first), ``closed`` (Closed/Closing
     queues), ``below`` (gangs below minMember), ``stuck`` (Jobs stuck in a transitional phase,
-    longest first), each at most ``limit`` long, and ``<name>_total``
+    longest first), ``restarting`` (Jobs restarting repeatedly, most restarts first,
+    volcano.restarts), each at most ``limit`` long, and ``<name>_total``
     for each. Read from the Snapshot's indexed queries, not walks over every object."""
     global _SINCE, _SINCE_NEXT
     with _SINCE_LOCK:  # one pass at a time fills _SINCE_NEXT (the overview memo is single-flight too)
@@ -197,6 +199,7 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
             below.append({"pg": pg, "gang": gang, "phase": podgroup_phase(pg)})
     below.sort(key=lambda r: (namespace_of(r["pg"]), name_of(r["pg"])))
     stuck = _stuck(snap, now)
+    restarting = _restarting(snap, now)
     return {
         "pending": pending,
         "pending_total": pending_total,
@@ -208,6 +211,8 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
         "closed_total": len(closed),
         "below": below[:limit],
         "below_total": len(below),
+        "restarting": restarting[:limit],
+        "restarting_total": len(restarting),
         # What the lists cannot be checked against ("PodGroups (forbidden)"): an empty section
         # then means "nothing among what can be read", not "nothing".
         "unchecked": get_text_list(
@@ -232,6 +237,22 @@ def _stuck(snap: Snapshot, now: datetime) -> list[dict[str, Any]]:
                 rows.append({"job": job, "phase": job_phase(job), "stuck": view, "seconds": view.seconds})
     rows.sort(key=lambda r: (-r["seconds"], namespace_of(r["job"]), name_of(r["job"])))
     return rows
+
+
+def _restarting(snap: Snapshot, now: datetime) -> list[dict[str, Any]]:
+    """Jobs restarting repeatedly (volcano.restarts), most restarts first: {"job", "restarts",
+    "at" (the latest restart)}. Only Jobs the cache saw restart are candidates."""
+    found: list[tuple[int, str, str, dict[str, Any]]] = []
+    for job, seen in snap.restarted_jobs():
+        n = restarting_repeatedly(job, seen, now)
+        if n is not None:
+            found.append((-n, namespace_of(job), name_of(job), job))
+    found.sort(key=lambda t: t[:3])
+    minutes = int(RESTART_WINDOW.total_seconds() // 60)
+    return [
+        {"job": job, "restarts": -n, "at": last_restart(job), "minutes": minutes}
+        for n, _ns, _name, job in found
+    ]
 
 
 def _pending(snap: Snapshot, now: datetime, limit: int) -> tuple[list[dict], int]:

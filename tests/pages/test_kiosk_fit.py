@@ -99,7 +99,9 @@ def test_queue_cuts_count_what_each_cut_leaves_out():
     assert kiosk.kiosk_queue_cuts(sent=3, total=3, problems=0)[-1] == [0, ""]
 
 
-def _attention(pending: int, stuck: int, below: int, crash: int, failed: int, closed: int) -> dict:
+def _attention(
+    pending: int, stuck: int, below: int, crash: int, restarting: int, failed: int, closed: int
+) -> dict:
     return {
         "closed_total": closed,
         "pending": [{"n": i} for i in range(min(pending, 8))],
@@ -110,6 +112,8 @@ def _attention(pending: int, stuck: int, below: int, crash: int, failed: int, cl
         "below_total": below,
         "crash": [{"n": i} for i in range(min(crash, 8))],
         "crash_total": crash,
+        "restarting": [{"n": i} for i in range(min(restarting, 8))],
+        "restarting_total": restarting,
         "failed": [{"n": i} for i in range(min(failed, 8))],
         "failed_total": failed,
         "closed": [{"n": i} for i in range(closed)],
@@ -126,7 +130,13 @@ def _lines(a: dict) -> int:
 
 @pytest.mark.parametrize(
     "counts",
-    [(40, 5, 9, 12, 30, 6), (11, 0, 0, 0, 0, 0), (0, 0, 0, 3, 2, 1), (2, 1, 1, 1, 1, 1), (0, 0, 0, 0, 0, 0)],
+    [
+        (40, 5, 9, 12, 3, 30, 6),
+        (11, 0, 0, 0, 0, 0, 0),
+        (0, 0, 0, 3, 0, 2, 1),
+        (2, 1, 1, 1, 1, 1, 1),
+        (0, 0, 0, 0, 0, 0, 0),
+    ],
 )
 def test_attention_fits_its_lines_and_counts_the_rest(counts):
     a = _attention(*counts)
@@ -145,7 +155,7 @@ def test_attention_fits_its_lines_and_counts_the_rest(counts):
 
 
 def test_attention_fills_its_lines_when_there_is_more():
-    k = kiosk.kiosk_attention(_attention(40, 0, 0, 12, 0, 0), lines=15)
+    k = kiosk.kiosk_attention(_attention(40, 0, 0, 12, 0, 0, 0), lines=15)
     # 2 headings; the 13 lines left go to the two groups in turn: 3 pending Jobs (9), 4 pods (4).
     assert (k["pending_base"], k["crash_base"]) == (3, 4)
     assert (k["pending_more"], k["crash_more"]) == (37, 8)
