@@ -11,6 +11,8 @@ Timeline (simulated seconds after load; default speed is realtime):
 - t=30: TerminateJob on platform/backfill-terminate (Terminating -> Terminated);
 - t=35: AbortJob, and t=50 ResumeJob, on team-vision/detr-resume (Aborted -> Restarting -> Pending
   -> Running);
+- t=10: team-nlp/embed-oom's pod is OOMKilled (exit 137): Failed; research/flaky-simulation's pods
+  exit 1 on a Python exception, twice restarted (RestartJob) then Failed at maxRetry;
 - t=15..18: RestartJob, TerminateJob, AbortJob and CompleteJob on four Jobs with one pod that hangs in
   Terminating (``sim.volcano-ui/stuck-terminating``), so Restarting, Terminating, Aborting and
   Completing persist for the rest of the demo.
@@ -216,6 +218,7 @@ def _job(
     min_available: int | None = None,
     behaviour: str | None = None,
     duration: float | None = None,
+    exit_code: int | None = None,
     plugins: dict | None = None,
     policies: list | None = None,
     max_retry: int | None = None,
@@ -228,6 +231,8 @@ def _job(
         annotations["sim.volcano-ui/behaviour"] = behaviour
     if duration is not None:
         annotations["sim.volcano-ui/duration"] = str(duration)
+    if exit_code is not None:
+        annotations["sim.volcano-ui/exit-code"] = str(exit_code)
     spec: dict = {
         "schedulerName": "volcano",
         "queue": queue,
@@ -552,6 +557,19 @@ def initial_jobs() -> list[dict]:
         # A gang bigger than minAvailable: 2 of 4 must run; extra replicas wait.
         batch(
             "team-nlp", "elastic-embed", "research-nlp", replicas=4, cpu=8, min_available=2, behaviour="run"
+        ),
+        # Killed for its memory (exit 137, OOMKilled) after 10 s, no policy: Failed.
+        batch(
+            "team-nlp",
+            "embed-oom",
+            "research-nlp",
+            replicas=1,
+            cpu=1,
+            memory="8Gi",
+            restart="Never",
+            behaviour="fail",
+            duration=10,
+            exit_code=137,
         ),
     ]
 
