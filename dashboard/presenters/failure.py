@@ -96,9 +96,12 @@ def failure_view(
     pods: Sequence[Mapping[str, Any]],
     events: Sequence[Mapping],
     deleted: Sequence[PodRecord] = (),
+    pods_unreadable: str = "",
 ) -> FailureView:
     """The "why did it fail" card for ``job`` (empty when the Job did not fail); ``deleted``: the
-    records of its deleted pods (Snapshot.deleted_pods_of_job)."""
+    records of its deleted pods (Snapshot.deleted_pods_of_job); ``pods_unreadable``: why Pods
+    cannot be read (presenters.pending.unreadable_reason), when they cannot: no pod is then
+    claimed gone."""
     facts = explain_failure(job, pods, events, deleted)
     view = FailureView()
     if facts is None:
@@ -144,6 +147,14 @@ def failure_view(
                     % {"n": len(oom)},
                 )
             )
+    elif not facts.pods_present and pods_unreadable:
+        view.findings.append(
+            Finding(
+                "info",
+                _("Pods are unavailable (%(why)s), so the failed containers cannot be shown.")
+                % {"why": pods_unreadable},
+            )
+        )
     elif not facts.pods_present and facts.phase not in ("Aborted", "Terminated"):
         view.findings.append(
             Finding(

@@ -10,8 +10,10 @@ from functools import cached_property
 from typing import Any
 
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
 
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters.pending import unreadable_reason
 from dashboard.presenters.pods import pod_table
 from dashboard.presenters.queues import GangRoom
 from dashboard.presenters.states import no_pods_text
@@ -136,9 +138,17 @@ class GangReads:
             table = pod_table(self.pods, status=get.get("pod_status", ""), task=task, page=page)
             ctx["pod_table"] = table
             ctx["pods"] = table.rows
+            # Pods that cannot be read prove nothing about this gang: "unavailable", never "0".
+            ctx["pods_unavailable"] = unreadable_reason(self.snap.pods.state)
             if not self.pods:
-                ctx["no_pods"] = self.no_pods_text()
+                ctx["no_pods"] = (
+                    _("Pods are unavailable (%(why)s): whether this gang has pods cannot be told.")
+                    % {"why": ctx["pods_unavailable"]}
+                    if ctx["pods_unavailable"]
+                    else self.no_pods_text()
+                )
         if frags.want("events"):
             ctx["events"] = self.event_rows[:100]
             ctx["events_total"] = len(self.event_rows)
+            ctx["events_blocked"] = bool(unreadable_reason(self.snap.events.state))
         return ctx

@@ -179,7 +179,9 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
             findings := why_pending(snap, job, pg, queue, r.qname, r.pods, r.room) if r.pending_like else []
         ),
         "left_disputed": any(f.kind == "scheduler_differs" for f in findings),
-        "failure": failure_view(job, r.pods, r.events, snap.deleted_pods_of_job(job)),
+        "failure": failure_view(
+            job, r.pods, r.events, snap.deleted_pods_of_job(job), unreadable_reason(snap.pods.state)
+        ),
         "warning_events": r.warning_events(),
         "earlier_warnings": r.earlier_warnings(),
         "placed_at": r.placed_at,

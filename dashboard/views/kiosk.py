@@ -288,6 +288,8 @@ def _board(sections: dict, now) -> dict:
         "queues_more_text": _queues_more_text(queues_more, queue_problems_more),
         "queue_cuts": json.dumps(queue_cuts, ensure_ascii=False),
         "warnings": warnings[:KIOSK_WARNING_ROWS],
+        # Events that cannot be read are "not available", never "No warnings".
+        "events_blocked": sections.get("events_blocked", False),
         "warnings_more": max(0, len(warnings) - KIOSK_WARNING_ROWS),
         # overview.recent_warnings stops at its limit: more than it kept may exist.
         "warnings_more_or_more": len(warnings) >= overview.RECENT_WARNING_OBJECTS,

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_safe
 
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters.clock import reference_now
-from dashboard.presenters.pending import absent_hint
+from dashboard.presenters.pending import absent_hint, unreadable_reason
 from dashboard.presenters.podgroups import owner_of
 from dashboard.presenters.pods import exit_text, pod_row
 from dashboard.presenters.versions import resource_versions, version_key
@@ -68,6 +68,7 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         ctx.update(_status_ctx(snap, pod, pg, job, group))
     if frags.want("events"):
         ctx["events"] = event_records(events(), 100)
+        ctx["events_blocked"] = bool(unreadable_reason(snap.events.state))
     if frags.asked is None:  # the metadata and YAML below the fragments
         ctx["yaml"] = yaml_text(pod)
         ctx["labels"] = sorted(labels.items())

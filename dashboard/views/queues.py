@@ -16,6 +16,7 @@ from dashboard.actions import queue_actions_for
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters import phases as badges
 from dashboard.presenters.clock import reference_now
+from dashboard.presenters.pending import unreadable_reason
 from dashboard.presenters.resources import queue_resource_bars
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views import memo
@@ -146,6 +147,7 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     if frags.want("events"):
         rows = event_records(r.events)
         ctx["events"], ctx["events_total"] = rows[:100], len(rows)
+        ctx["events_blocked"] = bool(unreadable_reason(snap.events.state))
     if frags.asked is None:  # the metadata and YAML below the fragments
         ctx["yaml"] = yaml_text(queue)
         ctx["labels"] = sorted(objects.labels(queue).items())

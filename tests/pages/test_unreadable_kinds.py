@@ -185,3 +185,27 @@ def test_overview_warning_event_for_missing_object_is_not_linked(client, cache):
     page = client.get("/").content.decode()
     assert "vanished-0" in page
     assert 'href="/pods/research/vanished-0/"' not in page
+
+
+FAILED_JOB = {
+    **JOB,
+    "metadata": {**JOB["metadata"], "name": "broke", "uid": "j2"},
+    "status": {"state": {"phase": "Failed"}, "failed": 1, "minAvailable": 1},
+}
+
+
+def test_forbidden_pods_are_unavailable_not_gone(client, cache):
+    cache.store("jobs").upsert(FAILED_JOB)
+    cache.store("pods").set_state("forbidden", error="pods is forbidden")
+    page = text(client.get("/jobs/platform/broke/").content.decode())
+    assert "Pods are unavailable (forbidden): whether this gang has pods cannot be told." in page
+    assert "Pods are unavailable (forbidden), so the failed containers cannot be shown." in page
+    assert "pods were removed" not in page and "pods are gone" not in page
+
+
+def test_forbidden_events_are_not_available_not_none(client, cache):
+    cache.store("events").set_state("forbidden", error="events is forbidden")
+    for path in ("/jobs/platform/quota-starved/", "/kiosk/", "/pods/research/done-w-0/"):
+        page = text(client.get(path).content.decode())
+        assert "Events are not available (see the notice above)." in page, path
+        assert "No events." not in page and "No warnings." not in page, path
