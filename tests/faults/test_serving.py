@@ -24,6 +24,9 @@ import pytest
 
 from tests.faults.conftest import wait_for
 
+# Starts real servers or many caches: part of `make test`, not of the fast `make check`.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 HEADER_TIMEOUT = 2.0
 

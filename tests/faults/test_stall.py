@@ -20,6 +20,9 @@ from dashboard.middleware import PERMISSIONS_AS_OF_HEADER
 from tests.faults.conftest import wait_for
 from tests.prod.conftest import ALICE, proxy_session, proxy_settings, token_session, token_settings
 
+# Starts real servers or many caches: part of `make test`, not of the fast `make check`.
+pytestmark = pytest.mark.slow
+
 HX = {"HX-Request": "true"}
 BOUND = 2.0  # seconds a page may take while the API server is away
 

@@ -12,6 +12,9 @@ import time
 
 import pytest
 
+# Starts real servers or many caches: part of `make test`, not of the fast `make check`.
+pytestmark = pytest.mark.slow
+
 NS = "default"
 ORDERS = [("events", "pods"), ("pods", "events")]
 

@@ -20,6 +20,9 @@ from dashboard.volcano.phases import job_phase
 from dashboard.volcano.podrecords import pod_record
 from tests.pages.helpers import jobs
 
+# Starts real servers or many caches: part of `make test`, not of the fast `make check`.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def watched_demo(tmp_path_factory):
