@@ -91,6 +91,33 @@ def _phase_finding(f: Failure) -> Finding | None:
     return None
 
 
+def _no_pods_findings(facts: Any, pods_unreadable: str) -> list[Finding]:
+    """What the card says when it has no failed container to show: Pods cannot be read, or the
+    Job's pods are gone (not said of an Aborted or Terminated Job, whose pods were released)."""
+    if facts.pods_present:
+        return []
+    if pods_unreadable:
+        return [
+            Finding(
+                "info",
+                _("Pods are unavailable (%(why)s), so the failed containers cannot be shown.")
+                % {"why": pods_unreadable},
+            )
+        ]
+    if facts.phase in ("Aborted", "Terminated"):
+        return []
+    return [
+        Finding(
+            "info",
+            _(
+                "The Job's pods are gone (Volcano deletes them when it restarts or ends a Job), so "
+                "their exit codes cannot be shown here; the Job's events and the logs of new pods may "
+                "tell more."
+            ),
+        )
+    ]
+
+
 def failure_view(
     job: Mapping[str, Any],
     pods: Sequence[Mapping[str, Any]],
@@ -147,25 +174,8 @@ def failure_view(
                     % {"n": len(oom)},
                 )
             )
-    elif not facts.pods_present and pods_unreadable:
-        view.findings.append(
-            Finding(
-                "info",
-                _("Pods are unavailable (%(why)s), so the failed containers cannot be shown.")
-                % {"why": pods_unreadable},
-            )
-        )
-    elif not facts.pods_present and facts.phase not in ("Aborted", "Terminated"):
-        view.findings.append(
-            Finding(
-                "info",
-                _(
-                    "The Job's pods are gone (Volcano deletes them when it restarts or ends a Job), so "
-                    "their exit codes cannot be shown here; the Job's events and the logs of new pods may "
-                    "tell more."
-                ),
-            )
-        )
+    else:
+        view.findings.extend(_no_pods_findings(facts, pods_unreadable))
     if facts.image_pulls:
         view.findings.append(Finding("bad", _("Images could not be pulled:"), items=list(facts.image_pulls)))
     if facts.unschedulable:
