@@ -36,11 +36,13 @@ lint: setup
 test: setup browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The fast loop while changing code: every test but the browser ones and those marked `slow`
-# (they start processes: a fresh virtualenv, gunicorn, the demo, the benchmark; or crawl every
-# page over HTTP). `make test` runs them all.
+# The fast loop while changing code: the domain, the pages and the templates, without
+# the browser tests and those marked `slow` (they start processes: a fresh virtualenv, gunicorn,
+# the demo, the benchmark; or crawl every page over HTTP). The simulator's own tests, the access
+# modes over real HTTP, the cache's informer tests and the fault suite run in `make test`.
+CHECK_PATHS ?= tests/volcano tests/pages tests/test_templates.py tests/test_translations.py tests/test_env.py
 check: setup
-	$(BIN)/python -m pytest -q -m "not browser and not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -m "not browser and not slow" $(CHECK_PATHS) $(PYTEST_ARGS)
 
 # The container image's steps without a Docker engine: fresh virtualenv, non-editable install,
 # collectstatic, gunicorn with deploy/gunicorn.conf.py until /readyz is 200 (also part of `make test`).
