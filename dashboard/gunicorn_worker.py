@@ -3,20 +3,24 @@
 ``worker_class = "dashboard.gunicorn_worker.GuardedThreadWorker"`` (deploy/gunicorn.conf.py). Three
 changes to gunicorn's ThreadWorker, so that no client can hold the page threads hostage:
 
-- A new connection waits on the worker's poller (not in a pool thread) until its first bytes
-  arrive; an idle one is closed after the keep-alive timeout.
-- Once a thread reads a request, the request line and headers must be complete within
-  ``VOLCANO_UI_HEADER_TIMEOUT`` seconds in total; a watchdog thread cuts the connection otherwise
-  (one header line every few seconds would else keep the thread forever).
+- The worker's main loop reads each request's line and headers itself, from non-blocking sockets
+  (new and kept-alive connections alike), and hands a connection to the thread pool only once
+  its headers are complete: a client trickling one header line every few seconds costs a buffer,
+  not a page thread. An idle connection is closed after the keep-alive timeout; one whose
+  headers are not complete ``VOLCANO_UI_HEADER_TIMEOUT`` seconds after its first byte is closed
+  too. (With TLS the bytes cannot be read before the handshake: a thread reads them, and a
+  watchdog cuts the connection at the same deadline.)
 - When every thread is busy and ``VOLCANO_UI_MAX_QUEUED`` requests already wait for one, a further
   request is answered at once by the worker's main loop: ``503 Service Unavailable`` with
   ``Retry-After: 1``, instead of waiting seconds in the queue (static/dashboard/app.js backs off).
+- A request carrying an identity header twice is refused (400).
 
 The number of connections a worker holds open is gunicorn's ``worker_connections``
 (``VOLCANO_UI_WORKER_CONNECTIONS``). Probes never queue here: they have their own listener
 (dashboard/health_server.py). These hooks use gunicorn's ThreadWorker internals (``enqueue_req``,
-``pending_conns``, ``handle``, ``handle_request``); with a gunicorn that lacks them the worker logs
-a warning and behaves as the plain gthread worker.
+``accept``, ``on_client_socket_readable``, ``murder_pending``, ``handle``, ``handle_request``,
+``TConn``); with a gunicorn that lacks them the worker logs a warning and behaves as the plain
+gthread worker.
 """
 
 from __future__ import annotations
@@ -79,8 +83,19 @@ def limits_from_env() -> tuple[float, int]:
 
 
 _SUPPORTED = all(
-    hasattr(gthread.ThreadWorker, name) for name in ("enqueue_req", "accept", "handle", "handle_request")
+    hasattr(gthread.ThreadWorker, name)
+    for name in (
+        "enqueue_req",
+        "accept",
+        "on_client_socket_readable",
+        "murder_pending",
+        "handle",
+        "handle_request",
+    )
 ) and hasattr(gthread, "TConn")
+# The most a worker's main loop buffers of one request's line and headers; a longer head goes to
+# a thread as it is, and gunicorn's parser applies its own limits (limit_request_line, ...).
+_HEAD_LIMIT = 64 * 1024
 
 
 class GuardedThreadWorker(gthread.ThreadWorker):
@@ -91,8 +106,11 @@ class GuardedThreadWorker(gthread.ThreadWorker):
         self.header_timeout, self.max_queued = limits_from_env()
         self._guard_lock = threading.Lock()
         self._busy = 0
-        self._reading: dict[Any, float] = {}  # gthread.TConn -> header deadline
+        self._reading: dict[Any, float] = {}  # gthread.TConn -> header deadline, in a thread
         self._guarded = _SUPPORTED
+        # Plain HTTP/1.x only: TLS needs its handshake first, h2c prior knowledge reads a preface.
+        self._read_early = self._guarded and not self.cfg.is_ssl and self.cfg.http2_cleartext == "off"
+        self._unread: dict[Any, float] = {}  # gthread.TConn -> deadline, on the main loop only
 
     def init_process(self) -> None:
         if not self._guarded:
@@ -101,9 +119,9 @@ class GuardedThreadWorker(gthread.ThreadWorker):
             threading.Thread(target=self._watchdog, name="header-watchdog", daemon=True).start()
         super().init_process()
 
-    # -- new connections wait for their first bytes on the poller
+    # -- the main loop reads each request's headers; a thread gets the connection once they are in
     def accept(self, listener) -> None:  # noqa: ANN001 - gunicorn's listener socket
-        if not self._guarded or not hasattr(self, "pending_conns"):
+        if not self._read_early:
             super().accept(listener)
             return
         try:
@@ -113,10 +131,60 @@ class GuardedThreadWorker(gthread.ThreadWorker):
                 raise
             return
         self.nr_conns += 1
-        conn = gthread.TConn(self.cfg, client_sock, client_addr, listener.getsockname())
-        conn.timeout = time.monotonic() + (self.cfg.keepalive or self.header_timeout)
-        self.pending_conns.append(conn)
-        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn))
+        conn = gthread.TConn(self.cfg, client_sock, client_addr, listener.getsockname())  # non-blocking
+        self._await_headers(conn, time.monotonic() + (self.cfg.keepalive or self.header_timeout))
+
+    def on_client_socket_readable(self, conn, client) -> None:  # noqa: ANN001 - gthread.TConn, socket
+        if not self._read_early:
+            super().on_client_socket_readable(conn, client)
+            return
+        self.poller.unregister(client)
+        self.keepalived_conns.remove(conn)
+        self._await_headers(conn, time.monotonic() + self.header_timeout)
+
+    def _await_headers(self, conn, deadline: float) -> None:  # noqa: ANN001
+        conn.early = bytearray()
+        self._unread[conn] = deadline
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_header_bytes, conn))
+
+    def _on_header_bytes(self, conn, client) -> None:  # noqa: ANN001
+        """The poller says ``client`` is readable: buffer what it sent; a complete head (or more
+        than gunicorn's parser would take in one piece) goes to the thread pool."""
+        try:
+            data = client.recv(_HEAD_LIMIT)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._drop_unread(conn)
+            return
+        if not conn.early:  # the first byte starts the header clock
+            self._unread[conn] = time.monotonic() + self.header_timeout
+        searched_from = max(0, len(conn.early) - 3)
+        conn.early += data
+        head_done = any(conn.early.find(end, searched_from) >= 0 for end in (b"\r\n\r\n", b"\n\n"))
+        if not head_done and len(conn.early) < _HEAD_LIMIT:
+            return
+        self.poller.unregister(client)
+        del self._unread[conn]
+        conn.data_ready = True
+        self.enqueue_req(conn)
+
+    def _drop_unread(self, conn) -> None:  # noqa: ANN001
+        with contextlib.suppress(OSError, KeyError, ValueError):
+            self.poller.unregister(conn.sock)
+        self._unread.pop(conn, None)
+        self.nr_conns -= 1
+        conn.close()
+
+    def murder_pending(self) -> None:
+        """Every turn of the main loop: close the connections past their idle or header deadline."""
+        super().murder_pending()
+        if self._unread:
+            now = time.monotonic()
+            for conn in [conn for conn, deadline in self._unread.items() if deadline < now]:
+                self._drop_unread(conn)
 
     # -- a saturated worker answers 503 at once
     def enqueue_req(self, conn) -> None:  # noqa: ANN001 - gthread.TConn
@@ -163,6 +231,12 @@ class GuardedThreadWorker(gthread.ThreadWorker):
     def handle(self, conn):  # noqa: ANN001, ANN201 - gthread's signature
         if not self._guarded:
             return super().handle(conn)
+        early = getattr(conn, "early", None)
+        if early:
+            # The head the main loop read goes back in front of the socket, for gunicorn's parser.
+            conn.early = bytearray()
+            conn.init()
+            conn.parser.unreader.unread(bytes(early))
         with self._guard_lock:
             self._reading[conn] = time.monotonic() + self.header_timeout
         try:

@@ -50,7 +50,7 @@ def _get(port: int, path: str, timeout: float = 10.0) -> tuple[int, dict, float]
 
 
 class Gunicorn:
-    def __init__(self, kubeconfig: Path) -> None:
+    def __init__(self, kubeconfig: Path, **overrides: str) -> None:
         self.port, self.health_port = _free_port(), _free_port()
         env = {
             **os.environ,
@@ -64,6 +64,7 @@ class Gunicorn:
             "VOLCANO_UI_MAX_QUEUED": "4",
             "VOLCANO_UI_HEADER_TIMEOUT": str(HEADER_TIMEOUT),
             "VOLCANO_UI_LOG_LEVEL": "WARNING",
+            **overrides,
         }
         env.pop("DJANGO_SETTINGS_MODULE", None)
         self.proc = subprocess.Popen(
@@ -210,3 +211,40 @@ def test_duplicated_identity_headers_are_named_for_refusal(settings):
     assert _duplicated_identity_header([*once, ("X-FORWARDED-USER", "bob")]) == "X-FORWARDED-USER"
     settings.VOLCANO_UI_ACCESS_MODE = "none"
     assert _duplicated_identity_header([*once, ("X-FORWARDED-USER", "bob")]) == ""
+
+
+@pytest.fixture(scope="module")
+def two_threads(demo_cluster, tmp_path_factory):
+    """A worker with two page threads and no queue: with both threads held, a request gets a 503."""
+    kubeconfig = demo_cluster.write_kubeconfig(tmp_path_factory.mktemp("gunicorn2") / "kubeconfig")
+    server = Gunicorn(
+        kubeconfig, VOLCANO_UI_THREADS="2", VOLCANO_UI_MAX_QUEUED="0", VOLCANO_UI_HEADER_TIMEOUT="30"
+    )
+    try:
+        wait_for(server.ready, timeout=60, what="gunicorn's /readyz on the health port", every=0.2)
+        yield server
+    finally:
+        server.stop()
+
+
+def test_headers_still_arriving_hold_no_page_thread(two_threads):
+    # Twelve connections that have sent a request line and one header, and not the blank line
+    # that ends the head: with a thread reading each, both threads would be held and the request
+    # below refused with a 503; the worker's main loop buffers them instead.
+    slow = [socket.create_connection(("127.0.0.1", two_threads.port), timeout=10) for _ in range(12)]
+    try:
+        for sock in slow:
+            sock.sendall(b"GET /jobs/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        for _ in range(3):
+            for i, sock in enumerate(slow):
+                sock.sendall(b"X-Slow-%d: 1\r\n" % i)
+            status, _, took = _get(two_threads.port, "/jobs/")
+            assert status == 200, status
+            assert took < 3.0, took
+        # A head that completes is served like any other, on the same connection.
+        slow[0].sendall(b"\r\n")
+        slow[0].settimeout(10)
+        assert slow[0].recv(64).startswith(b"HTTP/1.1 200 ")
+    finally:
+        for sock in slow:
+            sock.close()
