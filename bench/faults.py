@@ -293,31 +293,43 @@ class ExistenceCheck:
 
 
 def poll_mix(
-    users: list[User], page_every: int, answers: list[Answer], check: ExistenceCheck
+    users: list[User],
+    page_every: int,
+    answers: list[Answer],
+    check: ExistenceCheck,
+    failed: list[tuple[float, str, str]] | None = None,
 ) -> tuple[Callable, Callable]:
     """(request, observe) for ``bench.loadgen.pollers``: poller ``i`` is ``users[i % len(users)]``.
 
     It polls the status fragment of one of its user's Jobs with the version it last saw (204 while
     unchanged); every ``page_every``-th request loads one of its user's pages instead. A gone
     answer moves it to the user's next Job (as a user opening another Job) and is checked against
-    the simulated server.
+    the simulated server. ``failed`` collects (monotonic s, status or error, path) of each request
+    answered 5xx or not at all (seen when the poller sends its next one).
     """
 
     def request(state: PollState):  # noqa: ANN202
+        last = state.data.get("last")
+        if failed is not None and last is not None and not last[4]:
+            failed.append((last[5], "no answer", last[3]))
         user = users[state.index % len(users)]
         n = state.data.get("n", 0)
         state.data["n"] = n + 1
         if not user.jobs or (n + state.index) % page_every == 0:
             path, job = user.pages[(n // page_every + state.index) % len(user.pages)]
-            state.data["last"] = ("page", job, time.perf_counter())
+            state.data["last"] = ("page", job, time.perf_counter(), path, False, time.monotonic())
             return path, user.headers, frozenset({200})
         job = user.jobs[(state.index + state.data.get("skip", 0)) % len(user.jobs)]
         query = urlencode({"f": ep_mod.FRAGMENT, "v": state.data.get("v", "0")})
-        state.data["last"] = ("fragment", job, time.perf_counter())
-        return f"{detail_path(job)}?{query}", {**user.headers, **ep_mod.HX}, frozenset({200, 204})
+        path = f"{detail_path(job)}?{query}"
+        state.data["last"] = ("fragment", job, time.perf_counter(), path, False, time.monotonic())
+        return path, {**user.headers, **ep_mod.HX}, frozenset({200, 204})
 
     def observe(state: PollState, status: int, body: bytes, headers) -> None:  # noqa: ANN001
-        kind, job, started = state.data["last"]
+        kind, job, started, path, _, sent_at = state.data["last"]
+        state.data["last"] = (kind, job, started, path, True, sent_at)
+        if failed is not None and status >= 500 and not (status == 503 and headers.get("Retry-After")):
+            failed.append((sent_at, f"HTTP {status}", path))
         gone = status == 404 or headers.get(GONE_HEADER) == "1"
         answer = Answer(
             at=time.monotonic(),
@@ -532,7 +544,8 @@ def main(argv: list[str] | None = None) -> int:
         stats_start = sim.stats()
         answers: list[Answer] = []
         probes: list[Probe] = []
-        request, observe = poll_mix(users, 5, answers, check)
+        failed_requests: list[tuple[float, str, str]] = []
+        request, observe = poll_mix(users, 5, answers, check, failed_requests)
         holder: dict = {}
         poll_thread = threading.Thread(
             target=lambda: holder.setdefault(
@@ -645,6 +658,7 @@ def main(argv: list[str] | None = None) -> int:
         }
         res = holder.get("res")
         timeline = res.timeline if res else []
+        extra["failed_requests"] = failed_requests
         report, passed = judge(
             phases,
             timeline,
@@ -817,6 +831,12 @@ def judge(
             f"(held at most {max(cut, default=0):.1f} s before the cut); "
             f"{len(held) - len(cut)} still open when the phase ended.",
         ]
+    failed_requests = extra.get("failed_requests") or []
+    if failed_requests:
+        lines += ["", f"Poller requests answered 5xx or not at all ({len(failed_requests)}; the first 10):"]
+        for at, what, path in failed_requests[:10]:
+            where = next((name for name, a, b in phases if a <= at < b), "outside the phases")
+            lines.append(f"- {where}: `{path}`: {what}")
     ok, took, last = converged
     lines += [
         "",
