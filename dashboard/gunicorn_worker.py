@@ -29,6 +29,7 @@ import contextlib
 import errno
 import selectors
 import socket
+import sys
 import threading
 import time
 from functools import partial
@@ -93,6 +94,8 @@ _SUPPORTED = all(
         "handle_request",
     )
 ) and hasattr(gthread, "TConn")
+#: The interpreter's thread switch interval in a worker, seconds (sys.setswitchinterval).
+SWITCH_INTERVAL_S = 0.001
 # The most a worker's main loop buffers of one request's line and headers; a longer head goes to
 # a thread as it is, and gunicorn's parser applies its own limits (limit_request_line, ...).
 _HEAD_LIMIT = 64 * 1024
@@ -113,6 +116,12 @@ class GuardedThreadWorker(gthread.ThreadWorker):
         self._unread: dict[Any, float] = {}  # gthread.TConn -> deadline, on the main loop only
 
     def init_process(self) -> None:
+        # The main loop (and the health listener) do a little work between socket calls, and
+        # every call gives up the interpreter lock; getting it back waits for the running thread
+        # to yield it, up to a switch interval. CPython's 5 ms, times the threads rendering pages
+        # and re-listing, made each accept or recv cost tens of ms under load; 1 ms keeps them
+        # prompt for a few percent of CPU throughput.
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         if not self._guarded:
             self.log.warning("this gunicorn's gthread worker lacks the hooks GuardedThreadWorker needs")
         else:
