@@ -11,9 +11,9 @@ One thread serves every connection from a selector, with non-blocking sockets: n
 started per probe, and the thread runs little Python per answer. That matters because it shares
 the interpreter lock with the page threads and the informers: each time it blocks on a socket it
 must win the lock back, which under load (a re-list of 100,000 Events next to eight rendering
-threads) costs up to a switch interval per competing thread; a probe that needs few such turns
-answers in milliseconds where a thread-per-connection server with a buffered file reader took over
-a second (docs/benchmarks.md, the fault run).
+threads) costs up to a switch interval per competing thread. A thread started per connection and a
+buffered reader need many such turns per probe (over a second at that load, docs/benchmarks.md);
+a probe here needs a handful.
 
 Slow or idle clients cannot hold it: every connection gets ``_TIMEOUT`` seconds in total to send
 its request line and headers and read the answer, and at most ``_MAX_CONNECTIONS`` are open at
