@@ -239,13 +239,23 @@ def poll_mix(ep: Endpoints, base: str, page_every: int = 0):
         state.data["n"] = n + 1
         if not fragments_ok or (page_every and (n + state.index) % page_every == 0):
             page = pages[(n // max(1, page_every) + state.index) % len(pages)]
+            state.data["fragment"] = False
             return page, {}, frozenset({200, 404} if page in ep.job_details else {200})
         fragment = ep.fragment(state.index + state.data.get("skip", 0))
+        state.data["fragment"] = True
         if "v" not in state.data:
             state.data["v"] = fragment_version(base, fragment) or "0"
         return _with_version(fragment, state.data["v"]), HX, frozenset({200, 204, 404})
 
+    # Per polled Job's page path: {"204": n, "200": n} of its fragment polls (bench/run.py sorts
+    # them by whether the Job changed while polled).
+    tally: dict[str, dict[str, int]] = {}
+
     def observe(state: PollState, status: int, body: bytes, headers: object) -> None:
+        if state.data.get("fragment") and status in (200, 204):
+            job = ep.job_details[(state.index + state.data.get("skip", 0)) % len(ep.job_details)]
+            counts = tally.setdefault(job, {"204": 0, "200": 0})
+            counts[str(status)] += 1
         if status == 200 and body:
             new = version_in(body)
             if new:
@@ -256,4 +266,5 @@ def poll_mix(ep: Endpoints, base: str, page_every: int = 0):
             state.data["skip"] = state.data.get("skip", 0) + 1
             state.data.pop("v", None)
 
+    observe.tally = tally  # type: ignore[attr-defined]
     return request, observe

@@ -269,6 +269,45 @@ def drain(dash, timeout: float = 120.0) -> float:  # noqa: ANN001
     return waited
 
 
+def job_resource_versions(kubeconfig, paths: list[str]) -> dict[str, str]:  # noqa: ANN001
+    """{job page path: the Job's resourceVersion} read from the simulated server (outside the
+    measured window; "" for a Job that cannot be read)."""
+    from kubernetes import client, config
+
+    api = config.new_client_from_config(config_file=str(kubeconfig))
+    out = {}
+    try:
+        crd = client.CustomObjectsApi(api)
+        for path in paths:
+            parts = [p for p in path.split("/") if p]
+            try:
+                obj = crd.get_namespaced_custom_object(
+                    "batch.volcano.sh", "v1alpha1", parts[-2], "jobs", parts[-1]
+                )
+                out[path] = obj["metadata"]["resourceVersion"]
+            except Exception:  # noqa: BLE001 - deleted by churn, or not a Job path
+                out[path] = ""
+    finally:
+        api.close()
+    return out
+
+
+def share_204_by_job(tally: dict, before: dict[str, str], after: dict[str, str]) -> dict:
+    """The 204 share of the fragment polls of Jobs whose resourceVersion is the same before and
+    after the polling window ("unchanged") and of the others ("changed"), with the poll counts."""
+    out = {}
+    for label, pick in (("unchanged", True), ("changed", False)):
+        n204 = n200 = 0
+        for path, counts in tally.items():
+            same = bool(before.get(path)) and before.get(path) == after.get(path)
+            if same == pick:
+                n204 += counts["204"]
+                n200 += counts["200"]
+        total = n204 + n200
+        out[label] = {"polls": total, "share_204": round(n204 / total, 3) if total else None}
+    return out
+
+
 def _delta(before: dict, after: dict) -> dict:
     return {
         k: after.get(k, 0) - before.get(k, 0)
@@ -300,6 +339,7 @@ def run_pollers(args: argparse.Namespace, dash, sim, eps) -> tuple:  # noqa: ANN
     def tick(elapsed: float) -> None:
         samples.append({"t": round(elapsed, 1), "stats": sim.stats(), "mem": memory(dash.pids()).rss})
 
+    jobs_before = job_resource_versions(sim.kubeconfig, eps.job_details)
     stats_before = sim.stats()
     t0 = time.monotonic()
     res = pollers(
@@ -316,7 +356,9 @@ def run_pollers(args: argparse.Namespace, dash, sim, eps) -> tuple:  # noqa: ANN
     stats_after = sim.stats()
     minutes = (time.monotonic() - t0) / 60.0
     calls = _delta(api_calls(stats_before), api_calls(stats_after))
+    jobs_after = job_resource_versions(sim.kubeconfig, eps.job_details)
     return res, {
+        "share_204_by_job": share_204_by_job(observe.tally, jobs_before, jobs_after),
         "api_calls": calls,
         "api_calls_by_resource": _delta(
             api_calls_by_resource(stats_before), api_calls_by_resource(stats_after)
@@ -407,6 +449,14 @@ def render(results: dict, rows: list, args: argparse.Namespace, poll_res) -> str
         ),
         "",
     ]
+    by_job = p.get("share_204_by_job") or {}
+    if by_job:
+        lines += [
+            "204 share of the polls by polled Job (unchanged: the same resourceVersion before and after "
+            "the window): "
+            + "; ".join(f"{label} {v['share_204']} of {v['polls']} polls" for label, v in by_job.items()),
+            "",
+        ]
     by_resource = {
         k: v for k, v in (p.get("api_calls_by_resource") or {}).items() if not k.startswith("watch ")
     }
