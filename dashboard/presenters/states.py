@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -151,6 +152,7 @@ class StuckView:
     text: str
     holders: tuple[str, ...]
     finalizers: str
+    since: datetime | None = None
 
 
 def _holder_text(h: vs.Holder) -> str:
@@ -184,6 +186,7 @@ def stuck_view(stuck: vs.Stuck | None, limit: int) -> StuckView | None:
     return StuckView(
         phase=stuck.phase,
         seconds=stuck.seconds,
+        since=stuck.since,
         text=text,
         holders=tuple(_holder_text(h) for h in stuck.holders),
         finalizers=", ".join(stuck.finalizers),

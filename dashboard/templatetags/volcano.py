@@ -5,11 +5,13 @@ Every tag escapes what it outputs (format_html); none trusts a value coming from
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from urllib.parse import quote, urlencode
 
 from django import template
 from django.conf import settings
+from django.templatetags.static import static
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -148,11 +150,14 @@ def clock_skew_seconds() -> float:
 
 
 @register.simple_tag
-def duration(seconds: float | None) -> str:
+def duration(seconds: float | None, start: datetime | None = None) -> str:
     """short_duration of a wait. A negative one (its start is in the future) within the clock
-    skew allowance is a wait that just began ("0s"); beyond it "—", never a made-up length."""
+    skew allowance is a wait that just began ("0s"); beyond it "—", never a made-up length.
+    ``start``: the wait goes on from that moment, so the text is a ticking ``<time data-rel>``."""
     if seconds is not None and seconds < 0:
         return short_duration(0) if -seconds <= clock_skew_seconds() else "—"
+    if seconds is not None and isinstance(start, datetime):
+        return _time(start, short_duration(seconds))
     return short_duration(seconds)
 
 
@@ -161,20 +166,38 @@ def _absolute(dt: datetime) -> str:
     return timezone.localtime(dt).strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
-def _time(dt: datetime, text: str) -> SafeString:
-    return format_html('<time datetime="{}" title="{}">{}</time>', dt.isoformat(), _absolute(dt), text)
+# ``data-rel`` of a relative time: static/dashboard/reltime.js re-renders its text as time passes
+# ("age": "5m", "ago": "5m ago"), so a fragment's text need not change for its version to stay.
+REL_AGE = "age"
+REL_AGO = "ago"
 
 
-def _skewed(dt: datetime, words: bool) -> SafeString:
+def _time(dt: datetime, text: str, rel: str = REL_AGE) -> SafeString:
+    return format_html(
+        '<time datetime="{}" title="{}" data-rel="{}">{}</time>', dt.isoformat(), _absolute(dt), rel, text
+    )
+
+
+def _skewed(dt: datetime, words: bool, rel: str = REL_AGE) -> SafeString:
     """A timestamp further in the future than clock skew explains: its absolute time and the
-    likely cause, never "in 2d" (nothing that happened can be in the future)."""
+    likely cause, never "in 2d" (nothing that happened can be in the future). The wrapper's
+    ``data-rel-skew``: reltime.js replaces it by the relative time once the timestamp is within the
+    allowance (the fragment's version does not change with time)."""
     when = format_html(
         '<time datetime="{}" class="clock-skew">{}</time> <span class="muted small">{}</span>',
         dt.isoformat(),
         _absolute(dt),
         _("(clock skew?)"),
     )
-    return format_html("{} {}", _("unknown: starts"), when) if words else when
+    if words:
+        when = format_html("{} {}", _("unknown: starts"), when)
+    return format_html(
+        '<span data-rel-skew="{}" data-datetime="{}" data-title="{}">{}</span>',
+        rel,
+        dt.isoformat(),
+        _absolute(dt),
+        when,
+    )
 
 
 @register.simple_tag(takes_context=True)
@@ -187,12 +210,13 @@ def ago(context: template.Context, dt: datetime | None, suffix: bool = False) ->
         return format_html('<span class="muted" title="{}">—</span>', _("no timestamp"))
     now = context.get("now") or timezone.now()
     secs = elapsed(dt, now, clock_skew_seconds())
+    rel = REL_AGO if suffix else REL_AGE
     if secs is None:
-        return _skewed(dt, False)
+        return _skewed(dt, False, rel)
     if dt > now:
-        return _time(dt, _("just now"))
+        return _time(dt, _("just now"), rel)
     text = short_duration(secs)
-    return _time(dt, _("%(t)s ago") % {"t": text} if suffix else text)
+    return _time(dt, _("%(t)s ago") % {"t": text} if suffix else text, rel)
 
 
 @register.simple_tag(takes_context=True)
@@ -627,4 +651,35 @@ def minibar(bar) -> SafeString:
         reveal_html(bar.allocated),
         pct,
         track,
+    )
+
+
+def reltime_words() -> dict[str, object]:
+    """The words of ``short_duration`` and ``ago`` in the request's language, for
+    static/dashboard/reltime.js (the same formats, so the browser's text matches the server's)."""
+    return {
+        "s": _("%(n)ds"),
+        "m": _("%(n)dm"),
+        "hm": _("%(h)dh%(m)dm"),
+        "h": _("%(n)dh"),
+        "dh": _("%(d)dd%(h)dh"),
+        "d": _("%(n)dd"),
+        "ago": _("%(t)s ago"),
+        "now": _("just now"),
+        "skew": clock_skew_seconds(),
+    }
+
+
+@register.simple_tag(takes_context=True)
+def reltime_script(context: template.Context) -> SafeString:
+    """The script that keeps relative times ticking: the words (``reltime_words``) and the page's
+    "now" (epoch milliseconds; the pages' clock is the cluster's, which need not be the browser's)
+    as data attributes (no inline scripts)."""
+    now = context.get("now")
+    now_ms = int(now.timestamp() * 1000) if isinstance(now, datetime) else ""
+    return format_html(
+        '<script src="{}" data-words="{}" data-now="{}" defer></script>',
+        static("dashboard/reltime.js"),
+        json.dumps(reltime_words(), ensure_ascii=False),
+        now_ms,
     )

@@ -10,7 +10,10 @@ An htmx poll asks for one fragment with ``?f=<name>&v=<version it has>``:
 
 A fragment's version is a short key of everything it shows (``presenters.versions.version_key``); a
 request computes only the version of the fragment it asks for (a whole page: all of them, for
-the ``{% poll %}`` attributes). ``Vary: HX-Request`` on every answer. A poll whose object no
+the ``{% poll %}`` attributes). Versions hold no time: relative times ("5m ago") tick in the
+browser (static/dashboard/reltime.js, which takes the pages' clock from ``NOW_HEADER``); a
+condition that time alone flips (a Job stuck longer than VOLCANO_UI_STUCK_SECONDS) is part of its
+fragment's version as its boolean. ``Vary: HX-Request`` on every answer. A poll whose object no
 longer exists answers 404 with ``GONE_HEADER`` (``errors.not_found``).
 """
 
@@ -29,9 +32,12 @@ from dashboard.presenters.versions import version_key
 
 FRAGMENT_PARAM = "f"
 VERSION_PARAM = "v"
-# Relative ages shown in a fragment change with time even when no object does; this bucket (seconds)
-# bounds how stale an unchanged-but-skipped fragment's "5m" can get.
+# "Data as of" (the notices bar) is the page's clock itself while every kind is live: its version
+# moves on in AGE_BUCKET-second steps. No other fragment's version holds the time.
 AGE_BUCKET = 10
+# Header of every fragment answer (204 included): the pages' "now" in epoch milliseconds (the
+# cluster's clock), so the browser's relative times tick against it.
+NOW_HEADER = "X-Volcano-Now"
 # Header of a fragment poll's 404 whose page object no longer exists; static/dashboard/app.js
 # shows the response body (a notice) and stops polling that page.
 GONE_HEADER = "X-Volcano-Gone"
@@ -69,6 +75,7 @@ class Fragments:
         self, request: HttpRequest, snap: Any, now: datetime, kinds: tuple[str, ...], **fragments: Version
     ) -> None:
         self.request = request
+        self.now_ms = str(int(now.timestamp() * 1000))
         self._pending: dict[str, Version] = {
             **fragments,
             NOTICES: lambda: _notices_version(snap, now, kinds),
@@ -105,6 +112,7 @@ class Fragments:
             return resp
         if self.asked and self.request.GET.get(VERSION_PARAM) == self.version(self.asked):
             resp = HttpResponse(status=204)
+            resp[NOW_HEADER] = self.now_ms
             patch_vary_headers(resp, ["HX-Request"])
             return resp
         return None
@@ -115,6 +123,7 @@ class Fragments:
         if self.asked:
             source = "dashboard/base.html" if self.asked == NOTICES else template
             resp = render(self.request, f"{source}#{self.asked}", ctx, status=status)
+            resp[NOW_HEADER] = self.now_ms
         else:
             resp = render(self.request, template, ctx, status=status)
         patch_vary_headers(resp, ["HX-Request"])

@@ -9,6 +9,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
@@ -18,10 +19,12 @@ from dashboard.presenters.pods import pod_table
 from dashboard.presenters.queues import GangRoom
 from dashboard.presenters.states import no_pods_text
 from dashboard.presenters.versions import resource_versions, version_key
-from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.fragments import Fragments, kind_states
 from dashboard.views.rows import events_of, gang_room
 from dashboard.volcano import states as vs
 from dashboard.volcano.events import event_records, latest_per_object
+from dashboard.volcano.failure import failure_applies
+from dashboard.volcano.objects import status as status_of
 from dashboard.volcano.queues import queue_ancestry
 
 
@@ -94,11 +97,35 @@ class GangReads:
         job_events = events_of(self.snap, self.job)
         return no_pods_text(vs.why_no_pods(self.job, self.pg, job_events))
 
+    def queue_shown(self) -> tuple:
+        """What the status card shows of the queues: a gang that is not waiting shows its queue's
+        name, existence and state only; a waiting one also explains the wait from the queue and its
+        ancestors and shows the headroom (``room.room``: the numbers, not the other PodGroups they
+        are read from, so another gang's change that leaves the headroom alone keeps the version)."""
+        if not self.pending_like:
+            return (self.queue is None, repr(status_of(self.queue).get("state")) if self.queue else "")
+        return (resource_versions([self.queue, *self.ancestors]), repr(self.room.room))
+
+    def events_shown(self) -> bool:
+        """Whether the status card reads events: the waiting gang's warnings, a failed Job's
+        controller actions (vf.failure_applies)."""
+        return self.pending_like or (self.job is not None and failure_applies(self.job))
+
+    def stuck(self, now: datetime) -> bool:
+        """Whether the page's object is stuck at ``now`` (vs.job_stuck / vs.podgroup_stuck): a
+        condition time alone flips, so it is part of the status version (its pods are not read)."""
+        limit = settings.VOLCANO_UI_STUCK_SECONDS
+        page_obj = self.subject[0]
+        if page_obj is not None and page_obj is self.job:
+            return vs.job_stuck(page_obj, (), now, limit) is not None
+        return page_obj is not None and vs.podgroup_stuck(page_obj, (), now, limit) is not None
+
     def fragments(self, request: HttpRequest, now: datetime, kinds: tuple[str, ...]) -> Fragments:
-        """The page's fragments: ``status`` follows the gang's objects, its queues, the room read
-        and the pods; ``pods`` the pods; ``events`` the events (all with the kind states and age)."""
+        """The page's fragments: ``status`` follows the gang's objects, its queues, the room read,
+        the pods and whether the object is stuck; ``pods`` the pods; ``events`` the events (all
+        with the kind states). No version holds the time: relative times tick in the browser
+        (static/dashboard/reltime.js)."""
         states = kind_states(self.snap, *kinds)
-        b = bucket(now)
         pods_v = resource_versions(self.pods)
         return Fragments(
             request,
@@ -106,11 +133,12 @@ class GangReads:
             now,
             kinds,
             status=lambda: version_key(
-                resource_versions([*self.subject, self.queue, *self.ancestors]),
-                resource_versions(self.room.read),
+                resource_versions([*self.subject]),
+                self.queue_shown(),
                 pods_v,
+                resource_versions(self.events) if self.events_shown() else (),
                 states,
-                b,
+                self.stuck(now),
             ),
             # With no pods, the card says why: from the Job, its PodGroup and the Job's events.
             pods=lambda: version_key(
@@ -118,9 +146,8 @@ class GangReads:
                 resource_versions([*self.subject]) if not self.pods else (),
                 resource_versions(self.events) if not self.pods else (),
                 states,
-                b,
             ),
-            events=lambda: version_key(resource_versions(self.events), states, b),
+            events=lambda: version_key(resource_versions(self.events), states),
         )
 
     def lists_ctx(self, frags: Fragments) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from dashboard.presenters.phases import Phase
 from dashboard.presenters.selectors import SelectorError, parse_selector, selector_matches
 from dashboard.presenters.versions import version_key
 from dashboard.views import memo
-from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.fragments import Fragments, kind_states
 from dashboard.views.notices import blocked, page_ctx
 from dashboard.views.rows import get_cluster_cache, phase_cards, snapshot
 from dashboard.volcano import objects, phases
@@ -143,7 +143,7 @@ def list_page(request: HttpRequest, spec: ListSpec) -> HttpResponse:
         now,
         spec.kinds,
         results=lambda: version_key(
-            *(getattr(snap, k).version for k in spec.depends), states, lq.key(), lq.page, bucket(now)
+            *(getattr(snap, k).version for k in spec.depends), states, lq.key(), lq.page
         ),
     )
     if resp := frags.unchanged():

@@ -75,7 +75,7 @@ def overview(request: HttpRequest) -> HttpResponse:
         counts=lambda: version_key(jv, gv, qv, states),
         attention=lambda: version_key(jv, gv, snap.pods.version, qv, states, bucket(now)),
         queues=lambda: version_key(qv, gv, states),
-        events=lambda: version_key(snap.events.version, states, bucket(now)),
+        events=lambda: version_key(snap.events.version, states),
     )
     if resp := frags.unchanged():
         return resp

@@ -16,7 +16,7 @@ from dashboard.presenters.podgroups import owner_of
 from dashboard.presenters.pods import exit_text, pod_row
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.errors import find_object
-from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.fragments import Fragments, kind_states
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import events_of, yaml_text
 from dashboard.volcano import objects, phases
@@ -46,8 +46,8 @@ def pod_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         snap,
         now,
         DETAIL_KINDS,
-        status=lambda: version_key(resource_versions([pod, pg, job]), states, bucket(now)),
-        events=lambda: version_key(resource_versions(events()), states, bucket(now)),
+        status=lambda: version_key(resource_versions([pod, pg, job]), states),
+        events=lambda: version_key(resource_versions(events()), states),
     )
     if resp := frags.unchanged():
         return resp

@@ -21,7 +21,7 @@ from dashboard.presenters.resources import queue_resource_bars
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views import memo
 from dashboard.views.errors import find_object
-from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.fragments import Fragments, kind_states
 from dashboard.views.notices import blocked, page_ctx
 from dashboard.views.queue_summary import queue_summaries
 from dashboard.views.rows import (
@@ -119,7 +119,6 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     now = reference_now(snap)
     r = _QueueReads(snap, queue, name)
     states = kind_states(snap, *DETAIL_KINDS)
-    b = bucket(now)
     frags = Fragments(
         request,
         snap,
@@ -133,8 +132,8 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
             r.tree["tree_key"],
             states,
         ),
-        jobs=lambda: version_key(resource_versions(r.jobs), resource_versions(r.podgroups), states, b),
-        events=lambda: version_key(resource_versions(r.events), states, b),
+        jobs=lambda: version_key(resource_versions(r.jobs), resource_versions(r.podgroups), states),
+        events=lambda: version_key(resource_versions(r.events), states),
     )
     if resp := frags.unchanged():
         return resp
