@@ -5,6 +5,8 @@ An htmx poll asks for one fragment with ``?f=<name>&v=<version it has>``:
 - 204 (nothing rendered) when ``v`` equals the fragment's current version;
 - 400 when the page has no fragment of that name (swapping a whole document into the fragment's
   place would break the page);
+- the rendering another viewer with the same visibility, language and theme got for the same
+  version, path and query (``memo.FRAGMENT_HTML``), without computing the fragment again;
 - else ``<template>#<name>`` rendered; ``notices`` (the "data as of" bar) is defined once, in
   ``dashboard/base.html``.
 
@@ -23,12 +25,15 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
+from dashboard import access
 from dashboard.presenters.versions import version_key
+from dashboard.views import memo
 
 FRAGMENT_PARAM = "f"
 VERSION_PARAM = "v"
@@ -84,6 +89,7 @@ class Fragments:
         frag = polled(request)
         self.asked: str | None = frag if frag in self._pending else None
         self.unknown = bool(frag) and frag not in self._pending
+        self._share_key: tuple | None = None
 
     def want(self, name: str) -> bool:
         return self.asked is None or self.asked == name
@@ -101,7 +107,9 @@ class Fragments:
 
     def unchanged(self) -> HttpResponse | None:
         """204 for a poll whose ``?v=`` is the fragment's current version; 400 for an htmx
-        request naming a fragment this page does not have; None: render."""
+        request naming a fragment this page does not have; the shared rendering of the asked
+        fragment's current version when a viewer who sees the same got it (``share_key``); None:
+        render."""
         if self.unknown:
             resp = HttpResponse(
                 _("Unknown fragment “%(f)s”.") % {"f": self.request.GET.get(FRAGMENT_PARAM)},
@@ -115,7 +123,37 @@ class Fragments:
             resp[NOW_HEADER] = self.now_ms
             patch_vary_headers(resp, ["HX-Request"])
             return resp
+        if self.asked:
+            self._share_key = self.share_key(self.asked)
+            hit = memo.FRAGMENT_HTML.get(self._share_key)
+            if hit is not None:
+                resp = HttpResponse(hit[0], content_type=hit[1])
+                resp[NOW_HEADER] = self.now_ms
+                patch_vary_headers(resp, ["HX-Request"])
+                return resp
         return None
+
+    def share_key(self, name: str) -> tuple:
+        """What a rendering of fragment ``name`` depends on besides its version: the path and query
+        (page, filters; not ``?v=``), what the viewer may see (access.visible_namespaces; with
+        actions enabled the identity too: the buttons offered follow the user's permissions), the
+        language and time zone (memo.locale_key), the theme cookie."""
+        from dashboard.kube import get_cluster_cache
+
+        req = self.request
+        query = tuple(sorted((k, tuple(v)) for k, v in req.GET.lists() if k != VERSION_PARAM))
+        actions = settings.VOLCANO_UI_ENABLE_ACTIONS and settings.VOLCANO_UI_ACCESS_MODE != "none"
+        return (
+            memo.cache_token(get_cluster_cache()),
+            name,
+            self.version(name),
+            req.path,
+            query,
+            access.visible_namespaces(req),
+            access.current_identity(req) if actions else None,
+            *memo.locale_key(),
+            req.COOKIES.get("vui_theme", ""),
+        )
 
     def respond(self, template: str, ctx: dict[str, Any], status: int = 200) -> HttpResponse:
         """``template`` whole, or the asked fragment of it, with ``ctx`` (plus ``versions``)."""
@@ -124,6 +162,15 @@ class Fragments:
             source = "dashboard/base.html" if self.asked == NOTICES else template
             resp = render(self.request, f"{source}#{self.asked}", ctx, status=status)
             resp[NOW_HEADER] = self.now_ms
+            body = resp.content
+            # A form's CSRF token belongs to one browser: such a rendering is never shared.
+            if status == 200 and self._share_key is not None and b"csrfmiddlewaretoken" not in body:
+                memo.FRAGMENT_HTML.put(
+                    self._share_key,
+                    (body, resp["Content-Type"]),
+                    len(body) + 300,
+                    slot=self._share_key[:2] + self._share_key[3:],
+                )
         else:
             resp = render(self.request, template, ctx, status=status)
         patch_vary_headers(resp, ["HX-Request"])

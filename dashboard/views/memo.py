@@ -315,3 +315,11 @@ def attention_html(attention: dict, now: datetime) -> SafeString:
     )
     ATTENTION_HTML.put(key, (attention, html), 2 * len(html) + 200)
     return html
+
+
+# Rendered fragments shared between viewers (views.fragments.Fragments): N tabs polling one Job
+# cost one render per version. An entry is the response body (bytes) and its content type, keyed by
+# (cache token, fragment, version, path, query, visibility, language, time zone, theme). 4 MB holds
+# ~400 Job status cards of ~10 KB; least recently used first out.
+FRAGMENT_HTML_BYTES = 4 * 1024 * 1024
+FRAGMENT_HTML = SizedMemo(FRAGMENT_HTML_BYTES)
