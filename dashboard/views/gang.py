@@ -22,7 +22,7 @@ from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.fragments import Fragments, kind_states
 from dashboard.views.rows import events_of, gang_room
 from dashboard.volcano import states as vs
-from dashboard.volcano.events import event_records, latest_per_object
+from dashboard.volcano.events import event_records, fold_by_meaning, latest_per_object
 from dashboard.volcano.failure import failure_applies
 from dashboard.volcano.objects import status as status_of
 from dashboard.volcano.queues import queue_ancestry
@@ -62,7 +62,13 @@ class GangReads:
 
     @cached_property
     def event_rows(self) -> list:
+        """Every event of the gang, newest first (volcano.events.event_records)."""
         return event_records(self.events)
+
+    @cached_property
+    def folded_rows(self) -> list:
+        """``event_rows`` folded by meaning (volcano.events.fold_by_meaning): the events table."""
+        return fold_by_meaning(self.event_rows)
 
     @cached_property
     def placed_at(self) -> datetime | None:
@@ -78,15 +84,15 @@ class GangReads:
             for row in self.event_rows
             if row.warning and (placed is not None and row.last is not None and row.last < placed) == history
         )
-        return latest_per_object(rows, limit=8, by_message=True)
+        return fold_by_meaning(rows)
 
     def warning_events(self) -> list:
-        """The deduplicated Warnings the "why pending" panel shows as reasons ([] when it is not
-        shown): those last seen since the gang was last placed (all of them when it never was)."""
+        """The Warnings the "why pending" panel shows as reasons, folded by meaning ([] when it is
+        not shown): those last seen since the gang was last placed (all of them when it never was)."""
         return self._warnings(history=False)
 
     def earlier_warnings(self) -> list:
-        """The deduplicated Warnings last seen before the gang was last placed: history, listed
+        """The Warnings, folded by meaning, last seen before the gang was last placed: history, listed
         apart with their ages ([] when the panel is not shown)."""
         return self._warnings(history=True)
 
@@ -175,7 +181,9 @@ class GangReads:
                     else self.no_pods_text()
                 )
         if frags.want("events"):
-            ctx["events"] = self.event_rows[:100]
-            ctx["events_total"] = len(self.event_rows)
+            ctx["events"] = self.folded_rows[:100]
+            ctx["events_total"] = len(self.folded_rows)
             ctx["events_blocked"] = bool(unreadable_reason(self.snap.events.state))
+            # The "why pending" panel lists the warnings; the full table stays one click away.
+            ctx["events_collapsed"] = self.pending_like
         return ctx

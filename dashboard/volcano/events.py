@@ -3,8 +3,9 @@ seen, how often, and repeats folded into one."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -61,10 +62,21 @@ def event_count(event: object) -> int:
     return max(1, count(ev.get("count")) or count(as_dict(ev.get("series")).get("count")))
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One distinct message among Events folded by meaning (``fold_by_meaning``): how often it
+    was seen and when it was last seen."""
+
+    message: str
+    count: int
+    last: datetime | None
+
+
 @dataclass
 class EventRecord:
     """One Event as the pages list it; ``object_missing`` is set by the pages when the involved
-    object is not in the cache (then shown unlinked)."""
+    object is not in the cache (then shown unlinked). ``variants``: the distinct messages folded
+    into this row, newest first, when there is more than one (``fold_by_meaning``), else ()."""
 
     type: str
     reason: str
@@ -77,6 +89,7 @@ class EventRecord:
     last: datetime | None
     source: str
     object_missing: str = ""
+    variants: tuple[Variant, ...] = field(default=())
 
     @property
     def warning(self) -> bool:
@@ -131,3 +144,80 @@ def latest_per_object(
             if r.first and (m.first is None or r.first < m.first):
                 m.first = r.first
     return list(merged.values())[:limit]
+
+
+# A number as messages write it: digits with decimal points or thousands separators between them
+# ("0/3", "1.5", "12,000"), with an optional unit suffix glued to it is kept as text.
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_UID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
+_SPACE = re.compile(r"\s+")
+
+
+def message_shape(message: str) -> str:
+    """What a message says with its numbers and counts left out: every number written ``#``, every
+    UID ``<uid>``, runs of white space one space. "0/3 nodes are available: 3 Insufficient cpu"
+    and "0/5 nodes are available: 5 Insufficient cpu" have the same shape."""
+    text = _UID.sub("<uid>", message)
+    return _SPACE.sub(" ", _NUMBER.sub("#", text)).strip()
+
+
+def fold_key(row: EventRecord) -> tuple[str, ...]:
+    """Events with the same key say the same thing about the same object: type, involved object,
+    reason and ``message_shape``."""
+    return (
+        row.type,
+        row.object_kind,
+        row.object_namespace,
+        row.object_name,
+        row.reason,
+        message_shape(row.message),
+    )
+
+
+def _variants(row: EventRecord) -> tuple[Variant, ...]:
+    return row.variants or (Variant(row.message, row.count, row.last),)
+
+
+def _merged_variants(rows: list[EventRecord]) -> tuple[Variant, ...]:
+    by_message: dict[str, Variant] = {}
+    for row in rows:
+        for v in _variants(row):
+            seen = by_message.get(v.message)
+            if seen is None:
+                by_message[v.message] = v
+            else:
+                last = max((t for t in (seen.last, v.last) if t is not None), default=None)
+                by_message[v.message] = Variant(v.message, seen.count + v.count, last)
+    merged = sorted(by_message.values(), key=lambda v: (v.last or EPOCH, v.message), reverse=True)
+    return tuple(merged) if len(merged) > 1 else ()
+
+
+def fold_by_meaning(rows: Iterable[EventRecord]) -> list[EventRecord]:
+    """``rows`` with those of the same ``fold_key`` folded into one, newest last-seen first: the
+    counts summed, the earliest first-seen and the latest last-seen, the newest row's message,
+    type and source, and the distinct messages in ``variants`` (when more than one).
+
+    Pure (the rows given are not changed) and idempotent (folding folded rows gives them back);
+    the sum of the counts is kept."""
+    # By last-seen only, stable: a folded row keeps its newest member's last-seen (so a second fold
+    # keeps the order) while its first-seen moves.
+    ordered = sorted(rows, key=lambda r: r.last or EPOCH, reverse=True)
+    groups: dict[tuple[str, ...], list[EventRecord]] = {}
+    for row in ordered:
+        groups.setdefault(fold_key(row), []).append(row)
+    out: list[EventRecord] = []
+    for members in groups.values():
+        newest = members[0]
+        if len(members) == 1:
+            out.append(replace(newest))
+            continue
+        firsts = [r.first for r in members if r.first is not None]
+        out.append(
+            replace(
+                newest,
+                count=sum(r.count for r in members),
+                first=min(firsts) if firsts else None,
+                variants=_merged_variants(members),
+            )
+        )
+    return out

@@ -127,6 +127,24 @@
   }
   schedule();
 
+  /* A fragment refresh re-renders its <details> as the server writes them (the events table
+     folded on a pending gang's page, an event's variants): those with a data-key keep the state
+     the user gave them. */
+  var detailsState = {};
+  document.addEventListener("toggle", function (evt) {
+    var el = evt.target;
+    if (el && el.tagName === "DETAILS" && el.hasAttribute("data-key")) {
+      detailsState[el.getAttribute("data-key")] = el.open;
+    }
+  }, true);
+  body.addEventListener("htmx:afterSettle", function () {
+    var all = document.querySelectorAll("details[data-key]");
+    for (var i = 0; i < all.length; i++) {
+      var key = all[i].getAttribute("data-key");
+      if (Object.prototype.hasOwnProperty.call(detailsState, key)) all[i].open = detailsState[key];
+    }
+  });
+
   /* Theme toggle: flips html[data-theme] at once and remembers it in a cookie the server reads
      (so the next page renders in that theme with no flash). The link also works without JS. */
   var toggle = document.getElementById("theme-toggle");
