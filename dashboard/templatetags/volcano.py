@@ -394,16 +394,18 @@ def _base_params(request) -> dict[str, list[str]]:
 
 @register.simple_tag(takes_context=True)
 def query(context: template.Context, **changes) -> str:
-    """The current query string with ``changes`` applied (None/"" removes a key); page resets to 1
-    unless given. Used for sort headers, pagination and filter chips, so filter state stays in the URL."""
+    """The current query string with ``changes`` applied (None, "" or an empty list removes a key,
+    a list gives a repeated key); page resets to 1 unless given. Used for sort headers, pagination
+    and filter chips, so filter state stays in the URL."""
     data = dict(_base_params(context["request"]))
     if "page" not in changes:
         data.pop("page", None)
     for key, value in changes.items():
-        if value in (None, ""):
+        values = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+        if value is None or not [v for v in values if v]:
             data.pop(key, None)
         else:
-            data[key] = [str(value)]
+            data[key] = [v for v in values if v]
     pairs = [(k, v) for k, vs in data.items() for v in vs]
     return "?" + urlencode(pairs) if pairs else "?"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Any
 
@@ -72,6 +73,17 @@ def _counter_key(j: dict, key: str) -> int:
     return -1 if value is None else value
 
 
+def _attention_key(j: dict) -> tuple[int, float]:
+    """Needs a look first (vs.job_attention), then the longest in its phase first; once stopped
+    (failed, stopped, finished), the newest first. Undated Jobs last within their class."""
+    rank = vs.attention_rank(vs.job_attention(j))
+    since = phases.job_phase_since(j) or created_at(j)
+    if since is None:
+        return (rank, math.inf)
+    at = since.timestamp()
+    return (rank, -at if rank >= vs.attention_rank("failed") else at)
+
+
 JOB_LIST = ListSpec(
     kind="jobs",
     nav="jobs",
@@ -81,6 +93,7 @@ JOB_LIST = ListSpec(
     depends=("jobs", "podgroups", "pods", "queues"),
     in_queue=Snapshot.jobs_in_queue,
     sorts={
+        "attention": _attention_key,
         "name": lambda j: _meta(j).get("name") or "",
         "namespace": lambda j: _meta(j).get("namespace") or "",
         "phase": phases.job_phase,
@@ -98,6 +111,8 @@ JOB_LIST = ListSpec(
     phase=badges.job_phase,
     queue_of=spec_queue,
     row=job_row,
+    active_phases=phases.ACTIVE_JOB_PHASES,
+    default_sort="attention",
 )
 
 

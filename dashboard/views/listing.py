@@ -23,6 +23,7 @@ from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters.clock import reference_now
 from dashboard.presenters.phases import Phase
 from dashboard.presenters.selectors import SelectorError, parse_selector, selector_matches
+from dashboard.presenters.sorting import attention_note, sort_options
 from dashboard.presenters.versions import version_key
 from dashboard.views import memo
 from dashboard.views.fragments import Fragments, kind_states
@@ -59,7 +60,8 @@ class ListQuery:
         # A known phase in any letter case ("pending") means that phase, in its canonical spelling
         # ("Pending"); only genuinely unknown phases are kept as written and filtered literally.
         canonical = {k.lower(): k for k in known_phases}
-        self.phases = [canonical.get(x.lower(), x) for x in get.getlist("phase") if x]
+        # Each phase once, in the order asked (``?phase=`` repeats, one per phase).
+        self.phases = list(dict.fromkeys(canonical.get(x.lower(), x) for x in get.getlist("phase") if x))
         self.text = get.get("q", "").strip()
         self.selector_text = get.get("selector", "").strip()
         self.selector_error = ""
@@ -114,7 +116,9 @@ class ListSpec:
     them: PodGroups, pods, the queue link); ``in_queue(snap, name)``: the objects of one queue
     (the index the queue filter narrows to); ``sorts``: sort key -> function of an object (cheap:
     they run over every object on a memo miss); ``phase_name``: the phase as written,
-    ``phase``: its ``presenters.phases.Phase``; ``row(snap, obj, now)``: the row dict of one object."""
+    ``phase``: its ``presenters.phases.Phase``; ``row(snap, obj, now)``: the row dict of one object;
+    ``active_phases``: the phases of the "Active" filter (every non-final one); ``default_sort``:
+    the order without ``?sort=``."""
 
     kind: str
     nav: str
@@ -129,13 +133,15 @@ class ListSpec:
     phase: Callable[[dict], Phase]
     queue_of: Callable[[dict], str]
     row: Callable[[Snapshot, dict, datetime], dict]
+    active_phases: tuple[str, ...] = ()
+    default_sort: str = "age"
 
 
 def list_page(request: HttpRequest, spec: ListSpec) -> HttpResponse:
     """The list page of ``spec`` (fragment ``results``: the phase chips, the table, the pager)."""
     snap = snapshot(request)
     now = reference_now(snap)
-    lq = ListQuery(request, spec.sorts, known_phases=spec.known_phases)
+    lq = ListQuery(request, spec.sorts, default_sort=spec.default_sort, known_phases=spec.known_phases)
     states = kind_states(snap, *spec.kinds)
     frags = Fragments(
         request,
@@ -169,7 +175,11 @@ def _results(request: HttpRequest, snap: Snapshot, now: datetime, lq: ListQuery,
         # The memo's objects are this snapshot's (its key holds the collection's change counter).
         "rows": [spec.row(snap, obj, now) for obj in page.object_list],
         "total": len(objs),
-        "phase_counts": phase_cards(counts, spec.phase_order, spec.phase),
+        "phase_counts": phase_choices(phase_cards(counts, spec.phase_order, spec.phase), lq, spec),
+        "active_phases": list(spec.active_phases),
+        "active_selected": bool(lq.phases) and set(lq.phases) == set(spec.active_phases),
+        "sort_options": sort_options(spec.sorts.keys(), lq.sort),
+        "sort_note": attention_note() if lq.sort_key == "attention" else "",
         # Still filtered literally (a newer Volcano may have phases this UI does not know).
         "unknown_phases": [x for x in lq.phases if x not in spec.known_phases],
         "known_phases": spec.phase_order,
@@ -180,6 +190,28 @@ def _results(request: HttpRequest, snap: Snapshot, now: datetime, lq: ListQuery,
         and snap.namespaces_filter is not None
         and lq.namespace not in snap.namespaces_filter,
     }
+
+
+def phase_choices(cards: list[dict], lq: ListQuery, spec: ListSpec) -> list[dict]:
+    """The phase cards of a list (``rows.phase_cards``) as filter choices: each with ``selected``
+    (the filter asks for it) and ``toggled`` (the ``?phase=`` values with it added, or removed
+    when selected); phases asked for that no card shows (unknown, with no match) come last."""
+    out = []
+    for card in cards:
+        name = card["name"]
+        selected = phase_requested(name, lq.phases)
+        if selected:
+            toggled = [x for x in lq.phases if not phase_requested(name, (x,))]
+        else:
+            toggled = [*lq.phases, name]
+        out.append({**card, "selected": selected, "toggled": toggled})
+    shown = {card["name"] for card in cards}
+    for name in lq.phases:
+        if name not in shown and not any(phase_requested(s, (name,)) for s in shown):
+            phase = spec.phase({"status": {"phase": name, "state": {"phase": name}}})
+            toggled = [x for x in lq.phases if x != name]
+            out.append({"phase": phase, "name": name, "count": 0, "selected": True, "toggled": toggled})
+    return out
 
 
 def _narrowed(snap: Snapshot, spec: ListSpec, lq: ListQuery) -> Callable[[], list[dict]]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Any
 
@@ -46,6 +47,17 @@ def _running(g: dict) -> int:
     return objects.count(st.get("running")) if isinstance(st, dict) else 0
 
 
+def _attention_key(g: dict) -> tuple[int, float]:
+    """Needs a look first (vs.podgroup_attention), then the oldest first; finished ones newest
+    first. Undated PodGroups last within their class."""
+    rank = vs.attention_rank(vs.podgroup_attention(g))
+    created = created_at(g)
+    if created is None:
+        return (rank, math.inf)
+    at = created.timestamp()
+    return (rank, -at if rank >= vs.attention_rank("failed") else at)
+
+
 PODGROUP_LIST = ListSpec(
     kind="podgroups",
     nav="podgroups",
@@ -54,6 +66,7 @@ PODGROUP_LIST = ListSpec(
     depends=("podgroups", "jobs", "queues"),
     in_queue=Snapshot.podgroups_in_queue,
     sorts={
+        "attention": _attention_key,
         "name": lambda g: _meta(g).get("name") or "",
         "namespace": lambda g: _meta(g).get("namespace") or "",
         "phase": phases.podgroup_phase,
@@ -68,6 +81,8 @@ PODGROUP_LIST = ListSpec(
     phase=badges.podgroup_phase,
     queue_of=spec_queue,
     row=pg_row,
+    active_phases=phases.ACTIVE_PODGROUP_PHASES,
+    default_sort="attention",
 )
 
 

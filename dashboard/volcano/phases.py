@@ -34,11 +34,14 @@ FINAL_JOB_PHASES = frozenset({"Completed", "Terminated", "Failed"})
 TRANSITIONAL_JOB_PHASES = frozenset({"Restarting", "Aborting", "Completing", "Terminating"})
 # Stopped, but a ResumeJob command brings the Job back (Aborted -> Restarting -> Pending).
 RESUMABLE_JOB_PHASES = frozenset({"Aborted"})
+# Every phase that is not final, in lifecycle order (the lists' "Active" filter).
+ACTIVE_JOB_PHASES: tuple[str, ...] = tuple(p for p in JOB_PHASES if p not in FINAL_JOB_PHASES)
 
 # PodGroup phases (status.phase): Pending until the queue admits it, Inqueue until the gang is
 # placed, Running, Unknown when some pods run but the gang became unschedulable, Completed.
 PODGROUP_PHASES: tuple[str, ...] = ("Pending", "Inqueue", "Running", "Unknown", "Completed")
 FINAL_PODGROUP_PHASES = frozenset({"Completed"})
+ACTIVE_PODGROUP_PHASES: tuple[str, ...] = tuple(p for p in PODGROUP_PHASES if p not in FINAL_PODGROUP_PHASES)
 # The gang waits in its queue: not admitted yet (Pending), or admitted and not placed (Inqueue).
 QUEUED_PODGROUP_PHASES = frozenset({"Pending", "Inqueue"})
 # The gang is not (fully) placed yet: why-pending applies.

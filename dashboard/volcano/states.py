@@ -19,15 +19,26 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from dashboard.volcano.gang import job_gang, job_min_available, job_tasks, job_total_replicas
+from dashboard.volcano.gang import (
+    job_counter,
+    job_gang,
+    job_min_available,
+    job_tasks,
+    job_total_replicas,
+    podgroup_below_gang,
+)
 from dashboard.volcano.objects import as_dict, as_list, as_str, count, is_deleting, meta, name, status
 from dashboard.volcano.phases import (
     FINAL_JOB_PHASES,
+    FINAL_PODGROUP_PHASES,
     JOB_PHASES,
+    QUEUED_PODGROUP_PHASES,
     RESUMABLE_JOB_PHASES,
     TRANSITIONAL_JOB_PHASES,
+    WAITING_PODGROUP_PHASES,
     job_phase,
     job_phase_since,
+    job_waiting,
     podgroup_phase,
     podgroup_waiting,
 )
@@ -347,3 +358,63 @@ def podgroup_stuck(pg: object, pods: Iterable[Mapping[str, Any]], now: datetime,
     if not is_deleting(pg):
         return None
     return _stuck("Deleting", parse_time(meta(pg).get("deletionTimestamp")), pg, pods, now, limit)
+
+
+# -- what needs a look first -----------------------------------------------------------------------
+
+# The classes of ``job_attention`` and ``podgroup_attention``, most in need of a look first.
+ATTENTION_CLASSES: tuple[str, ...] = (
+    "waiting",
+    "failing",
+    "in_transition",
+    "running",
+    "failed",
+    "stopped",
+    "finished",
+)
+_RANK = {name: rank for rank, name in enumerate(ATTENTION_CLASSES)}
+# Final or stopped Job phases, by class.
+_JOB_DONE = {"Failed": "failed", "Aborted": "stopped", "Terminated": "stopped", "Completed": "finished"}
+
+
+def job_attention(job: object) -> str:
+    """The class of ATTENTION_CLASSES a Volcano Job is in, from its own fields (no pods, no clock,
+    so a list of thousands sorts by it): ``waiting`` (``job_waiting``: Pending or no phase yet);
+    ``failing`` (Restarting, which the controller enters when pods failed, or a live Job with
+    failed pods or below minAvailable); ``in_transition`` (Aborting, Completing, Terminating, in
+    deletion, or a phase this table does not know; ``job_stuck`` when it lasts); ``running``;
+    then the stopped phases: ``failed`` (Failed), ``stopped`` (Aborted, Terminated) and
+    ``finished`` (Completed)."""
+    phase = job_phase(job)
+    if job_waiting(phase):
+        return "waiting"
+    if phase in _JOB_DONE:
+        return _JOB_DONE[phase]
+    failed = job_counter(job, "failed")
+    if phase == "Restarting" or (failed is not None and failed > 0):
+        return "failing"
+    if phase != "Running" or is_deleting(job):
+        return "in_transition"
+    return "failing" if job_gang(job).short else "running"
+
+
+def podgroup_attention(pg: object) -> str:
+    """The class of ATTENTION_CLASSES a PodGroup is in: ``waiting`` (Pending, Inqueue, or no phase
+    yet), ``failing`` (Unknown: some pods run but the gang became unschedulable, or Running below
+    minMember), ``in_transition`` (in deletion, or a phase this table does not know), ``running``,
+    ``finished`` (Completed)."""
+    phase = podgroup_phase(pg)
+    if phase in FINAL_PODGROUP_PHASES:
+        return "finished"
+    if phase in QUEUED_PODGROUP_PHASES or phase == "":
+        return "waiting"
+    if phase in WAITING_PODGROUP_PHASES or podgroup_below_gang(pg):
+        return "failing"
+    if phase != "Running" or is_deleting(pg):
+        return "in_transition"
+    return "running"
+
+
+def attention_rank(attention_class: str) -> int:
+    """The position of a class of ATTENTION_CLASSES (0: needs a look first)."""
+    return _RANK.get(attention_class, len(ATTENTION_CLASSES))
