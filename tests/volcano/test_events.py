@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from dashboard.volcano import events as ev
 
 T1, T2, T3 = "2026-01-01T00:00:01Z", "2026-01-01T00:00:02Z", "2026-01-01T00:00:03Z"
@@ -67,3 +70,82 @@ def test_records_newest_first_and_folded_per_object():
     assert len(folded) == 2
     assert len(ev.latest_per_object(rows, 10, by_message=True)) == 3
     assert rows[0].count == 3  # folding copies, never changes the rows it is given
+
+
+def test_message_shape_leaves_out_numbers_uids_and_spacing():
+    a = "0/3 nodes are available: 3 Insufficient cpu."
+    b = "0/5 nodes are available:  5 Insufficient cpu."
+    assert ev.message_shape(a) == ev.message_shape(b) == "#/# nodes are available: # Insufficient cpu."
+    assert ev.message_shape("1.5Gi of 12,000 used") == "#Gi of # used"
+    assert ev.message_shape("pod 1775336d-71ea-4d05-89a3-e80e966e1277 gone") == "pod <uid> gone"
+    assert ev.message_shape(a) != ev.message_shape("0/3 nodes are available: 3 Insufficient memory.")
+
+
+def test_fold_by_meaning_keeps_the_newest_message_and_lists_the_variants():
+    rows = ev.event_records(
+        [
+            _core("FailedScheduling", "0/3 nodes are available: 3 Insufficient cpu.", T1, T1, 2),
+            _core("FailedScheduling", "0/5 nodes are available: 5 Insufficient cpu.", T2, T3, 4),
+            _core("FailedScheduling", "0/5 nodes are available: 5 Insufficient memory.", T2, T2),
+            _core("FailedScheduling", "0/4 nodes are available: 4 Insufficient cpu.", T1, T1, name="other"),
+        ]
+    )
+    folded = ev.fold_by_meaning(rows)
+    assert len(folded) == 3
+    cpu = folded[0]
+    assert (cpu.message, cpu.count, cpu.first, cpu.last) == (
+        "0/5 nodes are available: 5 Insufficient cpu.",
+        6,
+        datetime(2026, 1, 1, 0, 0, 1, tzinfo=UTC),
+        datetime(2026, 1, 1, 0, 0, 3, tzinfo=UTC),
+    )
+    assert [(v.message[:3], v.count) for v in cpu.variants] == [("0/5", 4), ("0/3", 2)]
+    assert folded[1].variants == () and folded[2].object_name == "other"
+    assert rows[0].variants == () and rows[0].count == 4  # the rows given are not changed
+
+
+_MESSAGES = st.sampled_from(
+    [
+        "0/{n} nodes are available: {n} Insufficient cpu.",
+        "0/{n} nodes are available: {n} Insufficient memory.",
+        "Back-off restarting failed container {n} times",
+        "pod group is not ready, {n} minAvailable",
+        "no numbers here",
+    ]
+)
+_TIMES = st.sampled_from([None, T1, T2, T3])
+
+
+@st.composite
+def _event(draw):
+    message = draw(_MESSAGES).format(n=draw(st.integers(0, 12)))
+    first, last = draw(_TIMES), draw(_TIMES)
+    event = _core(
+        draw(st.sampled_from(["FailedScheduling", "BackOff"])),
+        message,
+        first,
+        last,
+        count=draw(st.integers(1, 50)),
+        name=draw(st.sampled_from(["pg", "other"])),
+    )
+    event["type"] = draw(st.sampled_from(["Warning", "Normal"]))
+    return event
+
+
+# No deadline: the machine is shared, and a slow example is not a wrong one.
+@settings(deadline=None)
+@given(st.lists(_event(), max_size=25))
+def test_folding_is_idempotent_and_keeps_every_count(events):
+    rows = ev.event_records(events)
+    folded = ev.fold_by_meaning(rows)
+    assert ev.fold_by_meaning(folded) == folded
+    assert sum(r.count for r in folded) == sum(r.count for r in rows)
+    # One row per meaning, and every variant's count adds up to its row's.
+    keys = [ev.fold_key(r) for r in folded]
+    assert len(keys) == len(set(keys)) == len({ev.fold_key(r) for r in rows})
+    for r in folded:
+        assert not r.variants or sum(v.count for v in r.variants) == r.count
+        assert not r.variants or len(r.variants) == len({v.message for v in r.variants}) > 1
+    # Folding in any order gives the same rows (by meaning) with the same counts.
+    again = {ev.fold_key(r): r.count for r in ev.fold_by_meaning(list(reversed(rows)))}
+    assert again == {ev.fold_key(r): r.count for r in folded}

@@ -1,6 +1,9 @@
 from datetime import UTC, datetime
 
+import pytest
+
 from dashboard.volcano import states as vs
+from dashboard.volcano.phases import FINAL_JOB_PHASES, JOB_PHASES
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
@@ -62,3 +65,66 @@ def test_wait_question_restarting_waits_only_until_the_gang_is_back():
         vs.job_wait_question({"status": {"state": {"phase": "Aborted"}}}, {"status": {"phase": "Pending"}})
         == ""
     )
+
+
+# -- what needs a look first ------------------------------------------------------------------------
+
+
+def _job_in(phase_name, **status):
+    return {"metadata": {"name": "j"}, "status": {"state": {"phase": phase_name}, **status}, "spec": {}}
+
+
+@pytest.mark.parametrize(
+    ("job", "expected"),
+    [
+        ({}, "waiting"),
+        (_job_in("Pending"), "waiting"),
+        (_job_in("Restarting"), "failing"),
+        (_job_in("Running", failed=1, running=2), "failing"),
+        (_job_in("Running", running=2), "running"),
+        (_job_in("Aborting"), "in_transition"),
+        (_job_in("Completing"), "in_transition"),
+        (_job_in("Terminating"), "in_transition"),
+        (_job_in("SomethingNew"), "in_transition"),
+        (_job_in("Failed", failed=3), "failed"),
+        (_job_in("Aborted"), "stopped"),
+        (_job_in("Terminated"), "stopped"),
+        (_job_in("Completed"), "finished"),
+    ],
+)
+def test_job_attention_classes(job, expected):
+    assert vs.job_attention(job) == expected
+
+
+def test_a_running_job_below_min_available_is_failing():
+    job = _job_in("Running", running=1)
+    job["spec"] = {"minAvailable": 3, "tasks": [{"name": "w", "replicas": 3}]}
+    assert vs.job_attention(job) == "failing"
+
+
+def test_every_job_phase_has_a_class_and_final_ones_come_last():
+    classes = {p: vs.job_attention(_job_in(p)) for p in JOB_PHASES}
+    live = [vs.attention_rank(c) for p, c in classes.items() if p not in FINAL_JOB_PHASES and p != "Aborted"]
+    final = [vs.attention_rank(c) for p, c in classes.items() if p in FINAL_JOB_PHASES]
+    assert max(live) < min(final)
+
+
+@pytest.mark.parametrize(
+    ("phase_name", "expected"),
+    [
+        ("", "waiting"),
+        ("Pending", "waiting"),
+        ("Inqueue", "waiting"),
+        ("Unknown", "failing"),
+        ("Running", "running"),
+        ("Completed", "finished"),
+        ("Odd", "in_transition"),
+    ],
+)
+def test_podgroup_attention_classes(phase_name, expected):
+    pg = {
+        "metadata": {"name": "g"},
+        "spec": {"minMember": 0},
+        "status": {"phase": phase_name} if phase_name else {},
+    }
+    assert vs.podgroup_attention(pg) == expected
