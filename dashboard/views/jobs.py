@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Any
 
@@ -32,7 +31,7 @@ from dashboard.presenters.resources import min_resources
 from dashboard.presenters.states import counter_note, job_phase_note, replica_note, stuck_view, wait_heading
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
-from dashboard.views.listing import ListSpec, list_page
+from dashboard.views.listing import NEWEST_FIRST, ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import job_row, related, spec_queue, why_pending, yaml_text
 from dashboard.volcano import objects, phases
@@ -73,15 +72,18 @@ def _counter_key(j: dict, key: str) -> int:
     return -1 if value is None else value
 
 
-def _attention_key(j: dict) -> tuple[int, float]:
+_STOPPED_RANK = vs.attention_rank("failed")
+
+
+def _attention_key(j: dict) -> tuple[int, str]:
     """Needs a look first (vs.job_attention), then the longest in its phase first; once stopped
-    (failed, stopped, finished), the newest first. Undated Jobs last within their class."""
+    (failed, stopped, finished), the newest first. Undated Jobs ("~" sorts after digits) last
+    within their class."""
     rank = vs.attention_rank(vs.job_attention(j))
-    since = phases.job_phase_since(j) or created_at(j)
-    if since is None:
-        return (rank, math.inf)
-    at = since.timestamp()
-    return (rank, -at if rank >= vs.attention_rank("failed") else at)
+    since = _in_phase_since(j) or _ts(_meta(j).get("creationTimestamp"))
+    if not since:
+        return (rank, "~")
+    return (rank, since.translate(NEWEST_FIRST) if rank >= _STOPPED_RANK else since)
 
 
 JOB_LIST = ListSpec(

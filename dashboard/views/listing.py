@@ -231,6 +231,11 @@ def _narrowed(snap: Snapshot, spec: ListSpec, lq: ListQuery) -> Callable[[], lis
 LIST_FIELDS: dict[str, dict[int, tuple]] = {}
 # Sort keys read straight from those fields (index into the tuple).
 _FIELD_SORTS = {"namespace": 1, "name": 2, "queue": 3, "phase": 4, "age": 5}
+# Per list kind: (sort key, {id(obj): (obj, the key's value)}) of the last pass sorted by a key
+# that is not one of those fields (the default "attention" among them), reused the same way.
+SORT_VALUES: dict[str, tuple[str, dict[int, tuple]]] = {}
+# RFC 3339 text with every digit d written 9 - d: sorts the newest first (times as text, unparsed).
+NEWEST_FIRST = str.maketrans("0123456789", "9876543210")
 
 
 def _fields(obj: dict, spec: ListSpec) -> tuple:
@@ -273,6 +278,9 @@ def filtered(
     current: dict[int, tuple] = {}
     by_field = _FIELD_SORTS.get(lq.sort_key)
     sort_fn = spec.sorts[lq.sort_key]
+    last_values = SORT_VALUES.get(spec.kind)
+    previous_values = last_values[1] if last_values and last_values[0] == lq.sort_key else {}
+    values: dict[int, tuple] = {}
     for obj in source():
         entry = previous.get(id(obj))
         if entry is None or entry[0] is not obj:
@@ -288,8 +296,16 @@ def filtered(
             continue
         # (sort key, namespace, name, object): ties broken by namespace/name, so the order is
         # stable; keys are unique, so the object itself is never compared.
-        append((entry[by_field] if by_field else sort_fn(obj), ns, name, obj))
+        if by_field:
+            append((entry[by_field], ns, name, obj))
+            continue
+        known = previous_values.get(id(obj))
+        value = known[1] if known is not None and known[0] is obj else sort_fn(obj)
+        values[id(obj)] = (obj, value)
+        append((value, ns, name, obj))
     LIST_FIELDS[spec.kind] = current
+    if not by_field:
+        SORT_VALUES[spec.kind] = (lq.sort_key, values)
     rows.sort(reverse=lq.descending != (lq.sort_key in INVERTED_SORTS))
     objs = [row[3] for row in rows]
     result = (objs, counts)

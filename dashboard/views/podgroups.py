@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +20,7 @@ from dashboard.presenters.resources import min_resources
 from dashboard.presenters.states import stuck_view
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
-from dashboard.views.listing import ListSpec, list_page
+from dashboard.views.listing import NEWEST_FIRST, ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import pg_row, related, spec_queue, why_pending, yaml_text
 from dashboard.volcano import objects, phases
@@ -47,15 +46,17 @@ def _running(g: dict) -> int:
     return objects.count(st.get("running")) if isinstance(st, dict) else 0
 
 
-def _attention_key(g: dict) -> tuple[int, float]:
+_STOPPED_RANK = vs.attention_rank("failed")
+
+
+def _attention_key(g: dict) -> tuple[int, str]:
     """Needs a look first (vs.podgroup_attention), then the oldest first; finished ones newest
-    first. Undated PodGroups last within their class."""
+    first. Undated PodGroups ("~" sorts after digits) last within their class."""
     rank = vs.attention_rank(vs.podgroup_attention(g))
-    created = created_at(g)
-    if created is None:
-        return (rank, math.inf)
-    at = created.timestamp()
-    return (rank, -at if rank >= vs.attention_rank("failed") else at)
+    created = _created(g)
+    if not created:
+        return (rank, "~")
+    return (rank, created.translate(NEWEST_FIRST) if rank >= _STOPPED_RANK else created)
 
 
 PODGROUP_LIST = ListSpec(

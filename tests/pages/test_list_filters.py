@@ -235,3 +235,31 @@ def test_several_phases_survive_the_results_fragment(client, demo_cluster):
     body = check_fragment(client, page, "results")
     assert set(job_rows(body)) == {key(j) for j in jobs(demo_cluster) if phase(j) in ("Failed", "Aborted")}
     assert chip_active(body, "Failed") and chip_active(body, "Aborted")
+
+
+def test_the_order_follows_a_changed_job_while_unchanged_ones_keep_their_sort_values():
+    from django.test import RequestFactory
+
+    from dashboard.views import listing
+    from dashboard.views.jobs import JOB_LIST
+
+    def job(name, job_phase):
+        return {
+            "metadata": {"name": name, "namespace": "ns", "creationTimestamp": "2026-11-29T09:00:00Z"},
+            "spec": {"queue": "q"},
+            "status": {"state": {"phase": job_phase, "lastTransitionTime": "2026-11-29T10:00:00Z"}},
+        }
+
+    objs = [job("a", "Completed"), job("b", "Running"), job("c", "Completed")]
+    lq = listing.ListQuery(
+        RequestFactory().get("/jobs/"),
+        JOB_LIST.sorts,
+        default_sort="attention",
+        known_phases=JOB_LIST.known_phases,
+    )
+    assert lq.sort == "attention"
+    first, _counts = listing.filtered(lambda: objs, ("jobs", "order-test"), 1, lq, JOB_LIST)
+    assert [o["metadata"]["name"] for o in first] == ["b", "a", "c"]
+    objs[2] = job("c", "Pending")  # a new dict, as the cache publishes a changed object
+    second, _counts = listing.filtered(lambda: objs, ("jobs", "order-test"), 2, lq, JOB_LIST)
+    assert [o["metadata"]["name"] for o in second] == ["c", "b", "a"]
