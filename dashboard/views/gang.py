@@ -22,7 +22,7 @@ from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.fragments import Fragments, kind_states
 from dashboard.views.rows import events_of, gang_room
 from dashboard.volcano import states as vs
-from dashboard.volcano.events import event_records, fold_by_meaning, latest_per_object
+from dashboard.volcano.events import event_records, fold_by_meaning
 from dashboard.volcano.failure import failure_applies
 from dashboard.volcano.objects import status as status_of
 from dashboard.volcano.queues import queue_ancestry
