@@ -113,6 +113,8 @@ DATABASES: dict = {}
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+# The language and theme choices (dashboard/views/prefs.py THEME_COOKIE_AGE) last a year.
+LANGUAGE_COOKIE_AGE = 365 * 86400
 LOCALE_PATHS = [ASSET_DIR / "locale"]
 USE_I18N = True
 USE_TZ = True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -210,3 +210,14 @@ def compact_bars(
     """The bars for ``names`` in that order, None where the queue has no such resource (table cells)."""
     by_name = {b.name: b for b in bars}
     return [by_name.get(n) for n in names]
+
+
+# The Queues list gives this many resources a column of their own; the rest share one more column.
+RESOURCE_COLUMNS_MAX = 4
+
+
+def resource_columns(bar_lists: Iterable[list[ResourceBar]]) -> tuple[list[str], bool]:
+    """(the resource names that get a column in the Queues list, in resource order, at most
+    RESOURCE_COLUMNS_MAX; whether some bar is left for the shared "other" column)."""
+    names = sorted({b.name for bars in bar_lists for b in bars}, key=resource_sort_key)
+    return names[:RESOURCE_COLUMNS_MAX], len(names) > RESOURCE_COLUMNS_MAX

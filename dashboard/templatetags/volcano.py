@@ -51,6 +51,10 @@ _ICONS = {
     "screen": '<rect x="3" y="4.5" width="18" height="12" rx="1.5"/><path d="M8.5 20h7M12 16.5V20"/>',
     "globe": '<circle cx="12" cy="12" r="8.5"/><path d="M3.5 12h17M12 3.5c2.5 2.5 2.5 14.5 0 17M12 3.5'
     'c-2.5 2.5-2.5 14.5 0 17"/>',
+    "menu": '<path d="M4 7h16M4 12h16M4 17h16"/>',
+    "copy": '<rect x="8.5" y="8.5" width="11" height="11" rx="1.5"/><path d="M15.5 8.5V6a1.5 1.5 0 0 0-1.5-1.5H6'
+    'A1.5 1.5 0 0 0 4.5 6v8A1.5 1.5 0 0 0 6 15.5h2.5"/>',
+    "download": '<path d="M12 4.5v10M7.5 10.5l4.5 4.5 4.5-4.5M5 19.5h14"/>',
     "fire": '<path d="M12 3c1 3.5 5 5.5 5 10a5 5 0 0 1-10 0c0-2.5 1.5-3.8 2.5-5 .3 1.5 1 2.4 2 2.8'
     'C11 8.5 11 6 12 3z"/>',
 }
@@ -376,6 +380,18 @@ def reveal_attr(value: object) -> str:
 
 
 @register.filter
+def bar_named(bars: list, name: str):
+    """The bar of resource ``name`` in ``bars`` (ResourceBars), or None."""
+    return next((b for b in bars if b.name == name), None)
+
+
+@register.filter
+def bars_not_in(bars: list, names: list):
+    """The bars of ``bars`` whose resource is not in ``names`` (the Queues list's "other" column)."""
+    return [b for b in bars if b.name not in names]
+
+
+@register.filter
 def get_item(mapping: dict, key: str):
     try:
         return mapping.get(key, 0)
@@ -490,14 +506,17 @@ def sort_th(context: template.Context, key: str, label: str, cls: str = "") -> S
 
 
 @register.simple_tag
-def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
+def resbar(bar, detail: bool = False, compact: bool = False, named: bool = True) -> SafeString:
     """One Queue resource (presenters.resources.ResourceBar): allocated (the fill) against guarantee,
     deserved and capability (markers), with the numbers as text. A tag rather than an include:
-    the Queues page draws hundreds of them. ``compact`` (the Queues list, 600 bars): the markers
-    carry no hover titles; the bar's ``aria-label`` names all four values, and the queue's page
-    (the row's link) shows them with the full legend. Resource names (keys of the ResourceLists)
-    and values that are no quantity (shown verbatim) are free text: hidden characters in them
-    are revealed (dashboard/hidden.py)."""
+    the Queues page draws hundreds of them. ``compact`` (the Queues list, 600 bars): two short
+    lines (the numbers; the bar and its percentage), the markers without hover titles (the bar's
+    ``aria-label`` names all four values, the queue's page shows them with the full legend), and
+    the name only when ``named`` (a column header names it otherwise). Resource names (keys of the
+    ResourceLists) and values that are no quantity (shown verbatim) are free text: hidden
+    characters in them are revealed (dashboard/hidden.py)."""
+    if compact:
+        return _resbar_compact(bar, named)
     return format_html(
         '<div class="resbar tone-{}"><div class="resbar-head"><span class="resbar-name">{}</span>'
         '<span class="resbar-nums">{}</span></div>{}{}</div>',
@@ -509,19 +528,65 @@ def resbar(bar, detail: bool = False, compact: bool = False) -> SafeString:
     )
 
 
+def _resbar_compact(bar, named: bool) -> SafeString:
+    """The Queues list's bar: allocated / deserved, then the bar with its percentage (and the
+    capability's value when the percentage is of it). Nothing to compare against: the amount with
+    a mark that the list explains once (queues.html)."""
+    name = format_html('<span class="resbar-name">{}</span>', reveal_html(bar.name)) if named else ""
+    nums = format_html("<strong>{}</strong>", reveal_html(bar.allocated))
+    if not bar.has_ref and not bar.invalid:
+        return format_html(
+            '<div class="resbar resbar-compact tone-{}" data-noref><div class="resbar-head">{}<span class="resbar-nums">'
+            '{}<sup class="noref-mark">*</sup></span></div></div>',
+            bar.tone,
+            name,
+            nums,
+        )
+    if bar.deserved != "—":
+        nums += format_html(" / {}", reveal_html(bar.deserved))
+    warn = SafeString("")
+    if bar.deserved_over_cap:
+        warn = format_html(
+            '<div class="resbar-warn warn-text small" data-deserved-over-cap>{}{}</div>',
+            icon("alert"),
+            _("deserved exceeds capability"),
+        )
+    return format_html(
+        '<div class="resbar resbar-compact tone-{}"><div class="resbar-head">{}<span class="resbar-nums">{}</span></div>'
+        '<div class="resbar-line">{}{}</div>{}</div>',
+        bar.tone,
+        name,
+        nums,
+        _resbar_track(bar, True),
+        _resbar_pct(bar),
+        warn,
+    )
+
+
+def _resbar_pct(bar) -> SafeString:
+    """The percentage and what it is of: "46% of deserved", or "0% of capability 4" with the
+    capability's value (the only place the list shows it)."""
+    if bar.pct is None:
+        return SafeString("")
+    of_cap = bar.pct_of == "capability"
+    return format_html(
+        ' <span class="resbar-pct{}">{}{}%{}</span>{}',
+        " is-over" if bar.over else "",
+        icon("alert") if bar.over else "",
+        bar.pct_text,
+        " " + (_("of capability") if of_cap else _("of deserved")),
+        format_html(' <span class="resbar-cap">{}</span>', reveal_html(bar.capability)) if of_cap else "",
+    )
+
+
 def _resbar_numbers(bar) -> SafeString:
-    """The bar's head: allocated, deserved, and the percentage (of deserved or of capability)."""
+    """The bar's head: allocated, deserved, and the percentage (of deserved, or of capability with
+    the capability's value)."""
     nums = format_html("<strong>{}</strong>", reveal_html(bar.allocated))
     if bar.deserved != "—":
         nums += format_html(' / {} <span class="muted">{}</span>', reveal_html(bar.deserved), _("deserved"))
     if bar.pct is not None:
-        nums += format_html(
-            ' · <span class="resbar-pct{}">{}{}%{}</span>',
-            " is-over" if bar.over else "",
-            icon("alert") if bar.over else "",
-            bar.pct_text,
-            " " + (_("of capability") if bar.pct_of == "capability" else _("of deserved")),
-        )
+        nums += format_html(" ·{}", _resbar_pct(bar))
     if bar.deserved_over_cap:
         nums += format_html(
             ' <span class="resbar-warn warn-text" data-deserved-over-cap>{}{}</span>',

@@ -266,9 +266,10 @@ ROW_HTML_MAX = 2048
 _ROW_LOCK = threading.Lock()
 
 
-def queue_rows_html(rows: list[dict], template_name: str) -> SafeString:
+def queue_rows_html(rows: list[dict], template_name: str, columns: tuple = ()) -> SafeString:
     """The concatenated rendered rows of a queue table (``template_name`` renders one ``q``, a
-    queue summary row)."""
+    queue summary row; ``columns``, the table's resource columns, is given to it as ``res_columns``
+    and ``res_other``)."""
     lang = get_language() or ""
     parts = []
     tmpl = None
@@ -281,6 +282,7 @@ def queue_rows_html(rows: list[dict], template_name: str) -> SafeString:
             q["tree_key"],
             tuple(q["count_list"]),
             q.get("pgs_unavailable", ""),
+            columns,
         )
         hit = ROW_HTML.get(key)
         if hit is not None and hit[0] is q["queue"] and hit[1] == valid:
@@ -288,7 +290,10 @@ def queue_rows_html(rows: list[dict], template_name: str) -> SafeString:
             continue
         if tmpl is None:
             tmpl = get_template(template_name)
-        html = tmpl.render({"q": q, "pg_phases": phases.PODGROUP_PHASES})
+        res_columns, res_other = columns or ((), False)
+        html = tmpl.render(
+            {"q": q, "pg_phases": phases.PODGROUP_PHASES, "res_columns": res_columns, "res_other": res_other}
+        )
         parts.append(html)
         with _ROW_LOCK:
             ROW_HTML[key] = (q["queue"], valid, html)

@@ -9,6 +9,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
 THEME_COOKIE = "vui_theme"
+# Seconds the choice is kept: a year, as the language cookie (settings.LANGUAGE_COOKIE_AGE).
+THEME_COOKIE_AGE = 365 * 86400
 
 
 @require_GET
@@ -23,7 +25,7 @@ def set_theme(request: HttpRequest) -> HttpResponse:
         nxt = "/"
     resp = HttpResponseRedirect(nxt)
     if theme in ("light", "dark"):
-        resp.set_cookie(THEME_COOKIE, theme, max_age=365 * 86400, samesite="Lax")
+        resp.set_cookie(THEME_COOKIE, theme, max_age=THEME_COOKIE_AGE, samesite="Lax")
     else:
         resp.delete_cookie(THEME_COOKIE)
     return resp

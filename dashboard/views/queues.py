@@ -17,7 +17,7 @@ from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters import phases as badges
 from dashboard.presenters.clock import reference_now
 from dashboard.presenters.pending import unreadable_reason
-from dashboard.presenters.resources import queue_resource_bars
+from dashboard.presenters.resources import queue_resource_bars, resource_columns
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views import memo
 from dashboard.views.errors import find_object
@@ -73,7 +73,12 @@ def queues(request: HttpRequest) -> HttpResponse:
     if frags.want("results"):
         rows = all_queue_rows(request, snap)
         ctx["rows"] = rows
-        ctx["rows_html"] = memo.queue_rows_html(rows, "dashboard/_queue_row.html")
+        names, other = resource_columns(r["bars"] for r in rows)
+        ctx["res_columns"], ctx["res_other"] = names, other
+        ctx["rows_html"] = memo.queue_rows_html(rows, "dashboard/_queue_row.html", (tuple(names), other))
+        # Bars with nothing to compare against carry a mark; the list explains it once.
+        ctx["noref"] = any(not b.has_ref and not b.invalid for r in rows for b in r["bars"])
+        ctx["incl_children"] = any(r["counts_incl_children"] for r in rows)
         ctx["blocked"] = blocked(ctx["notices"], "queues")
     return frags.respond("dashboard/queues.html", ctx)
 
