@@ -52,8 +52,8 @@ _ICONS = {
     "globe": '<circle cx="12" cy="12" r="8.5"/><path d="M3.5 12h17M12 3.5c2.5 2.5 2.5 14.5 0 17M12 3.5'
     'c-2.5 2.5-2.5 14.5 0 17"/>',
     "menu": '<path d="M4 7h16M4 12h16M4 17h16"/>',
-    "copy": '<rect x="8.5" y="8.5" width="11" height="11" rx="1.5"/><path d="M15.5 8.5V6a1.5 1.5 0 0 0-1.5-1.5H6'
-    'A1.5 1.5 0 0 0 4.5 6v8A1.5 1.5 0 0 0 6 15.5h2.5"/>',
+    "copy": '<rect x="8.5" y="8.5" width="11" height="11" rx="1.5"/>'
+    '<path d="M15.5 8.5V6a1.5 1.5 0 0 0-1.5-1.5H6A1.5 1.5 0 0 0 4.5 6v8A1.5 1.5 0 0 0 6 15.5h2.5"/>',
     "download": '<path d="M12 4.5v10M7.5 10.5l4.5 4.5 4.5-4.5M5 19.5h14"/>',
     "fire": '<path d="M12 3c1 3.5 5 5.5 5 10a5 5 0 0 1-10 0c0-2.5 1.5-3.8 2.5-5 .3 1.5 1 2.4 2 2.8'
     'C11 8.5 11 6 12 3z"/>',
@@ -536,8 +536,8 @@ def _resbar_compact(bar, named: bool) -> SafeString:
     nums = format_html("<strong>{}</strong>", reveal_html(bar.allocated))
     if not bar.has_ref and not bar.invalid:
         return format_html(
-            '<div class="resbar resbar-compact tone-{}" data-noref><div class="resbar-head">{}<span class="resbar-nums">'
-            '{}<sup class="noref-mark">*</sup></span></div></div>',
+            '<div class="resbar resbar-compact tone-{}" data-noref><div class="resbar-head">{}'
+            '<span class="resbar-nums">{}<sup class="noref-mark">*</sup></span></div></div>',
             bar.tone,
             name,
             nums,
@@ -552,8 +552,8 @@ def _resbar_compact(bar, named: bool) -> SafeString:
             _("deserved exceeds capability"),
         )
     return format_html(
-        '<div class="resbar resbar-compact tone-{}"><div class="resbar-head">{}<span class="resbar-nums">{}</span></div>'
-        '<div class="resbar-line">{}{}</div>{}</div>',
+        '<div class="resbar resbar-compact tone-{}"><div class="resbar-head">{}'
+        '<span class="resbar-nums">{}</span></div><div class="resbar-line">{}{}</div>{}</div>',
         bar.tone,
         name,
         nums,
