@@ -5,19 +5,23 @@ from django.urls import include, path
 from django.views.i18n import set_language
 
 from dashboard.views import jobs, kiosk, logs, overview, podgroups, pods, prefs, queues
+from dashboard.views.yaml_download import object_yaml
 
 jobs_urls = [
     path("", jobs.jobs, name="jobs"),
     path("<str:namespace>/<str:name>/", jobs.job_detail, name="job_detail"),
     path("<str:namespace>/<str:name>/logs/", logs.job_logs, name="job_logs"),
+    path("<str:namespace>/<str:name>/yaml/", object_yaml, {"kind": "jobs"}, name="job_yaml"),
 ]
 podgroups_urls = [
     path("", podgroups.podgroups, name="podgroups"),
     path("<str:namespace>/<str:name>/", podgroups.podgroup_detail, name="podgroup_detail"),
+    path("<str:namespace>/<str:name>/yaml/", object_yaml, {"kind": "podgroups"}, name="podgroup_yaml"),
 ]
 queues_urls = [
     path("", queues.queues, name="queues"),
     path("<str:name>/", queues.queue_detail, name="queue_detail"),
+    path("<str:name>/yaml/", object_yaml, {"kind": "queues"}, name="queue_yaml"),
 ]
 
 urlpatterns = [
@@ -27,6 +31,7 @@ urlpatterns = [
     path("queues/", include(queues_urls)),
     path("pods/<str:namespace>/<str:name>/", pods.pod_detail, name="pod_detail"),
     path("pods/<str:namespace>/<str:name>/logs/", logs.pod_logs, name="pod_logs"),
+    path("pods/<str:namespace>/<str:name>/yaml/", object_yaml, {"kind": "pods"}, name="pod_yaml"),
     path("kiosk/", kiosk.kiosk, name="kiosk"),
     path("prefs/theme/", prefs.set_theme, name="set_theme"),
     # Django's set_language stores the choice in the language cookie (there are no sessions).

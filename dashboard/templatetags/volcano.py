@@ -21,6 +21,8 @@ from django.utils.translation import ngettext
 
 from dashboard.hidden import as_text, reveal_html
 from dashboard.presenters.phases import Phase
+from dashboard.templatetags.volcano_copy import copy_button, is_long
+from dashboard.templatetags.volcano_copy import middle_short as short
 from dashboard.volcano.time import CLOCK_SKEW_SECONDS, elapsed
 
 register = template.Library()
@@ -52,9 +54,6 @@ _ICONS = {
     "globe": '<circle cx="12" cy="12" r="8.5"/><path d="M3.5 12h17M12 3.5c2.5 2.5 2.5 14.5 0 17M12 3.5'
     'c-2.5 2.5-2.5 14.5 0 17"/>',
     "menu": '<path d="M4 7h16M4 12h16M4 17h16"/>',
-    "copy": '<rect x="8.5" y="8.5" width="11" height="11" rx="1.5"/>'
-    '<path d="M15.5 8.5V6a1.5 1.5 0 0 0-1.5-1.5H6A1.5 1.5 0 0 0 4.5 6v8A1.5 1.5 0 0 0 6 15.5h2.5"/>',
-    "download": '<path d="M12 4.5v10M7.5 10.5l4.5 4.5 4.5-4.5M5 19.5h14"/>',
     "fire": '<path d="M12 3c1 3.5 5 5.5 5 10a5 5 0 0 1-10 0c0-2.5 1.5-3.8 2.5-5 .3 1.5 1 2.4 2 2.8'
     'C11 8.5 11 6 12 3z"/>',
 }
@@ -298,6 +297,9 @@ def objlink(kind: str, *args: str, label: str | None = None, cls: str = "", miss
         )
     if not url:
         return format_html('<span class="{}">{}</span>', cls, text)
+    if kind == "podgroup" and label is None and is_long(name := args[-1]):  # <job>-<uid>: one line
+        link = format_html('<a class="objlink" href="{}" title="{}">{}</a>', url, as_text(name), short(name))
+        return link + copy_button(name, _("name"))
     return format_html('<a class="{}" href="{}">{}</a>', cls or "objlink", url, text)
 
 
