@@ -1,0 +1,154 @@
+"""Layout in a real browser: no page scrolls sideways on a 390px phone, copy buttons copy, the
+Queues list shows the demo's 11 queues on one 1440×900 screen, the Jobs list offers the columns
+it hides. With VOLCANO_UI_UPDATE_SCREENSHOTS=1 it also writes docs/screenshots/<page>-<variant>.png:
+every page's first 1440×900 screen in the light and dark themes and in Chinese."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import DOCS_SCREENSHOTS, DOCS_VIEWPORT, screenshot
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+
+def _pages(cluster) -> dict[str, str]:
+    """Every kind of page of the demo: name -> path."""
+    from tests.pages.helpers import pods
+
+    pod = next(p for p in pods(cluster, "team-nlp") if p["metadata"]["name"].startswith("llama-sft"))
+    md = pod["metadata"]
+    group = md["annotations"]["scheduling.k8s.io/group-name"]
+    return {
+        "overview": "/",
+        "jobs": "/jobs/",
+        "job-detail": "/jobs/team-nlp/bert-pretrain-xl/",
+        "podgroups": "/podgroups/",
+        "podgroup-detail": f"/podgroups/team-nlp/{group}/",
+        "queues": "/queues/",
+        "queue-detail": "/queues/research/",
+        "pod-detail": f"/pods/team-nlp/{md['name']}/",
+        "kiosk": "/kiosk/",
+    }
+
+
+def test_no_page_scrolls_sideways_at_390px(live_dashboard, browser):
+    base, cluster, _cache = live_dashboard
+    context = browser.new_context(viewport=PHONE, color_scheme="light")
+    page = context.new_page()
+    try:
+        for name, path in _pages(cluster).items():
+            page.goto(base + path)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= PHONE["width"], (name, width)
+            screenshot(page, f"phone-{name}", full_page=False)
+        # The page links sit behind the menu, which opens without a script.
+        page.goto(base + "/jobs/")
+        assert page.locator(".mainnav").is_hidden()
+        page.click(".navmenu > summary")
+        expect(page.locator(".navmenu-links a[href='/queues/']")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        context.close()
+
+
+def test_copy_buttons_copy_the_name_and_the_kubectl_command(live_dashboard, browser):
+    base, _cluster, _cache = live_dashboard
+    context = browser.new_context(viewport=DOCS_VIEWPORT, permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    try:
+        page.goto(base + "/jobs/team-nlp/bert-pretrain-xl/")
+        command = page.locator(".kubectl .copy-btn")
+        expect(command).to_be_visible()  # shown by copy.js
+        command.click()
+        expect(command).to_have_attribute("data-copied", "1")
+        assert page.evaluate("navigator.clipboard.readText()") == (
+            "kubectl get vcjob -n team-nlp bert-pretrain-xl -o yaml"
+        )
+        page.locator(".name-line .copy-btn").click()
+        expect(page.locator(".name-line .copy-btn")).to_have_attribute("data-copied", "1")
+        assert page.evaluate("navigator.clipboard.readText()") == "bert-pretrain-xl"
+        # The PodGroup's long name: one line, the full name on hover and in the clipboard.
+        link = page.locator(".object-sub a[href^='/podgroups/']")
+        full = link.get_attribute("title")
+        assert full and full.startswith("bert-pretrain-xl-") and link.inner_text().replace("\n", "") == full
+        box = link.bounding_box()
+        assert box is not None and box["height"] < 30  # one line
+        link.locator("xpath=following-sibling::button[1]").click()
+        assert page.evaluate("navigator.clipboard.readText()") == full
+    finally:
+        context.close()
+
+
+def test_copy_buttons_stay_hidden_without_javascript(live_dashboard, browser):
+    base, _cluster, _cache = live_dashboard
+    context = browser.new_context(viewport=DOCS_VIEWPORT, java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(base + "/jobs/team-nlp/bert-pretrain-xl/")
+        assert page.locator(".copy-btn").first.is_hidden()
+        assert (
+            page.locator("[data-kubectl]").inner_text()
+            == "kubectl get vcjob -n team-nlp bert-pretrain-xl -o yaml"
+        )
+    finally:
+        context.close()
+
+
+def test_the_queue_list_fits_eleven_queues_on_one_screen(live_dashboard, page):
+    base, cluster, _cache = live_dashboard
+    from tests.pages.helpers import queues
+
+    assert len(queues(cluster)) == 11
+    page.goto(base + "/queues/")
+    rows = page.locator("tr[data-queue]")
+    expect(rows).to_have_count(11)
+    last = rows.last.bounding_box()
+    assert last is not None and last["y"] + last["height"] <= DOCS_VIEWPORT["height"]
+    # No column scrolls out of the table's box at this width.
+    assert page.locator(".table-wrap").evaluate("w => w.scrollWidth <= w.clientWidth")
+    screenshot(page, "queues-1440x900", full_page=False)
+
+
+def test_the_jobs_list_offers_the_columns_it_hides(live_dashboard, page):
+    base, _cluster, _cache = live_dashboard
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(base + "/jobs/")
+    note = page.locator("[data-cols-note]")
+    expect(note).to_be_visible()
+    assert "Succeeded, Tasks, Replicas" in note.inner_text()
+    header = page.locator(".jobs-table thead th.col-opt").first
+    assert header.is_hidden()
+    note.locator("label").click()
+    expect(header).to_be_visible()
+    note.locator("label").click()
+    expect(header).to_be_hidden()
+    page.set_viewport_size(DOCS_VIEWPORT)
+    page.set_viewport_size({"width": 1600, "height": 900})
+    expect(note).to_be_hidden()  # nothing is hidden at this width
+
+
+VARIANTS = {"light": ("light", "en"), "dark": ("dark", "en"), "zh-hans": ("light", "zh-hans")}
+
+
+@pytest.mark.skipif(os.environ.get("VOLCANO_UI_UPDATE_SCREENSHOTS") != "1", reason="writes docs/screenshots/")
+def test_every_page_screenshot(live_dashboard, browser):
+    base, cluster, _cache = live_dashboard
+    pages = _pages(cluster)
+    for variant, (scheme, language) in VARIANTS.items():
+        context = browser.new_context(viewport=DOCS_VIEWPORT, color_scheme=scheme)
+        host = base.split("//", 1)[1].split(":")[0]
+        context.add_cookies([{"name": "django_language", "value": language, "domain": host, "path": "/"}])
+        page = context.new_page()
+        try:
+            for name, path in pages.items():
+                page.goto(base + path)
+                DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(DOCS_SCREENSHOTS / f"{name}-{variant}.png"), full_page=False)
+        finally:
+            context.close()
