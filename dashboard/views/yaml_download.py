@@ -26,7 +26,7 @@ def object_yaml(request: HttpRequest, kind: str, name: str, namespace: str | Non
     _snap, obj = found
     resp = HttpResponse(yaml_text(obj), content_type="application/yaml; charset=utf-8")
     stem = f"{namespace}_{name}" if namespace else name
-    resp["Content-Disposition"] = content_disposition_header(True, f"{stem}.{kind[:-1]}.yaml")
+    resp["Content-Disposition"] = content_disposition_header(True, f"{stem}.{kind[:-1]}.yaml") or ""
     resp["X-Content-Type-Options"] = "nosniff"
     resp["Cache-Control"] = "private, no-store"
     return resp
