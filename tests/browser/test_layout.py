@@ -152,3 +152,16 @@ def test_every_page_screenshot(live_dashboard, browser):
                 page.screenshot(path=str(DOCS_SCREENSHOTS / f"{name}-{variant}.png"), full_page=False)
         finally:
             context.close()
+
+
+def test_the_pod_page_keeps_its_status_badge_at_the_top_right(live_dashboard, page):
+    base, cluster, _cache = live_dashboard
+    page.goto(base + _pages(cluster)["pod-detail"])
+    for width in (1440, 1024, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        badge = page.locator(".object-state .badge").bounding_box()
+        name = page.locator(".name-line").bounding_box()
+        assert badge is not None and name is not None
+        # Beside the name, on its line, at the right edge: not pushed under the links.
+        assert badge["y"] < name["y"] + name["height"], width
+        assert badge["x"] > name["x"] + name["width"], width
