@@ -19,6 +19,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_safe
 
 from dashboard.presenters.clock import reference_now
+from dashboard.presenters.kiosk import kiosk_warnings, overall_status
 from dashboard.presenters.versions import version_key
 from dashboard.views import overview
 from dashboard.views.fragments import Fragments, bucket, kind_states
@@ -141,6 +142,8 @@ def kiosk_queues(
                 "kiosk_hidden": r >= base,
                 "kiosk_path": path,
                 "kiosk_path_hidden": bool(path) and parent_rank < base,
+                # An Open queue is the normal case: the kiosk shows the state of the others only.
+                "kiosk_state_quiet": row["state"].label in phases.ADMITTING_QUEUE_STATES,
             }
         )
     return out, total - base, max(0, len(problems) - base)
@@ -162,18 +165,6 @@ def _queues_more_text(hidden: int, hidden_problems: int) -> str:
             ", %(n)s of them with a problem", ", %(n)s of them with problems", hidden_problems
         ) % {"n": hidden_problems}
     return text
-
-
-# The "+ N more" line of each "needs attention" group (the msgids of _attention.html's).
-_ATTENTION_MORE = {
-    "pending": ("+ %(n)s more pending Job", "+ %(n)s more pending Jobs"),
-    "stuck": ("+ %(n)s more stuck Job", "+ %(n)s more stuck Jobs"),
-    "below": ("+ %(n)s more gang below minMember", "+ %(n)s more gangs below minMember"),
-    "crash": ("+ %(n)s more crash-looping pod", "+ %(n)s more crash-looping pods"),
-    "restarting": ("+ %(n)s more Job restarting repeatedly", "+ %(n)s more Jobs restarting repeatedly"),
-    "failed": ("+ %(n)s more failed Job", "+ %(n)s more failed Jobs"),
-    "closed": ("+ %(n)s more closed queue", "+ %(n)s more closed queues"),
-}
 
 
 def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict:
@@ -218,11 +209,11 @@ def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict
         items = attention.get(g) or []
         out[f"{g}_base"] = shown.get(g, 0)
         out[f"{g}_more"] = max(0, totals[g] - shown[g]) if g in shown else 0
-        one, many = _ATTENTION_MORE[g]
         cuts = []
         for k in range(1, len(items) + 1):
             n = max(0, totals[g] - k)
-            cuts.append([n, ngettext(one, many, n) % {"n": n} if n else ""])
+            # In the group's heading, after its total ("12 pending Jobs + 9 more").
+            cuts.append([n, ngettext("+ %(n)s more", "+ %(n)s more", n) % {"n": n} if n else ""])
         out[f"{g}_cuts"] = json.dumps(cuts, ensure_ascii=False)
     return out
 
@@ -254,9 +245,9 @@ def kiosk(request: HttpRequest) -> HttpResponse:
     )
     if frags.want("board"):
         ctx.update(overview.sections(request, snap, now, notices))
-        ctx.update(_board(ctx, now))
-        ctx["rotate_note"] = rotate_note
         ctx["focus"] = _focus(snap, rotate, slot)
+        ctx.update(_board(ctx, now, ctx["focus"]))
+        ctx["rotate_note"] = rotate_note
     return frags.respond("dashboard/kiosk.html", ctx)
 
 
@@ -272,27 +263,38 @@ def _focus(snap, rotate: int, slot: int) -> dict | None:
     return focus
 
 
-def _board(sections: dict, now) -> dict:
-    """The kiosk's cut of the overview's ``sections`` (queue rows, warnings, attention)."""
+def _board(sections: dict, now, focus: dict | None) -> dict:
+    """The kiosk's cut of the overview's ``sections`` (queue rows, warnings, attention), the overall
+    status and which column Recent warnings goes under."""
     all_queue_rows = sections.get("queue_rows") or []
     queue_rows, queues_more, queue_problems_more = kiosk_queues(all_queue_rows)
     queue_cuts = kiosk_queue_cuts(
         len(queue_rows), len(all_queue_rows), sum(1 for r in all_queue_rows if kiosk_queue_problem(r))
     )
-    warnings = sections.get("warnings") or []
+    warnings = kiosk_warnings(sections.get("warnings") or [], now)
+    # overview.recent_warnings stops at its limit: more than it kept may exist.
+    at_least = len(warnings) >= overview.RECENT_WARNING_OBJECTS
+    warnings_cuts = kiosk_warning_cuts(len(warnings), at_least)
     attention = kiosk_attention(sections["attention"])
+    # The focus of rotate mode: its heading, PodGroup chips and a bar of two lines per resource.
+    queue_lines = 6 + 2 * len(focus["bars"]) if focus else 1 + len(all_queue_rows)
+    warnings_in = kiosk_layout(_attention_lines(sections["attention"]), queue_lines)
+    base = min(len(warnings), KIOSK_WARNING_ROWS)
     return {
+        "status": overall_status(sections["attention"]),
+        "warnings_in": warnings_in,
         "queue_rows": queue_rows,
         "queues_more": queues_more,
         "queue_problems_more": queue_problems_more,
         "queues_more_text": _queues_more_text(queues_more, queue_problems_more),
         "queue_cuts": json.dumps(queue_cuts, ensure_ascii=False),
-        "warnings": warnings[:KIOSK_WARNING_ROWS],
+        "warnings": warnings,
+        "warnings_base": base,
+        "warnings_more": warnings_cuts[base][0],
+        "warnings_more_text": warnings_cuts[base][1],
+        "warnings_cuts": json.dumps(warnings_cuts, ensure_ascii=False),
         # Events that cannot be read are "not available", never "No warnings".
         "events_blocked": sections.get("events_blocked", False),
-        "warnings_more": max(0, len(warnings) - KIOSK_WARNING_ROWS),
-        # overview.recent_warnings stops at its limit: more than it kept may exist.
-        "warnings_more_or_more": len(warnings) >= overview.RECENT_WARNING_OBJECTS,
         "attention": attention,
         # Rendered per request, not through memo.attention_html: the cut lists are new dicts
         # each time, and at most a few dozen rows.
@@ -302,3 +304,52 @@ def _board(sections: dict, now) -> dict:
             )
         ),
     }
+
+
+def _attention_lines(attention: dict) -> int:
+    """The lines of the whole "needs attention" lists as sent (KIOSK_ATTENTION_LINES' costs)."""
+    cost = {"pending": 3, "stuck": 2}
+    return sum(1 + len(attention[g]) * cost.get(g, 1) for g in KIOSK_ATTENTION_GROUPS if attention.get(g))
+
+
+def kiosk_layout(attention_lines: int, queue_lines: int) -> str:
+    """Where Recent warnings goes: "left" (under Needs attention) or "right" (under the queues),
+    under the column with fewer lines, so a short list gives its room to the warnings and a long
+    one keeps the whole column. Ties go left."""
+    return "left" if attention_lines <= queue_lines else "right"
+
+
+def kiosk_warning_cuts(sent: int, at_least: bool) -> list[list]:
+    """The "+ N more" line of each cut of ``sent`` warnings as [N, text] (item k: k shown, from 0:
+    a column too short for one; text "" when none is left out); ``at_least``: more objects with
+    warnings than were sent may exist."""
+    cuts: list[list] = []
+    for k in range(sent + 1):
+        n = sent - k
+        if n == 0:
+            cuts.append([0, ""])
+        elif at_least:
+            cuts.append(
+                [
+                    n,
+                    ngettext(
+                        "+ at least %(n)s more object with recent warnings",
+                        "+ at least %(n)s more objects with recent warnings",
+                        n,
+                    )
+                    % {"n": n},
+                ]
+            )
+        else:
+            cuts.append(
+                [
+                    n,
+                    ngettext(
+                        "+ %(n)s more object with recent warnings",
+                        "+ %(n)s more objects with recent warnings",
+                        n,
+                    )
+                    % {"n": n},
+                ]
+            )
+    return cuts

@@ -5,10 +5,11 @@
  * - Every 6 hours the page reloads in full anyway (only after a successful probe, so a reload never
  *   lands on a browser error page).
  * - Fit: the server sends more rows than the smallest screen holds, those beyond its cut with the
- *   `hidden` attribute (dashboard/views.py KIOSK_*: without script the page shows that cut).
- *   Here each list shows, in the server's order of importance, as many rows as its panel holds
- *   on this screen, and its "+ N more" line takes the server's text for that cut (data-cuts:
- *   item k is [N, text] when k + 1 rows show). Run at load, after every swap and on resize.
+ *   `hidden` attribute (dashboard/views/kiosk.py KIOSK_*: without script the page shows that cut).
+ *   Here the lists of each column (Needs attention's groups, the queue table, Recent warnings)
+ *   show, in the server's order of importance, as many rows as the column holds on this screen,
+ *   and each "+ N more" line takes the server's text for that cut (data-cuts: item k is [N, text]
+ *   when k + 1 rows show). Run at load, after every swap and on resize.
  */
 (function () {
   "use strict";
@@ -52,79 +53,104 @@
 
   /* --- fit ------------------------------------------------------------------------------- */
 
-  function overflows(panel) {
-    return panel.scrollHeight > panel.clientHeight + 1;
+  function overflows(el) {
+    return el.scrollHeight > el.clientHeight + 1;
   }
 
   function cuts(el) {
     try { return JSON.parse(el.getAttribute("data-cuts") || "[]"); } catch (e) { return []; }
   }
 
+  // data-cuts item k is for k + 1 rows shown, or for k rows with data-cuts-from="0".
   function setMore(el, texts, shown) {
-    var cut = texts[shown - 1] || [0, ""];
+    var cut = texts[el.getAttribute("data-cuts-from") === "0" ? shown : shown - 1] || [0, ""];
     el.textContent = cut[1];
     el.hidden = !cut[1];
     el.setAttribute("data-more", String(cut[0]));
   }
 
-  // The queue table: rows by data-rank; a cut to k shows ranks 0..k-1. The largest k whose
-  // panel does not overflow, by bisection (overflow grows with k).
-  function fitQueues(panel) {
+  function all(root, sel) { return Array.prototype.slice.call(root.querySelectorAll(sel)); }
+
+  // A list of li items in importance order with its "+ N more" line (an attention group, the warnings).
+  function itemList(items, more) {
+    var texts = cuts(more);
+    return {
+      size: items.length,
+      min: more.getAttribute("data-cuts-from") === "0" ? 0 : 1,
+      show: function (k) {
+        items.forEach(function (li, i) { li.hidden = i >= k; });
+        setMore(more, texts, k);
+      }
+    };
+  }
+
+  // The queue table: rows by data-rank; a cut to k shows ranks 0..k-1, and a row whose parent is
+  // shown drops its path.
+  function queueList(panel) {
     var more = panel.querySelector(".kiosk-more[data-cuts]");
-    var rows = Array.prototype.slice.call(panel.querySelectorAll("tr[data-rank]"));
-    if (!more || !rows.length) return;
+    var rows = all(panel, "tr[data-rank]");
+    if (!more || !rows.length) return null;
     var texts = cuts(more);
     var byName = {};
     rows.forEach(function (r) { byName[r.getAttribute("data-queue")] = r; });
-    function show(k) {
-      rows.forEach(function (r) { r.hidden = +r.getAttribute("data-rank") >= k; });
-      rows.forEach(function (r) {
-        var path = r.querySelector(".kq-path");
-        if (!path) return;
-        var parent = byName[r.getAttribute("data-parent")];
-        path.hidden = !!(parent && !parent.hidden);
-      });
-      setMore(more, texts, k);
-    }
-    var lo = 1, hi = rows.length;
-    show(hi);
-    if (!overflows(panel)) return;
-    while (lo < hi) {
-      var mid = Math.ceil((lo + hi) / 2);
-      show(mid);
-      if (overflows(panel)) { hi = mid - 1; } else { lo = mid; }
-    }
-    show(lo);
+    return {
+      size: rows.length,
+      show: function (k) {
+        rows.forEach(function (r) { r.hidden = +r.getAttribute("data-rank") >= k; });
+        rows.forEach(function (r) {
+          var path = r.querySelector(".kq-path");
+          if (!path) return;
+          var parent = byName[r.getAttribute("data-parent")];
+          path.hidden = !!(parent && !parent.hidden);
+        });
+        setMore(more, texts, k);
+      }
+    };
   }
 
-  // "Needs attention": every group keeps its first item; the room left goes to the groups in
-  // turn, one item each round (as views.kiosk_attention counts lines for the no-script cut).
-  function fitAttention(panel) {
-    var groups = Array.prototype.slice.call(panel.querySelectorAll(".att-group")).map(function (g) {
-      return {
-        items: Array.prototype.slice.call(g.querySelectorAll(".att-list > li")),
-        more: g.querySelector(".kiosk-more[data-cuts]"),
-        shown: 1,
-        done: false
-      };
-    }).filter(function (g) { return g.items.length && g.more; });
-    if (!groups.length) return;
-    groups.forEach(function (g) { g.texts = cuts(g.more); });
-    function show(g, k) {
-      g.shown = k;
-      g.items.forEach(function (li, i) { li.hidden = i >= k; });
-      setMore(g.more, g.texts, k);
+  function columnLists(col) {
+    var out = [];
+    all(col, ".att-group").forEach(function (g) {
+      var items = all(g, ".att-list > li");
+      var more = g.querySelector(".kiosk-more[data-cuts]");
+      if (items.length && more) out.push(itemList(items, more));
+    });
+    var q = col.querySelector('[data-panel="queues"]');
+    var ql = q && queueList(q);
+    if (ql) out.push(ql);
+    var w = col.querySelector('[data-panel="warnings"]');
+    if (w) {
+      var items = all(w, ".kiosk-events > li");
+      var more = w.querySelector(".kiosk-more[data-cuts]");
+      if (items.length && more) out.push(itemList(items, more));
     }
-    groups.forEach(function (g) { show(g, 1); });
+    return out;
+  }
+
+  // One column: every list keeps its first row; the room left goes to the lists in turn, one
+  // row each round (as views.kiosk counts lines for the no-script cut), until the column or a
+  // panel of it would overflow. A list that runs out leaves the rest to the others.
+  function fitColumn(col) {
+    var lists = columnLists(col);
+    if (!lists.length) return;
+    var boxes = [col].concat(all(col, "[data-panel]"));
+    function over() { return boxes.some(overflows); }
+    lists.forEach(function (l) { l.shown = 1; l.done = false; l.show(1); });
+    // Too short even for that: the lists that may show none (Recent warnings) give way.
+    lists.forEach(function (l) {
+      if (l.min === 0 && over()) { l.shown = 0; l.show(0); }
+    });
     var grew = true;
     while (grew) {
       grew = false;
-      groups.forEach(function (g) {
-        if (g.done || g.shown >= g.items.length) return;
-        show(g, g.shown + 1);
-        if (overflows(panel)) {
-          show(g, g.shown - 1);
-          g.done = true;
+      lists.forEach(function (l) {
+        if (l.done || l.shown >= l.size) return;
+        l.shown += 1;
+        l.show(l.shown);
+        if (over()) {
+          l.shown -= 1;
+          l.show(l.shown);
+          l.done = true;
         } else {
           grew = true;
         }
@@ -133,10 +159,7 @@
   }
 
   function fit() {
-    var att = document.querySelector('[data-panel="attention"]');
-    if (att) fitAttention(att);
-    var queues = document.querySelector('[data-panel="queues"]');
-    if (queues) fitQueues(queues);
+    all(document, ".kiosk-col").forEach(fitColumn);
     document.documentElement.setAttribute("data-kiosk-fit", String((+document.documentElement.getAttribute("data-kiosk-fit") || 0) + 1));
   }
 
