@@ -66,13 +66,18 @@ def _kiosk_rotate(raw: str | None) -> tuple[int, str]:
 # Job's reason counted at its two-line maximum. A list longer than its cap shows its most important
 # rows and says how many more there are: a wall display cannot scroll, and a silently cut list
 # reads as complete.
-KIOSK_QUEUE_ROWS = 11
-KIOSK_WARNING_ROWS = 3
+# Both columns hold about 21 rem there: Needs attention 14 of its lines, or the queue table 10 rows
+# (9 and the "+ N more" line); Recent warnings (2 of them, two lines each) takes 7 attention lines or
+# 5 queue rows from the column it goes under (kiosk_layout).
+KIOSK_QUEUE_ROWS = 10
+KIOSK_QUEUE_ROWS_SHARED = 5
+KIOSK_WARNING_ROWS = 2
 # "Needs attention" in lines: a group heading (which carries its "+ N more") and an item are one
 # line each, a pending Job three (its name, then the first reason, at most two lines), a stuck Job
-# two (its name, then the pod that holds it). Every group's heading and first item take at most
-# 17 lines (all seven groups), so every group shows.
-KIOSK_ATTENTION_LINES = 17
+# two (its name, then the pod that holds it). Every group keeps its heading and first item, so with
+# all seven groups at once the cut is 17 lines and may not fit without script (kiosk.js fits it).
+KIOSK_ATTENTION_LINES = 14
+KIOSK_ATTENTION_LINES_SHARED = 7
 KIOSK_ATTENTION_GROUPS = ("pending", "stuck", "below", "crash", "restarting", "failed", "closed")
 # What the kiosk sends: more rows than the caps above (queues up to KIOSK_QUEUE_RENDER, attention
 # everything in the overview's lists, at most overview.attention's limit per group), those beyond the caps
@@ -267,7 +272,13 @@ def _board(sections: dict, now, focus: dict | None) -> dict:
     """The kiosk's cut of the overview's ``sections`` (queue rows, warnings, attention), the overall
     status and which column Recent warnings goes under."""
     all_queue_rows = sections.get("queue_rows") or []
-    queue_rows, queues_more, queue_problems_more = kiosk_queues(all_queue_rows)
+    # The focus of rotate mode: its heading, PodGroup chips and a bar of two lines per resource.
+    queue_lines = 6 + 2 * len(focus["bars"]) if focus else 1 + len(all_queue_rows)
+    warnings_in = kiosk_layout(_attention_lines(sections["attention"]), queue_lines)
+    shared = warnings_in == "right"
+    queue_rows, queues_more, queue_problems_more = kiosk_queues(
+        all_queue_rows, KIOSK_QUEUE_ROWS_SHARED if shared else KIOSK_QUEUE_ROWS
+    )
     queue_cuts = kiosk_queue_cuts(
         len(queue_rows), len(all_queue_rows), sum(1 for r in all_queue_rows if kiosk_queue_problem(r))
     )
@@ -275,10 +286,9 @@ def _board(sections: dict, now, focus: dict | None) -> dict:
     # overview.recent_warnings stops at its limit: more than it kept may exist.
     at_least = len(warnings) >= overview.RECENT_WARNING_OBJECTS
     warnings_cuts = kiosk_warning_cuts(len(warnings), at_least)
-    attention = kiosk_attention(sections["attention"])
-    # The focus of rotate mode: its heading, PodGroup chips and a bar of two lines per resource.
-    queue_lines = 6 + 2 * len(focus["bars"]) if focus else 1 + len(all_queue_rows)
-    warnings_in = kiosk_layout(_attention_lines(sections["attention"]), queue_lines)
+    attention = kiosk_attention(
+        sections["attention"], KIOSK_ATTENTION_LINES if shared else KIOSK_ATTENTION_LINES_SHARED
+    )
     base = min(len(warnings), KIOSK_WARNING_ROWS)
     return {
         "status": overall_status(sections["attention"]),

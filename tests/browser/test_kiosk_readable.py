@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from tests.browser.conftest import screenshot
+from tests.browser.test_kiosk_fit import large_dashboard  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +47,15 @@ def _open(browser, url: str, width: int, height: int):
     return context, page
 
 
+# The visible list rows that reach below their column (cut by it), by their text.
+_CUT_ROWS = """() => [...document.querySelectorAll('.kiosk-col li, .kiosk-col tr, .kiosk-col .kiosk-more')]
+  .filter(e => e.getClientRects().length && !e.closest('[hidden]')).filter(e => {
+    const r = e.getBoundingClientRect();
+    const c = e.closest('.kiosk-col').getBoundingClientRect();
+    return r.bottom > c.bottom + 0.5;
+  }).map(e => e.textContent.trim().slice(0, 40))"""
+
+
 def _check_readable(page, width: int, height: int, floor: float) -> list[dict]:
     sizes = page.evaluate(_TEXT_SIZES)
     assert sizes, "no text on the board"
@@ -70,21 +80,37 @@ def test_kiosk_text_is_readable_from_across_the_room(live_dashboard, browser, wi
             size = page.evaluate(f"parseFloat(getComputedStyle(document.querySelector('{sel}')).fontSize)")
             assert size > smallest * 1.2, (sel, size, smallest)
         # Fewer, bigger rows: every visible list row is whole (not cut by its panel or column).
-        cut = page.evaluate(
-            """() => [...document.querySelectorAll('.kiosk-col li, .kiosk-col tr')]
-                 .filter(e => e.getClientRects().length && !e.closest('[hidden]')).filter(e => {
-                   const r = e.getBoundingClientRect();
-                   const c = e.closest('.kiosk-col').getBoundingClientRect();
-                   return r.bottom > c.bottom + 0.5;
-                 }).map(e => e.textContent.trim().slice(0, 40))"""
-        )
-        assert cut == []
+        assert page.evaluate(_CUT_ROWS) == []
         if rotate:
             assert page.locator(".kiosk-focus-name").is_visible()
         name = f"kiosk-readable-{'rotate-' if rotate else ''}{width}x{height}"
         screenshot(page, name, full_page=False)
         if width == 1920 and not rotate:
             screenshot(page, "kiosk-1920x1080", full_page=False)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("which", ["demo", "demo-notice", "large"])
+def test_kiosk_without_script_shows_whole_rows_on_the_smallest_screen(request, browser, which):
+    """Without script the server's cut (views.kiosk KIOSK_*) fits 1280×720 whole, also with the
+    one-line notice above the board."""
+    fixture = "large_dashboard" if which == "large" else "live_dashboard"
+    base, _cluster, cache = request.getfixturevalue(fixture)
+    if which == "demo-notice":
+        cache.store("events").set_state("stale", error="watch dropped: connection reset by peer")
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(15000)
+        page.goto(base + "/kiosk/")
+        page.locator(".kiosk-board").wait_for()
+        if which == "demo-notice":
+            assert page.locator(".notice").first.is_visible()
+        _check_readable(page, 1280, 720, 20)
+        assert page.evaluate(_CUT_ROWS) == []
+        assert page.locator(".kiosk-events > li:not([hidden])").count() >= 1
+        screenshot(page, f"kiosk-noscript-{which}-1280x720", full_page=False)
     finally:
         context.close()
 

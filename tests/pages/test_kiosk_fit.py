@@ -159,7 +159,7 @@ def test_attention_fills_its_lines_when_there_is_more():
     # 2 headings; the 13 lines left go to the two groups in turn: 3 pending Jobs (9), 4 pods (4).
     assert (k["pending_base"], k["crash_base"]) == (3, 4)
     assert (k["pending_more"], k["crash_more"]) == (37, 8)
-    assert json.loads(k["pending_cuts"])[2] == [37, "+ 37 more pending Jobs"]
+    assert json.loads(k["pending_cuts"])[2] == [37, "+ 37 more"]
 
 
 @pytest.mark.usefixtures("demo_cache")
