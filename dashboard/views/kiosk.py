@@ -279,9 +279,8 @@ def _board(sections: dict, now, focus: dict | None) -> dict:
     queue_rows, queues_more, queue_problems_more = kiosk_queues(
         all_queue_rows, KIOSK_QUEUE_ROWS_SHARED if shared else KIOSK_QUEUE_ROWS
     )
-    queue_cuts = kiosk_queue_cuts(
-        len(queue_rows), len(all_queue_rows), sum(1 for r in all_queue_rows if kiosk_queue_problem(r))
-    )
+    queue_problems = sum(1 for r in all_queue_rows if kiosk_queue_problem(r))
+    queue_cuts = kiosk_queue_cuts(len(queue_rows), len(all_queue_rows), queue_problems)
     warnings = kiosk_warnings(sections.get("warnings") or [], now)
     # overview.recent_warnings stops at its limit: more than it kept may exist.
     at_least = len(warnings) >= overview.RECENT_WARNING_OBJECTS
@@ -295,6 +294,7 @@ def _board(sections: dict, now, focus: dict | None) -> dict:
         "warnings_in": warnings_in,
         "queue_rows": queue_rows,
         "queues_more": queues_more,
+        "queue_problems": queue_problems,
         "queue_problems_more": queue_problems_more,
         "queues_more_text": _queues_more_text(queues_more, queue_problems_more),
         "queue_cuts": json.dumps(queue_cuts, ensure_ascii=False),

@@ -36,7 +36,8 @@
 
   document.addEventListener("vui:poll-failed", function (evt) {
     var b = banner();
-    if (b) b.hidden = false;
+    // The banner takes a line of the header: the lists below are fitted again.
+    if (b && b.hidden) { b.hidden = false; fitSoon(); }
     if (evt.detail.failures >= 3 && !probing) {
       probing = true;
       probe(3000, function () { window.location.reload(); });
@@ -44,7 +45,7 @@
   });
   document.addEventListener("vui:poll-recovered", function () {
     var b = banner();
-    if (b) b.hidden = true;
+    if (b && !b.hidden) { b.hidden = true; fitSoon(); }
   });
 
   window.setInterval(function () {
@@ -95,6 +96,8 @@
     rows.forEach(function (r) { byName[r.getAttribute("data-queue")] = r; });
     return {
       size: rows.length,
+      // The problem queues rank first and show before any other list grows (data-first).
+      first: Math.min(rows.length, +more.getAttribute("data-first") || 1),
       show: function (k) {
         rows.forEach(function (r) { r.hidden = +r.getAttribute("data-rank") >= k; });
         rows.forEach(function (r) {
@@ -136,6 +139,13 @@
     var boxes = [col].concat(all(col, "[data-panel]"));
     function over() { return boxes.some(overflows); }
     lists.forEach(function (l) { l.shown = 1; l.done = false; l.show(1); });
+    lists.forEach(function (l) {
+      while (l.first && l.shown < l.first) {
+        l.show(l.shown + 1);
+        if (over()) { l.show(l.shown); break; }
+        l.shown += 1;
+      }
+    });
     // Too short even for that: the lists that may show none (Recent warnings) give way.
     lists.forEach(function (l) {
       if (l.min === 0 && over()) { l.shown = 0; l.show(0); }

@@ -121,21 +121,23 @@ def page(browser):
 DOCS_VIEWPORT = {"width": 1440, "height": 900}
 
 
-def screenshot(pg, name: str, *, readme: bool = False, full_page: bool = True) -> Path:
+def screenshot(
+    pg, name: str, *, readme: bool = False, full_page: bool = True, docs_viewport: dict | None = None
+) -> Path:
     """Save tests/artifacts/<name>.png; with ``readme`` and VOLCANO_UI_UPDATE_SCREENSHOTS=1 also
-    write docs/screenshots/<name>.png (the README's pictures): the first DOCS_VIEWPORT of the
-    page only (``full_page=False``)."""
+    write docs/screenshots/<name>.png (the README's pictures): the first ``docs_viewport``
+    (default DOCS_VIEWPORT) of the page only (``full_page=False``)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     pg.screenshot(path=str(path), full_page=full_page)
     if readme and os.environ.get("VOLCANO_UI_UPDATE_SCREENSHOTS") == "1":
         DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        viewport = pg.viewport_size
-        if viewport != DOCS_VIEWPORT:
-            pg.set_viewport_size(DOCS_VIEWPORT)
+        viewport, docs = pg.viewport_size, docs_viewport or DOCS_VIEWPORT
+        if viewport != docs:
+            pg.set_viewport_size(docs)
             # Let a page that lays itself out on resize (the kiosk's fit) draw two frames.
             pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         pg.screenshot(path=str(DOCS_SCREENSHOTS / f"{name}.png"), full_page=False)
-        if viewport is not None and viewport != DOCS_VIEWPORT:
+        if viewport is not None and viewport != docs:
             pg.set_viewport_size(viewport)
     return path

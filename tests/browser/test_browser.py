@@ -98,9 +98,10 @@ def test_overview_jobs_filter_detail_and_kiosk(live_dashboard, page):
     page.set_viewport_size({"width": 1920, "height": 1080})
     # A wall display has no scrollbar: the whole board, "Recent warnings" included, fits 1080p.
     assert page.evaluate("document.documentElement.scrollHeight") <= 1080
-    box = page.locator(".kiosk-board > section.kiosk-panel").last.bounding_box()  # Recent warnings
+    box = page.locator('[data-panel="warnings"]').bounding_box()
     assert box is not None and box["y"] + box["height"] <= 1080
-    screenshot(page, "kiosk", readme=True, full_page=False)
+    # docs/screenshots/kiosk.png (1920×1080) comes from tests/browser/test_kiosk_readable.py.
+    screenshot(page, "kiosk", full_page=False)
     assert violations == []
 
 
