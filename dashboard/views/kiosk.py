@@ -79,6 +79,8 @@ KIOSK_WARNING_ROWS = 2
 KIOSK_ATTENTION_LINES = 14
 KIOSK_ATTENTION_LINES_SHARED = 7
 KIOSK_ATTENTION_GROUPS = ("pending", "stuck", "below", "crash", "restarting", "failed", "closed")
+# Lines per item of a group (1 when not listed).
+KIOSK_ITEM_LINES = {"pending": 3, "stuck": 2}
 # What the kiosk sends: more rows than the caps above (queues up to KIOSK_QUEUE_RENDER, attention
 # everything in the overview's lists, at most overview.attention's limit per group), those beyond the caps
 # with the ``hidden`` attribute. static/dashboard/kiosk.js then shows, in the same order of
@@ -182,7 +184,7 @@ def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict
     which shows as many as fit. Every non-empty group keeps its heading and first item; the lines
     left go to the groups in turn (pending Jobs first), one item each round. The lists are sent
     whole. ``attention``: overview.attention's dict (not changed; the overview memoizes it)."""
-    cost = {"pending": 3, "stuck": 2}
+    cost = KIOSK_ITEM_LINES
     totals = {
         "pending": attention.get("pending_total", 0),
         "stuck": attention.get("stuck_total", 0),
@@ -318,8 +320,9 @@ def _board(sections: dict, now, focus: dict | None) -> dict:
 
 def _attention_lines(attention: dict) -> int:
     """The lines of the whole "needs attention" lists as sent (KIOSK_ATTENTION_LINES' costs)."""
-    cost = {"pending": 3, "stuck": 2}
-    return sum(1 + len(attention[g]) * cost.get(g, 1) for g in KIOSK_ATTENTION_GROUPS if attention.get(g))
+    return sum(
+        1 + len(attention[g]) * KIOSK_ITEM_LINES.get(g, 1) for g in KIOSK_ATTENTION_GROUPS if attention.get(g)
+    )
 
 
 def kiosk_layout(attention_lines: int, queue_lines: int) -> str:
