@@ -63,6 +63,10 @@ def _optional_kind(name: str, group: str):
 DEPLOYMENT = _optional_kind("Deployment", "apps")
 REPLICASET = _optional_kind("ReplicaSet", "apps")
 NAMESPACE = _optional_kind("Namespace", "")
+CRONJOB = _optional_kind("CronJob", "batch.volcano.sh")
+JOBFLOW = _optional_kind("JobFlow", "flow.volcano.sh")
+JOBTEMPLATE = _optional_kind("JobTemplate", "flow.volcano.sh")
+HYPERNODE = _optional_kind("HyperNode", "topology.volcano.sh")
 
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 FINISHED = ("Succeeded", "Failed")
@@ -77,6 +81,10 @@ _KIND_KEYS: dict[tuple[str | None, str | None], str] = {
     ("", "Node"): "Node",
     ("apps", "Deployment"): "Deployment",
     ("apps", "ReplicaSet"): "ReplicaSet",
+    ("batch.volcano.sh", "CronJob"): "CronJob",
+    ("flow.volcano.sh", "JobFlow"): "JobFlow",
+    ("flow.volcano.sh", "JobTemplate"): "JobTemplate",
+    ("topology.volcano.sh", "HyperNode"): "HyperNode",
 }
 KIND_OBJECTS = {
     "Job": JOB,
@@ -87,7 +95,14 @@ KIND_OBJECTS = {
     "Node": NODE,
     "Deployment": DEPLOYMENT,
     "ReplicaSet": REPLICASET,
+    "CronJob": CRONJOB,
+    "JobFlow": JOBFLOW,
+    "JobTemplate": JOBTEMPLATE,
+    "HyperNode": HYPERNODE,
 }
+# The Volcano components (Deployments in volcano-system, see components.py) the controllers stand for.
+SCHEDULER_COMPONENT = "volcano-scheduler"
+CONTROLLERS_COMPONENT = "volcano-controllers"
 
 
 def kind_key(kind) -> str | None:
@@ -307,10 +322,13 @@ class Controllers:
         event_ttl: float = 3600.0,
         scheduler_names: tuple[str, ...] = ("volcano",),
     ) -> None:
+        from .cronjobs import CronJobController
         from .jobcontroller import JobController
+        from .jobflows import JobFlowController
         from .podlifecycle import Kubelet
         from .queuecontroller import QueueController
         from .scheduler import Scheduler
+        from .topology import HyperNodeController
         from .workloads import WorkloadControllers
 
         self.store = store
@@ -338,6 +356,10 @@ class Controllers:
         self.queues: dict[str, QueueInfo] = {}
         self.nodes: dict[str, NodeInfo] = {}
         self.jobs_by_uid: dict[str, tuple[str, str]] = {}
+        self.jobs_by_owner: dict[str, dict[tuple[str, str], None]] = {}  # controller owner uid -> Jobs
+        self._job_owner: dict[tuple[str, str], tuple[str, str, str]] = {}  # Job -> (owner kind, name, uid)
+        # Volcano components whose Deployment is down (components.py): their controllers pause.
+        self.components_down: set[str] = set()
         self.cluster_used: R.Res = {}
         self.cluster_reserved: R.Res = {}
         self.capacity_epoch = 0  # bumped whenever resources are released
@@ -361,6 +383,9 @@ class Controllers:
         self.queue_controller = QueueController(self)
         self.scheduler = Scheduler(self)
         self.workloads = WorkloadControllers(self)
+        self.cronjobs = CronJobController(self)
+        self.jobflows = JobFlowController(self)
+        self.hypernodes = HyperNodeController(self)
 
         store.add_listener(self._on_change)
         self._bootstrap(create_default_queues)
@@ -413,14 +438,22 @@ class Controllers:
                 _, _, fn, args = heapq.heappop(self._timers)
                 self.guard(getattr(fn, "__name__", "timer"), fn, *args)
             self.drain()
-            self._run_commands()
+            manager_up = CONTROLLERS_COMPONENT not in self.components_down
+            if manager_up:
+                self._run_commands()
             self.workloads.sync()
             self.drain()
-            self._sync_jobs()
-            self.drain()
-            self.queue_controller.sync()
-            self.scheduler.session()
-            self.drain()
+            if manager_up:
+                self.cronjobs.sync()
+                self.jobflows.sync()
+                self.guard("hypernode status", self.hypernodes.sync)
+                self.drain()
+                self._sync_jobs()
+                self.drain()
+                self.queue_controller.sync()
+            if SCHEDULER_COMPONENT not in self.components_down:
+                self.scheduler.session()
+                self.drain()
             self.guard("event expiry", self.events.expire)
 
     def guard(self, what: str, fn: Callable, *args, **kwargs):
@@ -534,7 +567,20 @@ class Controllers:
 
     # ----------------------------------------------------------------- bootstrap
     def _bootstrap(self, create_default_queues: bool) -> None:
-        for key in ("Node", "Queue", "PodGroup", "Job", "Pod", "Command", "Deployment", "ReplicaSet"):
+        for key in (
+            "Node",
+            "HyperNode",
+            "Queue",
+            "PodGroup",
+            "Job",
+            "Pod",
+            "Command",
+            "Deployment",
+            "ReplicaSet",
+            "CronJob",
+            "JobFlow",
+            "JobTemplate",
+        ):
             kind = KIND_OBJECTS[key]
             if kind is None:
                 continue
@@ -712,10 +758,37 @@ class Controllers:
             if self.jobs_by_uid.get(uid) == key:
                 del self.jobs_by_uid[uid]
             self.jobs.forget(key, uid)
+            self._note_job_owner(key, None)
             return
         self.jobs_by_uid[uid] = key
         if not own:
             self.dirty_jobs[key] = None
+        self._note_job_owner(key, obj)
+
+    def _note_job_owner(self, key: tuple[str, str], obj: dict | None) -> None:
+        """Index Jobs by their controller owner and wake the CronJob or JobFlow that owns one."""
+        old = self._job_owner.pop(key, None)
+        if old is not None:
+            owned = self.jobs_by_owner.get(old[2])
+            if owned is not None:
+                owned.pop(key, None)
+                if not owned:
+                    del self.jobs_by_owner[old[2]]
+        ref = controller_ref(obj) if obj is not None else None
+        if ref is not None and ref.get("uid"):
+            self._job_owner[key] = (ref.get("kind", ""), ref.get("name", ""), ref["uid"])
+            self.jobs_by_owner.setdefault(ref["uid"], {})[key] = None
+        for owner in (old, self._job_owner.get(key)):
+            if owner is None:
+                continue
+            if owner[0] == "CronJob":
+                self.cronjobs.mark((key[0], owner[1]))
+            elif owner[0] == "JobFlow":
+                self.jobflows.dirty[(key[0], owner[1])] = None
+        labels = ((obj or {}).get("metadata") or {}).get("labels") or {}
+        template = labels.get("volcano.sh/createdByJobTemplate", "")
+        if template.startswith(key[0] + "."):
+            self.jobflows.dirty_templates[(key[0], template[len(key[0]) + 1 :])] = None
 
     def _observe_queue(self, event_type: str, obj: dict, own: bool) -> None:
         name = (obj.get("metadata") or {}).get("name") or ""
@@ -754,6 +827,8 @@ class Controllers:
         old = self.nodes.pop(name, None)
         if event_type == "DELETED":
             self.capacity_epoch += 1
+            self.scheduler.nodes_changed()
+            self.hypernodes.changed()
             return
         info = _node_info(obj)
         if old is not None:
@@ -765,6 +840,8 @@ class Controllers:
         self.nodes[name] = info
         self.capacity_epoch += 1
         self.scheduler.nodes_changed()
+        if old is None or old.labels != info.labels:
+            self.hypernodes.changed()
 
     def _observe_deployment(self, event_type: str, obj: dict, own: bool) -> None:
         md = obj.get("metadata") or {}
@@ -778,6 +855,26 @@ class Controllers:
         ref = controller_ref(obj)
         if ref is not None and ref.get("kind") == "Deployment":
             self.dirty_workloads[("Deployment", md.get("namespace") or "", ref.get("name", ""))] = None
+
+    def _observe_cronjob(self, event_type: str, obj: dict, own: bool) -> None:
+        md = obj.get("metadata") or {}
+        if event_type != "DELETED" and not own:
+            self.cronjobs.mark((md.get("namespace") or "", md.get("name") or ""))
+
+    def _observe_jobflow(self, event_type: str, obj: dict, own: bool) -> None:
+        md = obj.get("metadata") or {}
+        if event_type != "DELETED" and not own:
+            self.jobflows.dirty[(md.get("namespace") or "", md.get("name") or "")] = None
+
+    def _observe_jobtemplate(self, event_type: str, obj: dict, own: bool) -> None:
+        # A JobFlow waiting for a missing template retries (Volcano requeues it with a rate limit).
+        namespace = (obj.get("metadata") or {}).get("namespace") or ""
+        if event_type == "ADDED" and JOBFLOW is not None:
+            for flow in self.store.iter_objects(JOBFLOW, namespace):
+                self.jobflows.dirty[(namespace, flow["metadata"]["name"])] = None
+
+    def _observe_hypernode(self, event_type: str, obj: dict, own: bool) -> None:
+        self.hypernodes.observe(event_type, obj)
 
     # ----------------------------------------------------------------- queries
     def owned_pods(self, owner_uid: str) -> list[PodInfo]:

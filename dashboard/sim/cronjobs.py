@@ -1,0 +1,369 @@
+"""Volcano's CronJob controller (vc-controller-manager), simulated on the simulated clock.
+
+Facts from volcano-sh/volcano ``pkg/controllers/cronjob`` (v1.13+), which follows Kubernetes'
+CronJob controller:
+- a Job is created for the most recent unmet schedule time at or before now, never earlier than
+  ``lastScheduleTime`` (or the CronJob's creation) nor than ``now - startingDeadlineSeconds``;
+  more than 100 missed times give a Warning ``TooManyMissedTimes``;
+- the Job is named ``<cronjob>-<scheduled time in Unix minutes>``, carries the jobTemplate's labels
+  and annotations plus ``volcano.sh/cronjob-scheduled-timestamp`` (RFC 3339 in the CronJob's time
+  zone) and one controller ownerReference to the CronJob;
+- ``suspend`` stops creation (finished Jobs are still processed); ``concurrencyPolicy`` Forbid skips
+  a run while a Job is active (Warning ``ForbidConcurrent``), Replace deletes the active Jobs first
+  (Warning ``ReplaceConcurrent``, Normal ``SuccessfulDelete``);
+- finished Jobs (Completed, Failed, Terminated) leave ``status.active`` (Normal ``SawCompletedJob``);
+  ``lastSuccessfulTime`` is the newest Completed Job's ``status.state.lastTransitionTime``; Completed
+  Jobs beyond ``successfulJobsHistoryLimit`` and Failed ones beyond ``failedJobsHistoryLimit`` are
+  deleted, oldest first;
+- ``status.active[]`` holds ObjectReferences, ``status.lastScheduleTime`` the scheduled time;
+- events come from ``vc-controller-manager``: SuccessfulCreate ``Created job <job> for CronJob
+  <ns>/<cronjob>``, SuccessfulDelete ``Deleted job "<job>"``, InvalidTimeZone, UnParseableCronJobSchedule,
+  UnsupportedSchedule, StaleReference.
+
+Schedules are evaluated with croniter in the CronJob's ``timeZone`` (zoneinfo; UTC when unset, the
+time zone of a controller manager run in a UTC container).
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from croniter import croniter
+
+from .clock import rfc3339
+from .controllers import JOB, _optional_kind, owner_reference
+from .jobcontroller import COMPONENT, parse_time
+from .store import ApiError
+
+CRONJOB = _optional_kind("CronJob", "batch.volcano.sh")
+SCHEDULED_ANNOTATION = "volcano.sh/cronjob-scheduled-timestamp"
+FINISHED = ("Completed", "Failed", "Terminated")
+MANY_MISSED = 100
+
+
+def split_schedule(schedule: str, time_zone: str | None) -> tuple[str, str | None, bool]:
+    """(cron expression, time zone name or None, whether the schedule carried its own TZ= prefix).
+
+    A ``TZ=<zone>`` or ``CRON_TZ=<zone>`` prefix wins over ``timeZone`` (Volcano warns that it is
+    not officially supported)."""
+    text = schedule.strip()
+    for prefix in ("CRON_TZ=", "TZ="):
+        if text.startswith(prefix):
+            zone, _, rest = text[len(prefix) :].partition(" ")
+            return rest.strip(), zone, True
+    return text, time_zone, False
+
+
+def zone_for(name: str | None) -> ZoneInfo | None:
+    """The zoneinfo time zone, UTC for None/"" ; raises ValueError for an unknown name."""
+    if not name:
+        return ZoneInfo("UTC")
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown time zone {name!r}") from exc
+
+
+def job_name(cronjob_name: str, scheduled: datetime) -> str:
+    """``<cronjob>-<scheduled Unix minutes>`` (getJobName)."""
+    return f"{cronjob_name}-{int(scheduled.timestamp()) // 60}"
+
+
+def most_recent(expr: str, zone, earliest: datetime, now: datetime) -> tuple[datetime | None, int]:
+    """(the most recent schedule time in (earliest, now], or None; how many were due, capped at
+    MANY_MISSED + 1)."""
+    it = croniter(expr, earliest.astimezone(zone))
+    due = 0
+    last = None
+    while due <= MANY_MISSED:
+        t = it.get_next(datetime)
+        if t > now:
+            return last, due
+        last, due = t, due + 1
+    # Too many to walk: the newest one at or before now.
+    prev = croniter(expr, (now + timedelta(seconds=1)).astimezone(zone)).get_prev(datetime)
+    return prev, due
+
+
+def next_after(expr: str, zone, moment: datetime) -> datetime:
+    return croniter(expr, moment.astimezone(zone)).get_next(datetime)
+
+
+def _ref(job: dict) -> dict:
+    md = job["metadata"]
+    return {
+        "apiVersion": JOB.api_version,
+        "kind": "Job",
+        "namespace": md["namespace"],
+        "name": md["name"],
+        "uid": md["uid"],
+        "resourceVersion": md.get("resourceVersion", ""),
+    }
+
+
+class CronJobController:
+    """Syncs the CronJobs marked dirty (changed, an owned Job changed, or a schedule time came)."""
+
+    def __init__(self, controllers) -> None:
+        self.c = controllers
+        self.dirty: dict[tuple[str, str], None] = {}
+        self._wake: dict[tuple[str, str], float] = {}
+
+    def mark(self, key: tuple[str, str]) -> None:
+        self.dirty[key] = None
+
+    def sync(self) -> None:
+        if CRONJOB is None:
+            return
+        dirty, self.dirty = self.dirty, {}
+        for key in dirty:
+            self.c.guard(f"cronjob {key[0]}/{key[1]}", self._sync, key)
+
+    def _wake_at(self, key: tuple[str, str], due: float) -> None:
+        known = self._wake.get(key)
+        if known is not None and self.c.now() < known <= due:
+            return
+        self._wake[key] = due
+        self.c.at(due, self._woken, key, due)
+
+    def _woken(self, key: tuple[str, str], due: float) -> None:
+        if self._wake.get(key) == due:
+            del self._wake[key]
+        self.dirty[key] = None
+
+    def _owned_jobs(self, cronjob: dict) -> list[dict]:
+        uid = cronjob["metadata"]["uid"]
+        out = []
+        for namespace, name in list(self.c.jobs_by_owner.get(uid, ())):
+            job = self.c.store.try_get(JOB, namespace, name)
+            if job is not None:
+                out.append(job)
+        return out
+
+    def _event(self, cronjob: dict, type_: str, reason: str, message: str) -> None:
+        self.c.events.record(cronjob, type_, reason, message, COMPONENT)
+
+    # ------------------------------------------------------------------ one CronJob
+    def _sync(self, key: tuple[str, str]) -> None:
+        c = self.c
+        cronjob = c.store.try_get(CRONJOB, *key)
+        if cronjob is None or cronjob["metadata"].get("deletionTimestamp"):
+            self._wake.pop(key, None)
+            return
+        spec = cronjob.get("spec") or {}
+        old_status = cronjob.get("status") or {}
+        status = copy.deepcopy(old_status)
+        jobs = self._owned_jobs(cronjob)
+        self._process_finished(cronjob, spec, status, jobs)
+        self._drop_stale(cronjob, status, jobs)
+        if not spec.get("suspend"):
+            self._schedule(cronjob, spec, status, key)
+        if status != old_status:
+            c.store.mutate(CRONJOB, key[0], key[1], lambda obj: obj.__setitem__("status", status))
+
+    def _process_finished(self, cronjob: dict, spec: dict, status: dict, jobs: list[dict]) -> None:
+        successful: list[dict] = []
+        failed: list[dict] = []
+        for job in jobs:
+            state = (job.get("status") or {}).get("state") or {}
+            phase = state.get("phase")
+            if phase not in FINISHED:
+                continue
+            uid = job["metadata"]["uid"]
+            if any(ref.get("uid") == uid for ref in status.get("active") or []):
+                status["active"] = [ref for ref in status["active"] if ref.get("uid") != uid]
+                if not status["active"]:
+                    del status["active"]
+                self._event(
+                    cronjob,
+                    "Normal",
+                    "SawCompletedJob",
+                    f"Saw completed job: {job['metadata']['name']} in active, remove",
+                )
+            if phase == "Completed":
+                finished = state.get("lastTransitionTime")
+                last = status.get("lastSuccessfulTime")
+                if finished and (not last or (parse_time(finished) or 0) > (parse_time(last) or 0)):
+                    status["lastSuccessfulTime"] = finished
+                successful.append(job)
+            elif phase == "Failed":
+                failed.append(job)
+        for jobs_of_kind, limit in (
+            (successful, spec.get("successfulJobsHistoryLimit")),
+            (failed, spec.get("failedJobsHistoryLimit")),
+        ):
+            if limit is None or len(jobs_of_kind) <= int(limit):
+                continue
+            jobs_of_kind.sort(
+                key=lambda j: (j["metadata"].get("creationTimestamp") or "", j["metadata"]["name"])
+            )
+            for job in jobs_of_kind[: len(jobs_of_kind) - int(limit)]:
+                self._delete(cronjob, status, job)
+
+    def _delete(self, cronjob: dict, status: dict, job: dict) -> bool:
+        md = job["metadata"]
+        try:
+            self.c.store.delete(JOB, md["namespace"], md["name"])
+        except ApiError as exc:
+            if exc.code != 404:
+                self._event(
+                    cronjob, "Warning", "FailedDelete", f'Error deleting job "{md["name"]}": {exc.message}'
+                )
+                return False
+        if status.get("active"):
+            status["active"] = [ref for ref in status["active"] if ref.get("uid") != md["uid"]]
+            if not status["active"]:
+                del status["active"]
+        self._event(cronjob, "Normal", "SuccessfulDelete", f'Deleted job "{md["name"]}"')
+        return True
+
+    def _drop_stale(self, cronjob: dict, status: dict, jobs: list[dict]) -> None:
+        owned = {j["metadata"]["uid"] for j in jobs}
+        keep = []
+        for ref in status.get("active") or []:
+            if ref.get("uid") in owned:
+                keep.append(ref)
+                continue
+            job = self.c.store.try_get(JOB, ref.get("namespace"), ref.get("name", ""))
+            if job is None:
+                self._event(
+                    cronjob,
+                    "Warning",
+                    "StaleReference",
+                    f'Active job "{ref.get("name", "")}" no longer exists (UID: {ref.get("uid", "")})',
+                )
+                continue
+            keep.append(ref)
+        if keep:
+            status["active"] = keep
+        else:
+            status.pop("active", None)
+
+    def _schedule(self, cronjob: dict, spec: dict, status: dict, key: tuple[str, str]) -> None:
+        schedule = str(spec.get("schedule") or "")
+        expr, zone_name, own_tz = split_schedule(schedule, spec.get("timeZone"))
+        if own_tz:
+            self._event(
+                cronjob,
+                "Warning",
+                "UnsupportedSchedule",
+                f'CRON_TZ or TZ in the schedule "{schedule}" is not officially supported. '
+                "If set, the TimeZone field will be ignored during execution.",
+            )
+        try:
+            zone = zone_for(zone_name)
+        except ValueError as exc:
+            self._event(cronjob, "Warning", "InvalidTimeZone", f'Invalid time zone "{zone_name}": {exc}')
+            return
+        if not croniter.is_valid(expr):
+            self._event(
+                cronjob,
+                "Warning",
+                "UnParseableCronJobSchedule",
+                f"unparseable schedule for cronjob: {schedule}",
+            )
+            return
+        now = self.c.clock.now()
+        earliest = datetime.fromtimestamp(
+            parse_time(status.get("lastScheduleTime"))
+            or parse_time(cronjob["metadata"].get("creationTimestamp"))
+            or now.timestamp(),
+            UTC,
+        )
+        deadline = spec.get("startingDeadlineSeconds")
+        if deadline is not None:
+            earliest = max(earliest, now - timedelta(seconds=int(deadline)))
+        scheduled, due = most_recent(expr, zone, earliest, now)
+        self._wake_at(key, next_after(expr, zone, now).timestamp() + 0.1)
+        if scheduled is None:
+            return
+        if due > MANY_MISSED:
+            self._event(
+                cronjob,
+                "Warning",
+                "TooManyMissedTimes",
+                "too many missed start times. "
+                "Set or decrease .spec.startingDeadlineSeconds or check clock skew",
+            )
+        name = job_name(cronjob["metadata"]["name"], scheduled)
+        if any(ref.get("name") == name for ref in status.get("active") or []) or status.get(
+            "lastScheduleTime"
+        ) == rfc3339(scheduled):
+            return
+        policy = spec.get("concurrencyPolicy") or "Allow"
+        if policy == "Forbid" and status.get("active"):
+            self._event(
+                cronjob,
+                "Warning",
+                "ForbidConcurrent",
+                "Skipping job creation because another job is already running",
+            )
+            return
+        if policy == "Replace" and status.get("active"):
+            self._event(cronjob, "Warning", "ReplaceConcurrent", "Replacing active job for CronJob")
+            for ref in list(status.get("active") or []):
+                job = self.c.store.try_get(JOB, ref.get("namespace"), ref.get("name", ""))
+                if job is not None and not self._delete(cronjob, status, job):
+                    return
+        job = self._create(cronjob, spec, scheduled, zone, name)
+        if job is None:
+            return
+        if not any(ref.get("uid") == job["metadata"]["uid"] for ref in status.get("active") or []):
+            status.setdefault("active", []).append(_ref(job))
+        status["lastScheduleTime"] = rfc3339(scheduled)
+
+    def _create(self, cronjob: dict, spec: dict, scheduled: datetime, zone, name: str) -> dict | None:
+        md = cronjob["metadata"]
+        template = spec.get("jobTemplate") or {}
+        tmeta = template.get("metadata") or {}
+        annotations = dict(tmeta.get("annotations") or {})
+        annotations[SCHEDULED_ANNOTATION] = (
+            scheduled.astimezone(zone).isoformat(timespec="seconds").replace("+00:00", "Z")
+        )
+        meta: dict = {
+            "name": name,
+            "namespace": md["namespace"],
+            "annotations": annotations,
+            "ownerReferences": [owner_reference(cronjob)],
+        }
+        if tmeta.get("labels"):
+            meta["labels"] = dict(tmeta["labels"])
+        body = {
+            "apiVersion": JOB.api_version,
+            "kind": "Job",
+            "metadata": meta,
+            "spec": copy.deepcopy(template.get("spec") or {}),
+        }
+        try:
+            job = self.c.store.create(JOB, body, md["namespace"])
+        except ApiError as exc:
+            if exc.code != 409:
+                self._event(cronjob, "Warning", "FailedCreate", f"Failed to create job: {exc.message}")
+                return None
+            existing = self.c.store.try_get(JOB, md["namespace"], name)
+            if existing is None:
+                return None
+            owner = next(
+                (r for r in existing["metadata"].get("ownerReferences") or [] if r.get("controller")), None
+            )
+            if owner is None or owner.get("uid") != md["uid"]:
+                self._event(
+                    cronjob,
+                    "Warning",
+                    "ForeignJob",
+                    f"Job {name} exists but is not owned by this CronJob "
+                    f"(current owner: {owner.get('name') if owner else 'none'})",
+                )
+                return None
+            if ((existing.get("status") or {}).get("state") or {}).get("phase") in FINISHED:
+                return None
+            return existing
+        self._event(
+            cronjob,
+            "Normal",
+            "SuccessfulCreate",
+            f"Created job {name} for CronJob {md['namespace']}/{md['name']}",
+        )
+        return job
