@@ -152,6 +152,8 @@ class PodInfo:
     node_selector: dict | None = None
     scheduled_condition: tuple[str, str, str] | None = None  # PodScheduled (status, reason, message)
     charged_queue: str = ""
+    tolerations: list | None = None
+    labels: dict = field(default_factory=dict)
 
     @property
     def holds(self) -> bool:
@@ -208,6 +210,7 @@ class NodeInfo:
     schedulable: bool
     gpu: bool
     used: R.Res = field(default_factory=dict)
+    taints: list = field(default_factory=list)  # NoSchedule/NoExecute taints only
 
 
 def _pod_info(obj: dict) -> PodInfo:
@@ -240,6 +243,8 @@ def _pod_info(obj: dict) -> PodInfo:
         created=md.get("creationTimestamp") or "",
         ready=any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions),
         node_selector=dict(spec.get("nodeSelector") or {}) or None,
+        tolerations=[t for t in spec.get("tolerations") or [] if isinstance(t, dict)] or None,
+        labels=labels,
         scheduled_condition=next(
             (
                 (c.get("status", ""), c.get("reason", ""), c.get("message", ""))
@@ -299,6 +304,11 @@ def _node_info(obj: dict) -> NodeInfo:
         labels=md.get("labels") or {},
         schedulable=ready and not spec.get("unschedulable"),
         gpu=any(k.endswith("/gpu") and v > 0 for k, v in alloc.items()),
+        taints=[
+            t
+            for t in spec.get("taints") or []
+            if isinstance(t, dict) and t.get("effect") in ("NoSchedule", "NoExecute")
+        ],
     )
 
 

@@ -103,6 +103,24 @@ def min_resources(spec: dict) -> dict[str, str]:
     return R.format_list(usage)
 
 
+def _sub_group_policy(task: dict) -> dict:
+    """The PodGroup subGroupPolicy entry for a partitioned task (pkg/controllers/job getSubGroupPolicy)."""
+    partition = task.get("partitionPolicy") or {}
+    out: dict = {
+        "name": task.get("name", ""),
+        "subGroupSize": partition.get("partitionSize"),
+        "minSubGroups": partition.get("minPartitions") or 0,
+        "labelSelector": {"matchLabels": {"volcano.sh/task-spec": task.get("name", "")}},
+        "matchLabelKeys": ["volcano.sh/partition-id"],
+    }
+    network = partition.get("networkTopology")
+    if isinstance(network, dict):
+        out["networkTopology"] = {
+            k: v for k, v in network.items() if k in ("mode", "highestTierAllowed", "highestTierName")
+        }
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def build_podgroup(job: dict) -> dict:
     md = job["metadata"]
     spec = job.get("spec") or {}
@@ -116,8 +134,17 @@ def build_podgroup(job: dict) -> dict:
     }
     if spec.get("priorityClassName"):
         pg_spec["priorityClassName"] = spec["priorityClassName"]
-    if spec.get("networkTopology"):
-        pg_spec["networkTopology"] = copy.deepcopy(spec["networkTopology"])
+    network = spec.get("networkTopology")
+    if isinstance(network, dict):
+        nt: dict = {"mode": network.get("mode") or "hard"}
+        if network.get("highestTierAllowed") is not None:
+            nt["highestTierAllowed"] = network["highestTierAllowed"]
+        elif network.get("highestTierName"):
+            nt["highestTierName"] = network["highestTierName"]
+        pg_spec["networkTopology"] = nt
+    sub_groups = [_sub_group_policy(t) for t in spec.get("tasks") or [] if t.get("partitionPolicy")]
+    if sub_groups:
+        pg_spec["subGroupPolicy"] = sub_groups
     meta: dict = {
         "name": podgroup_name(job),
         "namespace": md["namespace"],

@@ -26,6 +26,7 @@ from __future__ import annotations
 from . import resources as R
 from .controllers import PodGroupInfo, PodInfo
 from .store import ApiError
+from .topology import label_selector_matches
 
 READY_REASON = "tasks in gang are ready to be scheduled"
 PG_ACTIVE = ("", "Pending", "Inqueue", "Running", "Unknown")
@@ -48,6 +49,44 @@ def _set_pg_condition(conditions: list[dict], cond: dict) -> tuple[list[dict], b
             return out, True
     out.append(cond)
     return out, True
+
+
+def untolerated_taint(taints: list, tolerations: list | None) -> dict | None:
+    """The first NoSchedule/NoExecute taint no toleration tolerates (core/v1 toleration rules)."""
+    for taint in taints:
+        if not any(_tolerates(t, taint) for t in tolerations or ()):
+            return taint
+    return None
+
+
+def _tolerates(toleration: dict, taint: dict) -> bool:
+    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
+        return False
+    if toleration.get("operator") == "Exists":
+        return not toleration.get("key") or toleration.get("key") == taint.get("key")
+    return toleration.get("key") == taint.get("key") and (toleration.get("value") or "") == (
+        taint.get("value") or ""
+    )
+
+
+def network_topology(podgroup: dict) -> dict | None:
+    """A PodGroup's networkTopology: ``spec.networkTopology``, else the annotations
+    ``volcano.sh/network-topology-mode`` / ``volcano.sh/network-topology-highest-tier``."""
+    spec = podgroup.get("spec") or {}
+    if isinstance(spec.get("networkTopology"), dict):
+        return spec["networkTopology"]
+    annotations = (podgroup.get("metadata") or {}).get("annotations") or {}
+    mode = annotations.get("volcano.sh/network-topology-mode")
+    tier = annotations.get("volcano.sh/network-topology-highest-tier")
+    if not mode and not tier:
+        return None
+    out: dict = {"mode": mode or "hard"}
+    if tier:
+        try:
+            out["highestTierAllowed"] = int(tier)
+        except ValueError:
+            return None
+    return out
 
 
 class Scheduler:
@@ -357,13 +396,27 @@ class Scheduler:
             order = [n for n in order if c.nodes[n].gpu] + [n for n in order if not c.nodes[n].gpu]
         return [c.nodes[n] for n in order if n in c.nodes]
 
-    def _fit(self, pod: PodInfo, selector: dict, tentative: dict[str, R.Res]) -> tuple[str | None, str]:
-        """First node the pod fits on, or (None, Kubernetes-style fit error)."""
+    def _fit(
+        self,
+        pod: PodInfo,
+        selector: dict,
+        tentative: dict[str, R.Res],
+        allowed: frozenset[str] | None = None,
+    ) -> tuple[str | None, str]:
+        """First node the pod fits on (among ``allowed`` when given), or (None, Kubernetes-style fit
+        error)."""
         reasons: dict[str, int] = {}
         nodes = self._nodes_for(pod)
+        if allowed is not None:
+            nodes = [n for n in nodes if n.name in allowed]
         for node in nodes:
             if not node.schedulable:
                 reasons["node(s) were unschedulable"] = reasons.get("node(s) were unschedulable", 0) + 1
+                continue
+            taint = untolerated_taint(node.taints, pod.tolerations)
+            if taint is not None:
+                key = f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"
+                reasons[key] = reasons.get(key, 0) + 1
                 continue
             if selector and any(node.labels.get(k) != v for k, v in selector.items()):
                 key = "node(s) didn't match Pod's node affinity/selector"
@@ -385,9 +438,79 @@ class Scheduler:
     def _allocate(
         self, pg: PodGroupInfo, pods: list[PodInfo], unbound: list[PodInfo]
     ) -> tuple[dict[str, str], dict[str, str]]:
+        """Place the gang (within one HyperNode when its networkTopology is hard); bind when at least
+        minMember pods are bound or placed. Returns (fit errors, pods placeable once the gang is
+        complete -> node)."""
         ready = sum(
             1 for p in pods if (p.node and p.phase in ("Pending", "Running")) or p.phase == "Succeeded"
         )
+        domains = self._domains(pg, pods)
+        if domains is None:
+            placements, fit_errors = self._place(pg, unbound, None, "")
+        else:
+            placements, fit_errors = [], {}
+            for allowed, hypernode in domains:
+                tried, errors = self._place(pg, unbound, allowed, hypernode)
+                fit_errors = errors
+                if ready + len(tried) >= pg.min_member:
+                    placements = tried
+                    break
+        if ready + len(placements) >= pg.min_member:
+            for pod, node in placements:
+                self._bind(pod, node)
+            return fit_errors, {}
+        return fit_errors, {pod.name: node for pod, node in placements}
+
+    def _domains(
+        self, pg: PodGroupInfo, pods: list[PodInfo]
+    ) -> list[tuple[frozenset[str] | None, str]] | None:
+        """The HyperNodes a hard (or soft) networkTopology lets the gang use, in the order Volcano's
+        network-topology-aware plugin tries them (tier ascending; HyperNodes whose idle resources
+        cannot hold minResources are skipped); None without a constraint. Soft mode ends with the
+        whole cluster."""
+        c = self.c
+        network = network_topology(pg.obj)
+        if network is None:
+            return None
+        view = c.hypernodes.view()
+        mode = network.get("mode") or "hard"
+        if mode == "soft":
+            highest = max(view.tier.values(), default=0)
+        else:
+            tier = view.allowed_tier(network)
+            if tier is None:
+                return None  # Volcano: an unknown highestTierName leaves the job unconstrained
+            highest = tier
+        bound = frozenset(p.node for p in pods if p.node and p.phase not in ("Succeeded", "Failed"))
+        out: list[tuple[frozenset[str] | None, str]] = []
+        for gradient in view.gradients(highest):
+            for name in gradient:
+                members = view.nodes_of(name)
+                if bound and not bound <= members:
+                    continue
+                if not bound and not self._idle_covers(members, pg.min_resources):
+                    continue
+                out.append((members, name))
+        if mode == "soft":
+            out.append((None, ""))
+        return out
+
+    def _idle_covers(self, members: frozenset[str], request: R.Res) -> bool:
+        idle: R.Res = {}
+        for name in members:
+            node = self.c.nodes.get(name)
+            if node is None or not node.schedulable:
+                continue
+            for key, value in node.allocatable.items():
+                idle[key] = idle.get(key, 0) + value - node.used.get(key, 0)
+        return not R.insufficient({k: v for k, v in request.items() if v > 0 and k != "pods"}, idle)
+
+    def _place(
+        self, pg: PodGroupInfo, unbound: list[PodInfo], allowed: frozenset[str] | None, hypernode: str
+    ) -> tuple[list[tuple[PodInfo, str]], dict[str, str]]:
+        """Tentative placements of ``unbound`` on ``allowed`` nodes (all when None) and the fit
+        errors ("In hyperNode <name>: ..." inside a HyperNode, as Volcano's FitErrors say it).
+        Partitions whose subGroupPolicy has a networkTopology go whole into one HyperNode each."""
         credit = pg.min_resources if pg.reserving else None
         headroom, _ = self._queue_free(pg.queue, credit)
         tentative: dict[str, R.Res] = {}
@@ -395,10 +518,10 @@ class Scheduler:
         placements: list[tuple[PodInfo, str]] = []
         fit_errors: dict[str, str] = {}
         task_errors: dict[str, str] = {}
-        for pod in unbound:
-            if pod.task in task_errors:
-                fit_errors[pod.name] = task_errors[pod.task]
-                continue
+        prefix = f"In hyperNode {hypernode}: " if hypernode else ""
+        groups, rest = self._partitions(pg, unbound)
+
+        def place_one(pod: PodInfo, nodes: frozenset[str] | None, where: str) -> str | None:
             if headroom is not None:
                 want = R.add(dict(used_quota), pod.requests)
                 short = R.insufficient({k: v for k, v in want.items() if k in headroom}, headroom)
@@ -406,22 +529,89 @@ class Scheduler:
                     fit_errors[pod.name] = "queue resource quota insufficient: " + ", ".join(
                         f"insufficient {n}" for n in short
                     )
-                    continue
-            obj_selector = self._selector(pod)
-            node, err = self._fit(pod, obj_selector, tentative)
+                    return None
+            node, err = self._fit(pod, self._selector(pod), tentative, nodes)
             if node is None:
-                fit_errors[pod.name] = err
-                if pod.task:
-                    task_errors[pod.task] = err
-                continue
+                fit_errors[pod.name] = where + err
+                return None
             R.add(tentative.setdefault(node, {}), pod.requests)
             R.add(used_quota, pod.requests)
+            return node
+
+        for members, tier in groups:
+            self._place_partition(
+                members, tier, allowed, tentative, used_quota, placements, fit_errors, place_one
+            )
+        for pod in rest:
+            if pod.task in task_errors:
+                fit_errors[pod.name] = task_errors[pod.task]
+                continue
+            node = place_one(pod, allowed, prefix)
+            if node is None:
+                if pod.task and pod.name in fit_errors:
+                    task_errors[pod.task] = fit_errors[pod.name]
+                continue
             placements.append((pod, node))
-        if ready + len(placements) >= pg.min_member:
-            for pod, node in placements:
-                self._bind(pod, node)
-            return fit_errors, {}
-        return fit_errors, {pod.name: node for pod, node in placements}
+        return placements, fit_errors
+
+    def _place_partition(
+        self, members, tier, allowed, tentative, used_quota, placements, fit_errors, place_one
+    ) -> None:
+        """One partition, all in the first HyperNode of tier <= ``tier`` (inside ``allowed``) that
+        holds it; else its pods get the last HyperNode's fit errors."""
+        view = self.c.hypernodes.view()
+        for gradient in view.gradients(tier, allowed):
+            for name in gradient:
+                saved = ({k: dict(v) for k, v in tentative.items()}, dict(used_quota))
+                nodes = view.nodes_of(name)
+                placed = []
+                for pod in members:
+                    node = place_one(pod, nodes, f"In hyperNode {name}: ")
+                    if node is None:
+                        break
+                    placed.append((pod, node))
+                if len(placed) == len(members):
+                    for pod, _ in placed:
+                        fit_errors.pop(pod.name, None)
+                    placements.extend(placed)
+                    return
+                tentative.clear()
+                tentative.update(saved[0])
+                used_quota.clear()
+                used_quota.update(saved[1])
+        for pod in members:
+            fit_errors.setdefault(
+                pod.name, fit_errors.get(members[0].name, "") or "no HyperNode can hold the partition"
+            )
+
+    def _partitions(
+        self, pg: PodGroupInfo, unbound: list[PodInfo]
+    ) -> tuple[list[tuple[list[PodInfo], int]], list[PodInfo]]:
+        """Unbound pods grouped by the PodGroup's subGroupPolicy entries that carry a hard
+        networkTopology (pods matching its labelSelector, grouped by matchLabelKeys), with the
+        highest tier each group may span; and the other pods."""
+        policies = (pg.obj.get("spec") or {}).get("subGroupPolicy") or []
+        if not policies:
+            return [], unbound
+        view = self.c.hypernodes.view()
+        groups: dict[tuple, tuple[list[PodInfo], int]] = {}
+        rest = []
+        for pod in unbound:
+            for i, policy in enumerate(policies):
+                if not isinstance(policy, dict):
+                    continue
+                network = policy.get("networkTopology") or {}
+                tier = (
+                    view.allowed_tier(network) if network and network.get("mode", "hard") == "hard" else None
+                )
+                if tier is None or not label_selector_matches(policy.get("labelSelector") or {}, pod.labels):
+                    continue
+                values = tuple(pod.labels.get(k, "") for k in policy.get("matchLabelKeys") or [])
+                groups.setdefault((i, values), ([], tier))[0].append(pod)
+                break
+            else:
+                rest.append(pod)
+        return list(groups.values()), rest
 
     def _selector(self, pod: PodInfo) -> dict:
         return pod.node_selector or {}
