@@ -119,6 +119,7 @@ class SimulatedCluster:
             advance=self.advance,
         )
         self.server.tls = tls_material
+        self.server.components_hook = self._components_down
         self._advance_lock = threading.RLock()
         self._realtime: threading.Thread | None = None
         self._realtime_stop = threading.Event()
@@ -137,6 +138,12 @@ class SimulatedCluster:
             from .scenarios import load_scenario
 
             load_scenario(self, scenario)
+
+    def _components_down(self, names: set[str]) -> None:
+        from .components import set_down
+
+        with self._advance_lock:  # never in the middle of a controllers' tick
+            set_down(self, names)
 
     def _bootstrap(self) -> None:
         for ns in BOOTSTRAP_NAMESPACES:

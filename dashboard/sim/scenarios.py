@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from . import demo_platform as platform
 from . import demo_scenario as demo
 from .generator import generate_large
 from .kinds import kind_by_name
@@ -37,6 +39,10 @@ COMMAND = kind_by_name("Command", "bus.volcano.sh")
 DEPLOYMENT = kind_by_name("Deployment", "apps")
 EVENT = kind_by_name("Event", "")
 POD = kind_by_name("Pod", "")
+HYPERNODE = kind_by_name("HyperNode", "topology.volcano.sh")
+JOBTEMPLATE = kind_by_name("JobTemplate", "flow.volcano.sh")
+JOBFLOW = kind_by_name("JobFlow", "flow.volcano.sh")
+CRONJOB = kind_by_name("CronJob", "batch.volcano.sh")
 
 SCENARIOS = ("empty", "demo", "large")
 __all__ = [
@@ -158,6 +164,48 @@ def _try_get(store, kind, namespace, name):
 
 
 # ----------------------------------------------------------------------------- demo
+def _load_platform(store, create) -> None:
+    """Volcano's components, the H100 nodes and HyperNode tree, topology-constrained Jobs, the
+    JobFlows with their JobTemplates and the CronJobs (demo_platform.py)."""
+    from datetime import timedelta
+
+    from .clock import rfc3339
+    from .components import deployments
+
+    create(NAMESPACE, {"metadata": {"name": "volcano-system"}})
+    for dep in deployments():
+        if DEPLOYMENT is not None:
+            create(DEPLOYMENT, dep)
+    for node in platform.nodes():
+        create(NODE, node)
+    for hypernode in platform.hypernodes():
+        create(HYPERNODE, hypernode)
+    for queue in platform.queues():
+        create(QUEUE, queue)
+    for job in platform.topology_jobs():
+        create(JOB, job)
+    for template in platform.job_templates():
+        create(JOBTEMPLATE, template)
+    for flow in platform.job_flows():
+        create(JOBFLOW, flow)
+    for cronjob in platform.cron_jobs():
+        age = platform.CRON_AGE_SECONDS.get(cronjob["metadata"]["name"])
+        if age:
+            # Created before the demo began (replayed with its creationTimestamp; the CRD defaults
+            # are spelled out in the object).
+            cronjob = copy.deepcopy(cronjob)
+            cronjob["metadata"]["creationTimestamp"] = rfc3339(store.clock.now() - timedelta(seconds=age))
+            from .store import ApiError
+
+            try:
+                store.create(CRONJOB, cronjob, replay=True)
+            except ApiError as exc:
+                if exc.code != 409:
+                    raise
+            continue
+        create(CRONJOB, cronjob)
+
+
 def load_demo(cluster, seed: int | None = None) -> dict[str, int]:
     """The demo scenario (see demo_scenario.py): objects at t=0, later arrivals and Commands on timers."""
     store = cluster.store
@@ -189,6 +237,7 @@ def load_demo(cluster, seed: int | None = None) -> dict[str, int]:
     )
     for job in demo.initial_jobs():
         create(JOB, job)
+    _load_platform(store, create)
     if DEPLOYMENT is not None:
         create(DEPLOYMENT, demo.deployment())
     create(POD, demo.bare_pod())

@@ -92,6 +92,7 @@ class Faults:
         self.error_rate = 0.0
         self.unavailable_until = 0.0  # time.monotonic() deadline
         self.held = 0  # requests currently held by the outage
+        self.components_down: set[str] = set()  # Volcano component Deployments made unready
 
     def describe(self) -> dict[str, Any]:
         with self.lock:
@@ -102,6 +103,7 @@ class Faults:
                 "error_rate": self.error_rate,
                 "unavailable_seconds": max(0.0, round(self.unavailable_until - time.monotonic(), 3)),
                 "held_requests": self.held,
+                "components_down": sorted(self.components_down),
             }
 
 
@@ -133,6 +135,8 @@ class SimServer:
         self.open_watches: Counter[str] = Counter()
         self._listeners: list[tuple[_HTTPServer, threading.Thread]] = []
         self.tls: Any = None
+        # Called with the set of Volcano components to make unready (the cluster's, components.py).
+        self.components_hook: Callable[[set[str]], Any] | None = None
         self.https_url = ""
         self.stopping = threading.Event()
         self._conns: set[socket.socket] = set()
@@ -244,6 +248,7 @@ class SimServer:
             "compact",
             "reset",
             "seed",
+            "components_down",
         }
         unknown = set(body) - known
         if unknown:
@@ -272,6 +277,18 @@ class SimServer:
         latency = number("latency_ms", 0, 600_000) if "latency_ms" in body else None
         error_rate = number("error_rate", 0, 1) if "error_rate" in body else None
         outage = number("unavailable_seconds", 0, 86_400) if "unavailable_seconds" in body else None
+        components: set[str] | None = None
+        if "components_down" in body:
+            from .components import check_names
+
+            if not isinstance(body["components_down"], list):
+                raise ApiError(400, "BadRequest", "components_down must be a list of component names")
+            try:
+                components = check_names(str(v) for v in body["components_down"])
+            except ValueError as exc:
+                raise ApiError(400, "BadRequest", str(exc)) from None
+        elif body.get("reset") and f.components_down:
+            components = set()
         with f.lock:
             if body.get("reset"):
                 f.not_installed.clear()
@@ -292,6 +309,11 @@ class SimServer:
                 f.unavailable_until = time.monotonic() + outage if outage > 0 else 0.0
                 if outage > 0:
                     self._outage_gen += 1
+        if components is not None:
+            with f.lock:
+                f.components_down = components
+            if self.components_hook is not None:
+                self.components_hook(components)
         if new_not_installed:
             self.store.drop_watches(new_not_installed)
         if outage:
