@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -52,6 +53,7 @@ DEPLOYMENT = kind_by_name("Deployment", "apps")
 REPLICASET = kind_by_name("ReplicaSet", "apps")
 STATEFULSET = kind_by_name("StatefulSet", "apps")
 BATCH_JOB = kind_by_name("Job", "batch")
+HYPERNODE = kind_by_name("HyperNode", "topology.volcano.sh")
 _WORKLOAD_KINDS = {
     "Deployment": DEPLOYMENT,
     "ReplicaSet": REPLICASET,
@@ -175,6 +177,8 @@ def generate_large(
     seed: int | None = None,
     churn: float = 0.0,
     namespaces: int | None = None,
+    nodes: int | None = None,
+    hypernodes: int = 0,
 ) -> dict[str, int]:
     store = cluster.store
     controllers = getattr(cluster, "controllers", None)
@@ -230,10 +234,22 @@ def generate_large(
     # Nodes for every bound, unfinished pod (1 cpu each; 50 per node leaves headroom for churn).
     bound = sum(sizes[i] for i in range(jobs) if job_phases[i] == "Running")
     bound += sum(w[2] for w in plan.workloads if w[1] == "Running")
-    n_nodes = max(4, bound // 50 + 8)
+    n_nodes = max(4, bound // 50 + 8, nodes or 0)
     node_names = [f"node-{i:05d}" for i in range(n_nodes)]
+    leaf_of = _leaf_assignment(node_names, hypernodes)
     for i, name in enumerate(node_names):
-        put(NODE, _node(rng, name, now, gpus=8 if i % 8 == 7 else 0))
+        node = _node(rng, name, now, gpus=8 if i % 8 == 7 else 0)
+        if name in leaf_of:
+            node["metadata"]["labels"][LEAF_LABEL] = leaf_of[name]
+        put(NODE, node)
+    for hypernode in _hypernodes(node_names, leaf_of, hypernodes, now, rng):
+        put(HYPERNODE, hypernode)
+    if hypernodes:
+        from .components import deployments
+
+        put(NAMESPACE, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "volcano-system"}})
+        for dep in deployments():
+            put(DEPLOYMENT, dep)
     cpu_nodes = [n for i, n in enumerate(node_names) if i % 8 != 7]
     node_cursor = 0
     node_fill = 0
@@ -418,6 +434,60 @@ def _queue(rng, name, parent, now, *, cpu, gpu) -> dict:
         },
         "status": {"state": "Open", "reservation": {}},
     }
+
+
+LEAF_LABEL = "topology.volcano-ui.sim/leaf"
+
+
+def _leaf_assignment(node_names: list[str], hypernodes: int) -> dict[str, str]:
+    """node -> its leaf HyperNode, for a tree of ``hypernodes`` HyperNodes: about ten leaves per
+    spine and one core (tiers 1, 2, 3); none for fewer than 3."""
+    if hypernodes < 3:
+        return {}
+    leaves = max(1, round((hypernodes - 1) * 10 / 11))
+    per = -(-len(node_names) // leaves)
+    return {name: f"leaf-{i // per:04d}" for i, name in enumerate(node_names)}
+
+
+def _hypernodes(node_names, leaf_of, hypernodes, now, rng) -> list[dict]:
+    """Leaves selecting their nodes by exactMatch, regexMatch or labelMatch in turn, spines over ten
+    leaves each, one core; ``status.nodeCount`` as Volcano's controller counts it."""
+    if not leaf_of:
+        return []
+    by_leaf: dict[str, list[str]] = {}
+    for name in node_names:
+        by_leaf.setdefault(leaf_of[name], []).append(name)
+    leaves = sorted(by_leaf)
+    spines = max(1, hypernodes - 1 - len(leaves))
+    out: list[dict] = []
+
+    def hn(name: str, tier: int, tier_name: str, members: list[dict], count: int) -> dict:
+        return {
+            "apiVersion": "topology.volcano.sh/v1alpha1",
+            "kind": "HyperNode",
+            "metadata": {"name": name, "uid": _uid(rng), "creationTimestamp": _ts(now - 86400 * 40)},
+            "spec": {"tier": tier, "tierName": tier_name, "members": members},
+            "status": {"nodeCount": count},
+        }
+
+    for i, leaf in enumerate(leaves):
+        names = by_leaf[leaf]
+        if i % 3 == 0:
+            members = [{"type": "Node", "selector": {"exactMatch": {"name": n}}} for n in names]
+        elif i % 3 == 1:
+            pattern = "^(" + "|".join(re.escape(n) for n in names) + ")$"
+            members = [{"type": "Node", "selector": {"regexMatch": {"pattern": pattern}}}]
+        else:
+            members = [{"type": "Node", "selector": {"labelMatch": {"matchLabels": {LEAF_LABEL: leaf}}}}]
+        out.append(hn(leaf, 1, "leaf", members, len(names)))
+    spine_names = [f"spine-{j:03d}" for j in range(spines)]
+    for j, spine in enumerate(spine_names):
+        kids = [leaf for i, leaf in enumerate(leaves) if i % spines == j]
+        members = [{"type": "HyperNode", "selector": {"exactMatch": {"name": k}}} for k in kids]
+        out.append(hn(spine, 2, "spine", members, len(kids)))
+    core = [{"type": "HyperNode", "selector": {"exactMatch": {"name": s}}} for s in spine_names]
+    out.append(hn("core", 3, "core", core, len(spine_names)))
+    return out
 
 
 def _node(rng, name, now, *, gpus) -> dict:

@@ -88,6 +88,8 @@ def build_cluster(
     queues: int | None = None,
     events: int | None = None,
     podgroups: int | None = None,
+    nodes: int | None = None,
+    hypernodes: int | None = None,
     start_time: datetime | None = None,
     churn: float = 2.0,
     state_file: str | Path | None = None,
@@ -118,6 +120,8 @@ def build_cluster(
                 ("queues", queues),
                 ("events", events),
                 ("podgroups", podgroups),
+                ("nodes", nodes),
+                ("hypernodes", hypernodes),
             )
             if v is not None
         }
@@ -181,6 +185,14 @@ class Command(BaseCommand):
             "StatefulSets, batch/v1 Jobs and bare pods scheduled by Volcano make up the difference)",
         )
         parser.add_argument(
+            "--nodes", type=int, help="large scenario: at least this many nodes (default: as the pods need)"
+        )
+        parser.add_argument(
+            "--hypernodes",
+            type=int,
+            help="large scenario: a HyperNode tree of this many (leaves, spines, a core; default none)",
+        )
+        parser.add_argument(
             "--churn",
             type=float,
             default=2.0,
@@ -199,7 +211,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts) -> None:
         if opts["history"] < 1:
             raise CommandError("--history must be at least 1")
-        for name in ("jobs", "pods", "queues", "events", "podgroups", "churn"):
+        for name in ("jobs", "pods", "queues", "events", "podgroups", "nodes", "hypernodes", "churn"):
             if opts[name] is not None and opts[name] < 0:
                 raise CommandError(f"--{name} must not be negative")
         state_file = Path(opts["state_file"] or f"{opts['kubeconfig']}.sim-state.json")
@@ -217,6 +229,8 @@ class Command(BaseCommand):
             queues=opts["queues"],
             events=opts["events"],
             podgroups=opts["podgroups"],
+            nodes=opts["nodes"],
+            hypernodes=opts["hypernodes"],
             start_time=opts["start_time"],
             churn=opts["churn"],
             state_file=state_file,
