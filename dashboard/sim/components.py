@@ -124,7 +124,7 @@ def _pod_state(pod: dict, down: bool, stamp: str) -> None:
         return
     statuses = []
     for container in (pod.get("spec") or {}).get("containers") or []:
-        old = next(
+        old: dict = next(
             (cs for cs in status.get("containerStatuses") or [] if cs.get("name") == container["name"]), {}
         )
         cs = {

@@ -238,10 +238,10 @@ def generate_large(
     node_names = [f"node-{i:05d}" for i in range(n_nodes)]
     leaf_of = _leaf_assignment(node_names, hypernodes)
     for i, name in enumerate(node_names):
-        node = _node(rng, name, now, gpus=8 if i % 8 == 7 else 0)
+        node_obj = _node(rng, name, now, gpus=8 if i % 8 == 7 else 0)
         if name in leaf_of:
-            node["metadata"]["labels"][LEAF_LABEL] = leaf_of[name]
-        put(NODE, node)
+            node_obj["metadata"]["labels"][LEAF_LABEL] = leaf_of[name]
+        put(NODE, node_obj)
     for hypernode in _hypernodes(node_names, leaf_of, hypernodes, now, rng):
         put(HYPERNODE, hypernode)
     if hypernodes:
