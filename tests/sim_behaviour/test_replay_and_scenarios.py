@@ -270,7 +270,7 @@ def test_demo_scenario_shows_every_state_within_a_minute():
     bert_pg = cluster.store.get(PODGROUP, "team-nlp", f"bert-pretrain-xl-{bert['metadata']['uid']}")
     assert "insufficient nvidia.com/gpu" in bert_pg["status"]["conditions"][-1]["message"]
     gpu_nodes = [n for n in cluster.store.list(NODE)[0] if "nvidia.com/gpu" in n["status"]["allocatable"]]
-    assert len(gpu_nodes) == 4
+    assert len(gpu_nodes) == 10  # four A100 nodes and the six (tainted) H100 nodes
 
 
 def test_demo_is_deterministic_for_a_seed():
