@@ -7,15 +7,15 @@ network-topology constraints, a JobFlow pipeline and CronJobs (see demo_scenario
   (regexMatch ``^h100-node-0[34]$``), ``leaf-h100-c`` (labelMatch ``rack: h100-c``), ``leaf-a100``
   (labelMatch on the A100 product label), ``leaf-cpu`` (labelMatch on the CPU instance type); tier 2
   (``spine``) ``spine-gpu`` and ``spine-cpu``; tier 3 (``core``) ``core``.
-- Queue ``hpc-training`` (64 GPUs) and, in ``research``: ``moe-rack-local`` (hard, tier 1: runs in one
+- Queue ``hpc-training`` (64 GPUs) and, in ``ml-platform``: ``moe-rack-local`` (hard, tier 1: runs in one
   leaf), ``llm-spine`` (hard, ``highestTierName: spine``), ``allreduce-one-rack`` (hard, tier 1, three
   pods of 5 GPUs: a leaf has two 8-GPU nodes, so it stays Pending with "In hyperNode leaf-h100-c:
   0/2 nodes are unavailable: 2 Insufficient nvidia.com/gpu."), ``etl-soft-topology`` (soft) and
   ``partitioned-sweep`` (partitions of 2 pods kept within a leaf; its PodGroup has subGroupPolicy).
 - JobTemplates ``data-prep``, ``train``, ``evaluate``, ``publish``, ``flaky-check`` and the JobFlows
   ``nightly-pipeline`` (data-prep -> train (patched) -> evaluate -> publish; Succeeds after about two
-  minutes) and ``ablation`` (data-prep -> flaky-check, which fails: Failed), in ``research``.
-- CronJobs in ``platform``: ``feature-refresh`` (every minute, Europe/Berlin, Forbid, history 2/1;
+  minutes) and ``ablation`` (data-prep -> flaky-check, which fails: Failed), in ``ml-platform``.
+- CronJobs in ``ml-platform``: ``feature-refresh`` (every minute, Europe/Berlin, Forbid, history 2/1;
   created ten minutes before the demo starts, so its first Job comes at once) and
   ``weekly-report`` (Mondays 06:00 Asia/Shanghai, Replace, suspended).
 """
@@ -28,7 +28,8 @@ from .demo_scenario import GPU, _container, _node, _task, batch
 
 HPC_TAINT = {"key": "dedicated", "value": "hpc", "effect": "NoSchedule"}
 HPC_TOLERATION = {"key": "dedicated", "operator": "Equal", "value": "hpc", "effect": "NoSchedule"}
-NAMESPACE = "research"
+NAMESPACE = "ml-platform"
+H100_SELECTOR = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}
 
 
 def nodes() -> list[dict]:
@@ -138,6 +139,16 @@ def queues() -> list[dict]:
     ]
 
 
+def on_h100(spec: dict) -> dict:
+    """Every task of a JobSpec onto the H100 pool (toleration and node selector), so the demo's
+    other nodes keep their story."""
+    for task in spec.get("tasks") or []:
+        pod = task.setdefault("template", {}).setdefault("spec", {})
+        pod["tolerations"] = [dict(HPC_TOLERATION)]
+        pod["nodeSelector"] = dict(H100_SELECTOR)
+    return spec
+
+
 def _gpu_job(name: str, pods: int, gpus: int, network: dict, *, cpu: int = 16) -> dict:
     job = batch(NAMESPACE, name, "hpc-training", replicas=pods, cpu=cpu, memory="128Gi", behaviour="run")
     job["metadata"]["labels"]["volcano-ui.demo/topology"] = "constrained"
@@ -145,7 +156,7 @@ def _gpu_job(name: str, pods: int, gpus: int, network: dict, *, cpu: int = 16) -
     spec["networkTopology"] = network
     template = spec["tasks"][0]["template"]["spec"]
     template["tolerations"] = [dict(HPC_TOLERATION)]
-    template["nodeSelector"] = {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}
+    template["nodeSelector"] = dict(H100_SELECTOR)
     resources = template["containers"][0]["resources"]
     resources["requests"][GPU] = str(gpus)
     resources["limits"][GPU] = str(gpus)
@@ -154,9 +165,9 @@ def _gpu_job(name: str, pods: int, gpus: int, network: dict, *, cpu: int = 16) -
 
 
 def topology_jobs() -> list[dict]:
-    soft = batch(NAMESPACE, "etl-soft-topology", "research-nlp", replicas=2, cpu=2, behaviour="run")
+    soft = batch(NAMESPACE, "etl-soft-topology", "hpc-training", replicas=2, cpu=2, behaviour="run")
     soft["spec"]["networkTopology"] = {"mode": "soft"}
-    partitioned = batch(NAMESPACE, "partitioned-sweep", "research-nlp", replicas=4, cpu=1, behaviour="run")
+    partitioned = batch(NAMESPACE, "partitioned-sweep", "hpc-training", replicas=4, cpu=1, behaviour="run")
     partitioned["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 2}
     partitioned["spec"]["tasks"][0]["partitionPolicy"] = {
         "totalPartitions": 2,
@@ -165,9 +176,7 @@ def topology_jobs() -> list[dict]:
         "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
     }
     for job in (soft, partitioned):
-        job["spec"]["tasks"][0]["template"]["spec"]["nodeSelector"] = {
-            "node.kubernetes.io/instance-type": "cpu.32x128"
-        }
+        on_h100(job["spec"])
     return [
         # Two 8-GPU pods inside one leaf (rack).
         _gpu_job("moe-rack-local", 2, 8, {"mode": "hard", "highestTierAllowed": 1}),
@@ -190,13 +199,14 @@ def _template_spec(name: str, *, duration: int, behaviour: str = "succeed", cpu:
         restart="Never",
         annotations={"sim.volcano-ui/duration": str(duration), "sim.volcano-ui/behaviour": behaviour},
     )
-    return {
+    spec = {
         "schedulerName": "volcano",
-        "queue": "research-nlp",
+        "queue": "hpc-training",
         "minAvailable": 1,
         "maxRetry": 1,
         "tasks": [task],
     }
+    return on_h100(spec)
 
 
 def job_templates() -> list[dict]:
@@ -274,10 +284,10 @@ def job_flows() -> list[dict]:
 # ---------------------------------------------------------------------- CronJobs
 def cron_jobs() -> list[dict]:
     refresh = batch(
-        "platform", "feature-refresh", "prod-training", replicas=1, cpu=1, duration=20, restart="Never"
+        NAMESPACE, "feature-refresh", "hpc-training", replicas=1, cpu=1, duration=20, restart="Never"
     )
     report = batch(
-        "platform", "weekly-report", "prod-training", replicas=1, cpu=1, duration=30, restart="Never"
+        NAMESPACE, "weekly-report", "hpc-training", replicas=1, cpu=1, duration=30, restart="Never"
     )
     out = []
     for job, extra in (
@@ -313,7 +323,7 @@ def cron_jobs() -> list[dict]:
                 "metadata": {"name": md["name"], "namespace": md["namespace"], "labels": dict(md["labels"])},
                 "spec": {
                     **extra,
-                    "jobTemplate": {"metadata": template_meta, "spec": copy.deepcopy(job["spec"])},
+                    "jobTemplate": {"metadata": template_meta, "spec": on_h100(copy.deepcopy(job["spec"]))},
                 },
             }
         )

@@ -172,9 +172,22 @@ def _load_platform(store, create) -> None:
     from .clock import rfc3339
     from .components import deployments
 
-    create(NAMESPACE, {"metadata": {"name": "volcano-system"}})
+    # Their own uid streams: adding them leaves every other object's uid, and so the rest of the
+    # demo's story, as it is.
+    stream = random.Random(f"demo-platform/{getattr(store, 'seed', 0)}")
+    for key in (
+        platform.NAMESPACE,
+        "volcano-system",
+        *(n["metadata"]["name"] for n in platform.nodes()),
+        *(h["metadata"]["name"] for h in platform.hypernodes()),
+        *(q["metadata"]["name"] for q in platform.queues()),
+    ):
+        store.uid_streams[key] = stream
+    for ns in (platform.NAMESPACE, "volcano-system"):
+        create(NAMESPACE, {"metadata": {"name": ns}})
     for dep in deployments():
         if DEPLOYMENT is not None:
+            platform.on_h100({"tasks": [{"template": dep["spec"]["template"]}]})
             create(DEPLOYMENT, dep)
     for node in platform.nodes():
         create(NODE, node)

@@ -397,6 +397,9 @@ class Store:
         self._lock = threading.RLock()
         self._rv = resource_version_base
         self._rng = random.Random(seed)
+        # namespace (or cluster-scoped object name) -> the generator for uids and generated names
+        # there; see create.
+        self.uid_streams: dict[str, random.Random] = {}
         self._kinds: dict[Kind, _KindState] = {k: _KindState(k, history_size) for k in KINDS if not k.review}
         for st in self._kinds.values():
             st.compacted_rv = resource_version_base
@@ -447,9 +450,9 @@ class Store:
         except KeyError:
             raise ApiError(405, "MethodNotAllowed", f"{k.resource} cannot be stored") from None
 
-    def _new_uid(self) -> str:
+    def _new_uid(self, rng: random.Random | None = None) -> str:
         # Same value as str(uuid.UUID(int=bits, version=4)), without the object (hot path).
-        bits = self._rng.getrandbits(128)
+        bits = (rng or self._rng).getrandbits(128)
         bits = (bits & ~(0xC000 << 48) | (0x8000 << 48)) & ~(0xF000 << 64) | (4 << 76)
         h = f"{bits:032x}"
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
@@ -535,6 +538,9 @@ class Store:
             if ns is not None and not replay:
                 self._check_namespace_open(ns)
             name = meta.get("name") or ""
+            # A separate stream for some namespaces (or cluster-scoped names): objects added there
+            # leave the uids and generated names of everything else unchanged.
+            rng = self.uid_streams.get(ns if ns else name) or self._rng
             if not name:
                 gen = meta.get("generateName") or ""
                 if not gen:
@@ -542,7 +548,7 @@ class Store:
                         k, "", "metadata.name", "Required value", "name or generateName is required"
                     )
                 for _ in range(16):
-                    name = gen + "".join(self._rng.choice(_GENERATE_ALPHABET) for _ in range(5))
+                    name = gen + "".join(rng.choice(_GENERATE_ALPHABET) for _ in range(5))
                     if self._key(k, ns, name) not in st.objects:
                         break
                 meta["name"] = name
@@ -559,13 +565,13 @@ class Store:
                 )
             now = self.clock.rfc3339()
             if replay:
-                meta.setdefault("uid", self._new_uid())
+                meta.setdefault("uid", self._new_uid(rng))
                 meta.setdefault("creationTimestamp", now)
                 meta.setdefault("generation", 1)
             else:
                 for field in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "managedFields"):
                     meta.pop(field, None)
-                meta["uid"] = self._new_uid()
+                meta["uid"] = self._new_uid(rng)
                 meta["creationTimestamp"] = now
                 meta["generation"] = 1
                 schema.apply_schema(k, new)

@@ -474,15 +474,15 @@ def test_demo_has_pipelines_schedules_topology_and_components():
         c.advance(60)
         flows = {f["metadata"]["name"]: f["status"]["state"]["phase"] for f in c.store.list("jobflows")[0]}
         assert flows == {"nightly-pipeline": "Running", "ablation": "Failed"}
-        assert len(c.store.list("jobtemplates", "research")[0]) == 5
-        crons = {cj["metadata"]["name"]: cj for cj in c.store.list("cronjobs", "platform")[0]}
+        assert len(c.store.list("jobtemplates", "ml-platform")[0]) == 5
+        crons = {cj["metadata"]["name"]: cj for cj in c.store.list("cronjobs", "ml-platform")[0]}
         assert crons["weekly-report"]["spec"]["suspend"] is True
         assert crons["feature-refresh"]["status"]["lastScheduleTime"]
         tiers = {h["metadata"]["name"]: h["spec"]["tier"] for h in c.store.list("hypernodes")[0]}
         assert sorted(set(tiers.values())) == [1, 2, 3] and len(tiers) == 8
         pg = next(
             p
-            for p in c.store.list("podgroups", "research")[0]
+            for p in c.store.list("podgroups", "ml-platform")[0]
             if p["metadata"]["name"].startswith("allreduce-one-rack-")
         )
         (cond,) = [x for x in pg["status"]["conditions"] if x["type"] == "Unschedulable"]
@@ -491,7 +491,8 @@ def test_demo_has_pipelines_schedules_topology_and_components():
             in cond["message"]
         )
         running = {
-            j["metadata"]["name"]: j["status"]["state"]["phase"] for j in c.store.list("jobs", "research")[0]
+            j["metadata"]["name"]: j["status"]["state"]["phase"]
+            for j in c.store.list("jobs", "ml-platform")[0]
         }
         assert running["moe-rack-local"] == running["llm-spine"] == running["partitioned-sweep"] == "Running"
         nodes = {n["metadata"]["name"]: n for n in c.store.list("nodes")[0]}
