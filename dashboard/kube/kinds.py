@@ -76,6 +76,18 @@ def _index_pod_job(pod: dict[str, Any]) -> Iterable[Any]:
     return ((obj_namespace(pod), job),) if job else ()
 
 
+def _index_pod_node(pod: dict[str, Any]) -> Iterable[Any]:
+    # Pods per node (the nodes pages): spec.nodeName of bound pods.
+    spec = pod.get("spec")
+    node = spec.get("nodeName") if isinstance(spec, dict) else None
+    return (node,) if isinstance(node, str) and node else ()
+
+
+def _index_job_owner(job: dict[str, Any]) -> Iterable[Any]:
+    # The Jobs a CronJob or a JobFlow created (their controller ownerReference).
+    return owner_uids(job)
+
+
 def _index_job_phase(job: dict[str, Any]) -> Iterable[Any]:
     # Overview counts and its pending/failed lists read buckets instead of walking 10,000 Jobs.
     return (job_phase(job),)
@@ -147,6 +159,7 @@ JOBS = KindSpec(
         "uid": _index_uid,
         "queue": _index_queue,
         "phase": _index_job_phase,
+        "owner_uid": _index_job_owner,
     },
 )
 PODGROUPS = KindSpec(
@@ -189,6 +202,7 @@ PODS = KindSpec(
         "group": _index_pod_group,
         "job": _index_pod_job,
         "crashloop": _index_pod_crashloop,
+        "node": _index_pod_node,
     },
 )
 EVENTS = KindSpec(
@@ -207,5 +221,65 @@ EVENTS = KindSpec(
     },
 )
 
-ALL_KINDS: tuple[KindSpec, ...] = (JOBS, PODGROUPS, QUEUES, PODS, EVENTS)
+NODES = KindSpec(
+    name="nodes",
+    kind="Node",
+    group="",
+    version="v1",
+    plural="nodes",
+    namespaced=False,
+    trim=trim.trim_node,
+)
+HYPERNODES = KindSpec(
+    name="hypernodes",
+    kind="HyperNode",
+    group="topology.volcano.sh",
+    version="v1alpha1",
+    plural="hypernodes",
+    namespaced=False,
+    trim=trim.trim_object,
+)
+CRONJOBS = KindSpec(
+    name="cronjobs",
+    kind="CronJob",
+    group="batch.volcano.sh",
+    version="v1alpha1",
+    plural="cronjobs",
+    namespaced=True,
+    trim=trim.trim_object,
+    indexers={"namespace": _index_namespace, "uid": _index_uid},
+)
+JOBFLOWS = KindSpec(
+    name="jobflows",
+    kind="JobFlow",
+    group="flow.volcano.sh",
+    version="v1alpha1",
+    plural="jobflows",
+    namespaced=True,
+    trim=trim.trim_object,
+    indexers={"namespace": _index_namespace, "uid": _index_uid},
+)
+JOBTEMPLATES = KindSpec(
+    name="jobtemplates",
+    kind="JobTemplate",
+    group="flow.volcano.sh",
+    version="v1alpha1",
+    plural="jobtemplates",
+    namespaced=True,
+    trim=trim.trim_object,
+    indexers={"namespace": _index_namespace},
+)
+
+ALL_KINDS: tuple[KindSpec, ...] = (
+    JOBS,
+    PODGROUPS,
+    QUEUES,
+    PODS,
+    EVENTS,
+    NODES,
+    HYPERNODES,
+    CRONJOBS,
+    JOBFLOWS,
+    JOBTEMPLATES,
+)
 KINDS_BY_NAME = {k.name: k for k in ALL_KINDS}

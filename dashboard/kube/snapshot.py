@@ -174,6 +174,11 @@ class Snapshot:
         self.queues = KindView(data["queues"], namespaces)
         self.pods = KindView(data["pods"], namespaces)
         self.events = KindView(data["events"], namespaces)
+        self.nodes = KindView(data["nodes"], namespaces)
+        self.hypernodes = KindView(data["hypernodes"], namespaces)
+        self.cronjobs = KindView(data["cronjobs"], namespaces)
+        self.jobflows = KindView(data["jobflows"], namespaces)
+        self.jobtemplates = KindView(data["jobtemplates"], namespaces)
 
     def views(self) -> dict[str, KindView]:
         return {
@@ -182,6 +187,11 @@ class Snapshot:
             "queues": self.queues,
             "pods": self.pods,
             "events": self.events,
+            "nodes": self.nodes,
+            "hypernodes": self.hypernodes,
+            "cronjobs": self.cronjobs,
+            "jobflows": self.jobflows,
+            "jobtemplates": self.jobtemplates,
         }
 
     @property
@@ -340,6 +350,32 @@ class Snapshot:
     def warning_events(self) -> list[dict[str, Any]]:
         """Events of type Warning (index "warning"), no order."""
         return self.events.lookup("warning", True)
+
+    def pods_on_node(self, node: str) -> list[dict[str, Any]]:
+        """Cached pods bound to ``node`` (spec.nodeName; index "node"), restricted, by namespace/name.
+        Only the pods the cache keeps (Volcano's: see CacheOptions.scheduler_names)."""
+        pods = self.pods.lookup("node", node)
+        return sorted(pods, key=lambda o: (obj_namespace(o) or "", obj_name(o)))
+
+    def pod_counts_by_node(self) -> dict[str, int]:
+        """{node name: number of cached (restricted) pods bound to it}, from the index."""
+        return self.pods.count_by("node")
+
+    def jobs_owned_by(self, owner: dict[str, Any]) -> list[dict[str, Any]]:
+        """Jobs in ``owner``'s namespace with an ownerReference to its uid (a CronJob's runs, a
+        JobFlow's Jobs), by name."""
+        uid = obj_uid(owner)
+        if not uid:
+            return []
+        ns = obj_namespace(owner)
+        found = [j for j in self.jobs.lookup("owner_uid", uid) if obj_namespace(j) == ns]
+        return sorted(found, key=obj_name)
+
+    def job(self, namespace: str | None, name: str) -> dict[str, Any] | None:
+        return self.jobs.get(namespace, name)
+
+    def jobtemplate(self, namespace: str | None, name: str) -> dict[str, Any] | None:
+        return self.jobtemplates.get(namespace, name)
 
     def namespaces(self) -> list[str]:
         """Namespaces that hold at least one cached Job, PodGroup or Pod (restricted), sorted."""

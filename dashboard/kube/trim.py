@@ -466,3 +466,22 @@ def trim_event(event: dict[str, Any]) -> dict[str, Any]:
         if key in out["metadata"]:
             out["metadata"][key] = _i(out["metadata"][key])
     return out
+
+
+_NODE_STATUS_KEYS = ("capacity", "allocatable", "conditions", "nodeInfo")
+
+
+def trim_node(node: dict[str, Any]) -> dict[str, Any]:
+    """A Node as the nodes pages read it: metadata, ``spec.unschedulable``/``taints``, and
+    ``status`` capacity, allocatable, conditions and nodeInfo (images, addresses and volume lists,
+    the bulk of a Node, are dropped)."""
+    out: dict[str, Any] = {"metadata": trim_metadata(node.get("metadata"))}
+    for key in ("apiVersion", "kind"):
+        if key in node:
+            out[key] = _i(node[key])
+    spec = _dict(node.get("spec"))
+    out["spec"] = {k: spec[k] for k in ("unschedulable", "taints", "providerID") if k in spec}
+    status = _dict(node.get("status"))
+    kept = {k: status[k] for k in _NODE_STATUS_KEYS if k in status}
+    out["status"] = _intern_tree(kept)
+    return out

@@ -1,0 +1,182 @@
+"""Volcano CronJobs (batch.volcano.sh/v1alpha1 ``CronJob``): schedule, runs, missed runs.
+
+The controller follows the Kubernetes CronJob controller: a Job per scheduled time, named
+``<cronjob>-<scheduled time in Unix minutes>`` and annotated ``volcano.sh/cronjob-scheduled-timestamp``
+(RFC 3339), owned by the CronJob; ``concurrencyPolicy`` Allow (default) / Forbid / Replace;
+``startingDeadlineSeconds`` bounds how late a run may start; history limits default to 3
+successful and 1 failed Job. ``spec.timeZone`` is an IANA zone; without one the controller's local
+zone applies (UTC in Volcano's images). Schedules are standard five-field cron, read by croniter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from croniter import croniter
+
+from dashboard.volcano import objects
+from dashboard.volcano.objects import as_dict, as_list, as_str, name, spec, status
+from dashboard.volcano.phases import FINAL_JOB_PHASES, job_phase
+from dashboard.volcano.time import created_at, parse_time
+
+SCHEDULED_TIMESTAMP_ANNOTATION = "volcano.sh/cronjob-scheduled-timestamp"
+CONCURRENCY_POLICIES = ("Allow", "Forbid", "Replace")
+DEFAULT_CONCURRENCY_POLICY = "Allow"
+DEFAULT_SUCCESSFUL_HISTORY = 3
+DEFAULT_FAILED_HISTORY = 1
+# The Kubernetes CronJob controller gives up counting missed start times beyond 100.
+MISSED_LIMIT = 100
+
+
+def schedule(cj: object) -> str:
+    return as_str(spec(cj).get("schedule")).strip()
+
+
+def time_zone_name(cj: object) -> str:
+    """``spec.timeZone`` as written, "" when unset."""
+    return as_str(spec(cj).get("timeZone")).strip()
+
+
+def time_zone(cj: object) -> tzinfo | None:
+    """The zone the schedule is read in: ``spec.timeZone``, UTC when unset, None when the name is
+    no IANA zone known here (the controller rejects such a CronJob)."""
+    zone = time_zone_name(cj)
+    if not zone:
+        return UTC
+    try:
+        return ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def schedule_valid(cj: object) -> bool:
+    text = schedule(cj)
+    try:
+        return bool(text) and bool(croniter.is_valid(text))
+    except Exception:  # noqa: BLE001  croniter raises several types on odd input
+        return False
+
+
+def suspended(cj: object) -> bool:
+    return spec(cj).get("suspend") is True
+
+
+def concurrency_policy(cj: object) -> str:
+    """``spec.concurrencyPolicy`` as written, else the default "Allow"."""
+    return as_str(spec(cj).get("concurrencyPolicy")) or DEFAULT_CONCURRENCY_POLICY
+
+
+def starting_deadline(cj: object) -> int | None:
+    """``spec.startingDeadlineSeconds`` (None: no deadline)."""
+    value = spec(cj).get("startingDeadlineSeconds")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def history_limits(cj: object) -> tuple[int, int]:
+    """(successfulJobsHistoryLimit, failedJobsHistoryLimit) with the defaults 3 and 1."""
+    sp = spec(cj)
+    ok, bad = sp.get("successfulJobsHistoryLimit"), sp.get("failedJobsHistoryLimit")
+    return (
+        ok if isinstance(ok, int) and not isinstance(ok, bool) else DEFAULT_SUCCESSFUL_HISTORY,
+        bad if isinstance(bad, int) and not isinstance(bad, bool) else DEFAULT_FAILED_HISTORY,
+    )
+
+
+def last_schedule_time(cj: object) -> datetime | None:
+    return parse_time(status(cj).get("lastScheduleTime"))
+
+
+def last_successful_time(cj: object) -> datetime | None:
+    return parse_time(status(cj).get("lastSuccessfulTime"))
+
+
+def active_refs(cj: object) -> list[dict[str, Any]]:
+    """``status.active[]``: references to the Jobs the controller counts as running."""
+    return [r for r in (as_dict(x) for x in as_list(status(cj).get("active"))) if r]
+
+
+def _times(cj: object, start: datetime) -> Any:
+    zone = time_zone(cj)
+    if zone is None or not schedule_valid(cj):
+        return None
+    return croniter(schedule(cj), start.astimezone(zone))
+
+
+def next_runs(cj: object, now: datetime, n: int = 5) -> list[datetime] | None:
+    """The next ``n`` scheduled times after ``now`` (aware, in the CronJob's zone); None when the
+    schedule or the zone cannot be read. A suspended CronJob still has them (they are skipped)."""
+    it = _times(cj, now)
+    if it is None:
+        return None
+    return [it.get_next(datetime) for _ in range(n)]
+
+
+def scheduled_time(job: object) -> datetime | None:
+    """The scheduled time a CronJob's Job ran for: its annotation, else the Unix minutes suffix of
+    its name."""
+    at = parse_time(objects.annotations(job).get(SCHEDULED_TIMESTAMP_ANNOTATION))
+    if at is not None:
+        return at
+    tail = name(job).rsplit("-", 1)[-1]
+    if tail.isdigit() and len(tail) <= 10:
+        return datetime.fromtimestamp(int(tail) * 60, tz=UTC)
+    return None
+
+
+@dataclass(frozen=True)
+class Run:
+    """One Job of a CronJob: when it was scheduled, its phase, when it finished (the phase's
+    transition time once final) and how long it took (None while running or when unknown)."""
+
+    job: dict[str, Any]
+    scheduled: datetime | None
+    phase: str
+    started: datetime | None
+    finished: datetime | None
+    seconds: float | None
+
+
+def run_of(job: dict[str, Any]) -> Run:
+    phase = job_phase(job)
+    started = created_at(job)
+    finished = None
+    if phase in FINAL_JOB_PHASES:
+        finished = parse_time(as_dict(status(job).get("state")).get("lastTransitionTime"))
+    seconds = (finished - started).total_seconds() if finished and started and finished >= started else None
+    return Run(job, scheduled_time(job), phase, started, finished, seconds)
+
+
+def runs(jobs: list[dict[str, Any]]) -> list[Run]:
+    """The runs of a CronJob's Jobs, newest scheduled first."""
+    epoch = datetime.min.replace(tzinfo=UTC)
+    return sorted((run_of(j) for j in jobs), key=lambda r: r.scheduled or r.started or epoch, reverse=True)
+
+
+def missed_runs(cj: object, now: datetime, jobs: list[dict[str, Any]]) -> list[datetime] | None:
+    """Scheduled times after ``status.lastScheduleTime`` (else the CronJob's creation) up to ``now``
+    for which no Job exists and that can no longer start: past ``startingDeadlineSeconds`` when
+    set; without a deadline, every such time but the newest (the controller starts only the newest
+    missed one). Oldest first, at most MISSED_LIMIT; None when the schedule cannot be read."""
+    start = last_schedule_time(cj) or created_at(cj)
+    if start is None:
+        return []
+    it = _times(cj, start)
+    if it is None:
+        return None
+    have = {
+        t.astimezone(UTC).replace(second=0, microsecond=0) for t in (scheduled_time(j) for j in jobs) if t
+    }
+    deadline = starting_deadline(cj)
+    due: list[datetime] = []
+    while len(due) <= MISSED_LIMIT:
+        t = it.get_next(datetime)
+        if t > now:
+            break
+        if t.astimezone(UTC).replace(second=0, microsecond=0) not in have:
+            due.append(t)
+    if deadline is not None:
+        return [t for t in due if t + timedelta(seconds=deadline) < now][:MISSED_LIMIT]
+    return due[:-1][:MISSED_LIMIT] if not suspended(cj) else due[:MISSED_LIMIT]

@@ -1,0 +1,225 @@
+"""HyperNodes (topology.volcano.sh/v1alpha1): the network topology tree and what sits where.
+
+A HyperNode is a group of Nodes or of other HyperNodes (``spec.members[]``, each with exactly one
+selector: ``exactMatch.name``, ``regexMatch.pattern`` or, for Node members, ``labelMatch`` as a
+LabelSelector); ``spec.tier`` counts up from 1 at the leaves, ``spec.tierName`` names the tier.
+Volcano matches a regexMatch pattern with Go's ``regexp.MatchString`` (unanchored); Python's
+``re.search`` answers the same for the patterns both engines accept. Source: Volcano's
+hypernode_types.go and the network-topology-aware scheduling design.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dashboard.volcano.objects import as_dict, as_list, as_str, count, labels, name, spec, status
+
+
+@dataclass(frozen=True)
+class Member:
+    """One ``spec.members[]`` entry: ``type`` ("Node"/"HyperNode"/as written), ``how`` the selector
+    kind ("exactMatch", "regexMatch", "labelMatch", "" when none is usable), ``value`` its text."""
+
+    type: str
+    how: str
+    value: str
+    selector: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def tier(hn: object) -> int | None:
+    value = spec(hn).get("tier")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def tier_name(hn: object) -> str:
+    return as_str(spec(hn).get("tierName"))
+
+
+def reported_node_count(hn: object) -> int | None:
+    """``status.nodeCount`` as the hypernode controller wrote it; None when absent."""
+    st = status(hn)
+    return count(st.get("nodeCount")) if "nodeCount" in st else None
+
+
+def members(hn: object) -> list[Member]:
+    out = []
+    for raw in as_list(spec(hn).get("members")):
+        m = as_dict(raw)
+        sel = as_dict(m.get("selector"))
+        mtype = as_str(m.get("type"))
+        if "exactMatch" in sel:
+            out.append(Member(mtype, "exactMatch", as_str(as_dict(sel["exactMatch"]).get("name")), sel))
+        elif "regexMatch" in sel:
+            out.append(Member(mtype, "regexMatch", as_str(as_dict(sel["regexMatch"]).get("pattern")), sel))
+        elif "labelMatch" in sel:
+            out.append(Member(mtype, "labelMatch", _selector_text(as_dict(sel["labelMatch"])), sel))
+        else:
+            out.append(Member(mtype, "", "", sel))
+    return out
+
+
+def _selector_text(sel: Mapping[str, Any]) -> str:
+    parts = [f"{as_str(k)}={as_str(v)}" for k, v in sorted(as_dict(sel.get("matchLabels")).items())]
+    for e in (as_dict(x) for x in as_list(sel.get("matchExpressions"))):
+        values = ",".join(as_str(v) for v in as_list(e.get("values")))
+        parts.append(f"{as_str(e.get('key'))} {as_str(e.get('operator'))} ({values})")
+    return ", ".join(parts)
+
+
+def label_selector_matches(sel: Mapping[str, Any], node_labels: Mapping[str, str]) -> bool:
+    """A metav1.LabelSelector against labels: every matchLabels pair and every matchExpression
+    (In, NotIn, Exists, DoesNotExist) must hold; an unknown operator matches nothing."""
+    for k, v in as_dict(sel.get("matchLabels")).items():
+        if node_labels.get(as_str(k)) != as_str(v):
+            return False
+    for e in (as_dict(x) for x in as_list(sel.get("matchExpressions"))):
+        key, op = as_str(e.get("key")), as_str(e.get("operator"))
+        values = {as_str(v) for v in as_list(e.get("values"))}
+        present = key in node_labels
+        if op == "In" and not (present and node_labels[key] in values):
+            return False
+        if op == "NotIn" and present and node_labels[key] in values:
+            return False
+        if op == "Exists" and not present:
+            return False
+        if op == "DoesNotExist" and present:
+            return False
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+    return True
+
+
+def _name_matches(member: Member, target: str) -> bool:
+    if member.how == "exactMatch":
+        return bool(member.value) and member.value == target
+    if member.how == "regexMatch" and member.value:
+        try:
+            return re.search(member.value, target) is not None
+        except re.error:
+            return False
+    return False
+
+
+def member_matches_node(member: Member, node: object) -> bool:
+    if member.type != "Node":
+        return False
+    if member.how == "labelMatch":
+        sel = as_dict(member.selector.get("labelMatch"))
+        # An empty selector would select every node; Volcano's CEL rules require some content.
+        return bool(sel) and label_selector_matches(sel, labels(node))
+    return _name_matches(member, name(node))
+
+
+@dataclass
+class Topology:
+    """The HyperNode tree. ``children[hn]``: member HyperNodes (existing ones, sorted);
+    ``direct_nodes[hn]``: member Nodes (existing ones, sorted); ``parents[hn]``: HyperNodes that
+    list it; ``roots``: HyperNodes no other lists, by tier descending then name; ``missing[hn]``:
+    exactMatch members that name nothing in the cluster."""
+
+    hypernodes: dict[str, dict[str, Any]]
+    children: dict[str, list[str]]
+    direct_nodes: dict[str, list[str]]
+    parents: dict[str, list[str]]
+    roots: list[str]
+    missing: dict[str, list[str]]
+    _all_nodes: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def nodes_under(self, hn: str) -> frozenset[str]:
+        """Every Node in ``hn``'s subtree (cycle-safe)."""
+        if hn in self._all_nodes:
+            return self._all_nodes[hn]
+        seen: set[str] = set()
+        out: set[str] = set()
+        stack = [hn]
+        while stack:
+            cur = stack.pop()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            out.update(self.direct_nodes.get(cur, ()))
+            stack.extend(self.children.get(cur, ()))
+        result = frozenset(out)
+        self._all_nodes[hn] = result
+        return result
+
+    def smallest_containing(self, node_names: Iterable[str]) -> str | None:
+        """The HyperNode of the lowest tier (then fewest nodes, then name) whose subtree holds
+        every node of ``node_names``; None when none does or no node is given."""
+        wanted = set(node_names)
+        if not wanted:
+            return None
+        best: tuple[int, int, str] | None = None
+        for hn_name, hn in self.hypernodes.items():
+            under = self.nodes_under(hn_name)
+            if wanted <= under:
+                level = tier(hn)
+                key = (level if level is not None else 1 << 30, len(under), hn_name)
+                best = key if best is None or key < best else best
+        return best[2] if best else None
+
+
+def build_topology(hypernodes: Sequence[dict[str, Any]], nodes: Sequence[dict[str, Any]]) -> Topology:
+    by_name = {name(h): h for h in hypernodes if name(h)}
+    node_names = sorted(name(n) for n in nodes if name(n))
+    children: dict[str, list[str]] = {}
+    direct: dict[str, list[str]] = {}
+    parents: dict[str, list[str]] = {}
+    missing: dict[str, list[str]] = {}
+    for hn_name, hn in by_name.items():
+        kids: set[str] = set()
+        found: set[str] = set()
+        for m in members(hn):
+            if m.type == "HyperNode":
+                kids.update(x for x in by_name if x != hn_name and _name_matches(m, x))
+                if m.how == "exactMatch" and m.value and m.value not in by_name:
+                    missing.setdefault(hn_name, []).append(m.value)
+            elif m.type == "Node":
+                if m.how == "labelMatch":
+                    found.update(name(n) for n in nodes if member_matches_node(m, n))
+                elif m.how == "exactMatch":
+                    if m.value in node_names:
+                        found.add(m.value)
+                    elif m.value:
+                        missing.setdefault(hn_name, []).append(m.value)
+                else:
+                    found.update(x for x in node_names if _name_matches(m, x))
+        children[hn_name] = sorted(kids)
+        direct[hn_name] = sorted(found)
+        for k in kids:
+            parents.setdefault(k, []).append(hn_name)
+    roots = sorted((h for h in by_name if h not in parents), key=lambda h: (-(tier(by_name[h]) or 0), h))
+    if not roots and by_name:  # a cycle with no top: start anywhere rather than show nothing
+        roots = [sorted(by_name)[0]]
+    return Topology(by_name, children, direct, parents, roots, missing)
+
+
+@dataclass(frozen=True)
+class NetworkTopology:
+    """A ``networkTopology`` block (Job, JobTemplate, PodGroup, partitionPolicy, subGroupPolicy):
+    ``mode`` as written ("" when absent: the CRD default is hard), the tier limits as written."""
+
+    mode: str
+    highest_tier_allowed: int | None
+    highest_tier_name: str
+
+    @property
+    def hard(self) -> bool:
+        return self.mode in ("hard", "")
+
+
+def network_topology(block: object) -> NetworkTopology | None:
+    """The ``networkTopology`` of an object's spec (or of a policy dict holding one); None when
+    there is none."""
+    raw = block.get("networkTopology") if isinstance(block, dict) else None
+    if not isinstance(raw, dict):
+        return None
+    allowed = raw.get("highestTierAllowed")
+    return NetworkTopology(
+        as_str(raw.get("mode")),
+        allowed if isinstance(allowed, int) and not isinstance(allowed, bool) else None,
+        as_str(raw.get("highestTierName")),
+    )

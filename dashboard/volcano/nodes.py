@@ -1,0 +1,239 @@
+"""Nodes: readiness, cordon, taints, allocatable against what bound pods request, and what fits.
+
+A node's ``status.allocatable`` is what the scheduler may hand out; a bound pod that has not
+finished holds its effective requests (``gang.pod_template_requests``: containers summed, init
+containers as a floor) until it ends. Sources: the Kubernetes Node API (``spec.unschedulable``,
+``spec.taints``, ``status.conditions[type=Ready]``) and the kube-scheduler's NodeResourcesFit and
+TaintToleration filters, whose reasons ("Insufficient cpu") Volcano's predicates repeat.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from dashboard.volcano.gang import pod_template_requests
+from dashboard.volcano.objects import as_dict, as_list, as_str, name, spec, status
+from dashboard.volcano.quantities import resource_amount, resource_sort_key
+
+GPU = "nvidia.com/gpu"
+# kubectl's STATUS column: the Ready condition, then ",SchedulingDisabled" for a cordoned node.
+NODE_STATES = (
+    "Ready",
+    "Ready,SchedulingDisabled",
+    "NotReady",
+    "NotReady,SchedulingDisabled",
+    "Unknown",
+    "Unknown,SchedulingDisabled",
+)
+_ENDED_POD_PHASES = frozenset({"Succeeded", "Failed"})
+# Taint effects that keep a pod without a matching toleration off a node (NoExecute also evicts).
+_BLOCKING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
+
+
+def node_ready(node: object) -> bool | None:
+    """The Ready condition: True, False, or None when absent or "Unknown" (the node controller
+    writes Unknown when the kubelet stops reporting)."""
+    for cond in as_list(status(node).get("conditions")):
+        c = as_dict(cond)
+        if c.get("type") == "Ready":
+            value = c.get("status")
+            return True if value == "True" else False if value == "False" else None
+    return None
+
+
+def node_cordoned(node: object) -> bool:
+    """``spec.unschedulable`` (``kubectl cordon``): no new pod is placed on the node."""
+    return spec(node).get("unschedulable") is True
+
+
+def node_state(node: object) -> str:
+    """kubectl's STATUS of a node: "Ready", "NotReady" or "Unknown", plus ",SchedulingDisabled"."""
+    ready = node_ready(node)
+    state = "Ready" if ready else "NotReady" if ready is False else "Unknown"
+    return f"{state},SchedulingDisabled" if node_cordoned(node) else state
+
+
+@dataclass(frozen=True)
+class Taint:
+    key: str
+    value: str
+    effect: str
+
+
+def node_taints(node: object) -> list[Taint]:
+    return [
+        Taint(as_str(t.get("key")), as_str(t.get("value")), as_str(t.get("effect")))
+        for t in (as_dict(x) for x in as_list(spec(node).get("taints")))
+        if t
+    ]
+
+
+def tolerates(tolerations: Sequence[object], taint: Taint) -> bool:
+    """Whether one of ``tolerations`` (a pod spec's) tolerates ``taint``: the Kubernetes rule (an
+    empty key with operator Exists tolerates every taint; an empty effect matches every effect)."""
+    for raw in tolerations:
+        t = as_dict(raw)
+        effect = as_str(t.get("effect"))
+        if effect and effect != taint.effect:
+            continue
+        key = as_str(t.get("key"))
+        operator = as_str(t.get("operator")) or "Equal"
+        if operator == "Exists" and (not key or key == taint.key):
+            return True
+        if operator == "Equal" and key == taint.key and as_str(t.get("value")) == taint.value:
+            return True
+    return False
+
+
+def node_allocatable(node: object) -> dict[str, Decimal | None]:
+    """``status.allocatable`` per resource; None for a value that is no amount (shown as written)."""
+    return {as_str(k): resource_amount(v) for k, v in as_dict(status(node).get("allocatable")).items()}
+
+
+def pod_holds_resources(pod: object) -> bool:
+    """A bound pod that has not ended: its requests count against its node."""
+    return (
+        bool(as_str(spec(pod).get("nodeName"))) and as_str(status(pod).get("phase")) not in _ENDED_POD_PHASES
+    )
+
+
+def requested(pods: Iterable[object]) -> dict[str, Decimal]:
+    """The summed effective requests of the pods that hold resources, per resource."""
+    total: dict[str, Decimal] = {}
+    for pod in pods:
+        if pod_holds_resources(pod):
+            for res, value in pod_template_requests(pod).items():
+                total[res] = total.get(res, Decimal(0)) + value
+    return total
+
+
+@dataclass(frozen=True)
+class Usage:
+    """One resource of a node: ``allocatable`` (None: absent or unreadable), ``requested`` by the
+    counted pods, ``free`` (None when allocatable is unknown; may be negative when the counted
+    pods request more than is allocatable)."""
+
+    resource: str
+    allocatable: Decimal | None
+    allocatable_known: bool
+    requested: Decimal
+    free: Decimal | None
+
+
+def node_usage(node: object, pods: Iterable[object]) -> list[Usage]:
+    """Allocatable against requested per resource (cpu, memory, GPUs, then by name); "pods" is
+    counted as one per pod. Resources requested but not allocatable on the node are listed too
+    (allocatable unknown)."""
+    alloc = node_allocatable(node)
+    pods = list(pods)
+    req = requested(pods)
+    req["pods"] = Decimal(sum(1 for p in pods if pod_holds_resources(p)))
+    out = []
+    for res in sorted({*alloc, *req}, key=resource_sort_key):
+        a = alloc.get(res)
+        r = req.get(res, Decimal(0))
+        out.append(Usage(res, a, res in alloc and a is not None, r, None if a is None else a - r))
+    return out
+
+
+def free_of(usage: Sequence[Usage]) -> dict[str, Decimal | None]:
+    return {u.resource: u.free for u in usage}
+
+
+def schedulable(node: object) -> bool:
+    """Ready and not cordoned: the scheduler may place a new pod there."""
+    return node_ready(node) is True and not node_cordoned(node)
+
+
+def fits(request: Mapping[str, Decimal], free: Mapping[str, Decimal | None]) -> bool | None:
+    """Whether ``request`` fits into ``free``: False when a resource is short (a resource the node
+    does not offer has 0 free), None when a needed free amount is unknown, else True."""
+    unknown = False
+    for res, amount in request.items():
+        if amount <= 0:
+            continue
+        if res not in free:
+            return False
+        have = free[res]
+        if have is None:
+            unknown = True
+        elif have < amount:
+            return False
+    return None if unknown else True
+
+
+def taints_allow(node: object, tolerations: Sequence[object]) -> bool:
+    return all(tolerates(tolerations, t) for t in node_taints(node) if t.effect in _BLOCKING_EFFECTS)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The largest free amount of ``resource`` on one schedulable node (``node``)."""
+
+    resource: str
+    free: Decimal
+    node: str
+
+
+def largest_free(nodes: Iterable[tuple[object, Sequence[Usage]]]) -> list[Slot]:
+    """Per resource, the largest free amount on a schedulable node, in resource order."""
+    best: dict[str, Slot] = {}
+    for node, usage in nodes:
+        if not schedulable(node):
+            continue
+        for u in usage:
+            if u.free is not None and (u.resource not in best or u.free > best[u.resource].free):
+                best[u.resource] = Slot(u.resource, u.free, name(node))
+    return [best[r] for r in sorted(best, key=resource_sort_key)]
+
+
+def nodes_fitting(
+    request: Mapping[str, Decimal],
+    tolerations: Sequence[object],
+    nodes: Iterable[tuple[object, Sequence[Usage]]],
+) -> list[str]:
+    """Names of the schedulable nodes whose free resources take one pod requesting ``request``
+    and whose blocking taints ``tolerations`` tolerate (node affinity and ports are not judged)."""
+    request = {**request, "pods": Decimal(1)}
+    return sorted(
+        name(node)
+        for node, usage in nodes
+        if schedulable(node) and taints_allow(node, tolerations) and fits(request, free_of(usage)) is True
+    )
+
+
+_FIT_REASON = re.compile(r"(?P<n>\d+) (?P<reason>Insufficient (?P<res>[A-Za-z0-9./_-]+)|[^,.]+)")
+_FIT_HEAD = re.compile(r"(?P<avail>\d+)/(?P<total>\d+) nodes are (?:un)?available:? *(?P<rest>.*)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class FitReason:
+    """One part of a node-fit message: ``count`` nodes for ``reason``; ``resource`` when the
+    reason is "Insufficient <resource>"."""
+
+    count: int
+    reason: str
+    resource: str
+
+
+def node_fit_reasons(message: str) -> tuple[int, list[FitReason]] | None:
+    """The scheduler's "0/10 nodes are unavailable: 9 Insufficient cpu, 1 node(s) were
+    unschedulable." as (total nodes, reasons); None when the message has no such part."""
+    m = _FIT_HEAD.search(message)
+    if m is None:
+        return None
+    reasons = [
+        FitReason(
+            int(r.group("n")), r.group("reason").strip().rstrip("."), (r.group("res") or "").rstrip(".")
+        )
+        for r in _FIT_REASON.finditer(m.group("rest"))
+    ]
+    return int(m.group("total")), reasons
+
+
+def pod_tolerations(template: object) -> list[Any]:
+    return as_list(spec(template).get("tolerations"))
