@@ -4,7 +4,20 @@ page has a stable, shareable URL; list filters live in the query string."""
 from django.urls import include, path
 from django.views.i18n import set_language
 
-from dashboard.views import jobs, kiosk, logs, overview, podgroups, pods, prefs, queues
+from dashboard.views import (
+    cronjobs,
+    jobflows,
+    jobs,
+    kiosk,
+    logs,
+    nodes,
+    overview,
+    podgroups,
+    pods,
+    prefs,
+    queues,
+    topology,
+)
 from dashboard.views.yaml_download import object_yaml
 
 jobs_urls = [
@@ -24,11 +37,37 @@ queues_urls = [
     path("<str:name>/yaml/", object_yaml, {"kind": "queues"}, name="queue_yaml"),
 ]
 
+cronjobs_urls = [
+    path("", cronjobs.cronjobs, name="cronjobs"),
+    path("<str:namespace>/<str:name>/", cronjobs.cronjob_detail, name="cronjob_detail"),
+]
+jobflows_urls = [
+    path("", jobflows.jobflows, name="jobflows"),
+    path("<str:namespace>/<str:name>/", jobflows.jobflow_detail, name="jobflow_detail"),
+]
+jobtemplates_urls = [
+    path("", jobflows.jobtemplates, name="jobtemplates"),
+    path("<str:namespace>/<str:name>/", jobflows.jobtemplate_detail, name="jobtemplate_detail"),
+]
+nodes_urls = [
+    path("", nodes.nodes, name="nodes"),
+    path("<str:name>/", nodes.node_detail, name="node_detail"),
+]
+hypernodes_urls = [
+    path("", topology.hypernodes, name="hypernodes"),
+    path("<str:name>/", topology.hypernode_detail, name="hypernode_detail"),
+]
+
 urlpatterns = [
     path("", overview.overview, name="overview"),
     path("jobs/", include(jobs_urls)),
     path("podgroups/", include(podgroups_urls)),
     path("queues/", include(queues_urls)),
+    path("cronjobs/", include(cronjobs_urls)),
+    path("jobflows/", include(jobflows_urls)),
+    path("jobtemplates/", include(jobtemplates_urls)),
+    path("nodes/", include(nodes_urls)),
+    path("hypernodes/", include(hypernodes_urls)),
     path("pods/<str:namespace>/<str:name>/", pods.pod_detail, name="pod_detail"),
     path("pods/<str:namespace>/<str:name>/logs/", logs.pod_logs, name="pod_logs"),
     path("pods/<str:namespace>/<str:name>/yaml/", object_yaml, {"kind": "pods"}, name="pod_yaml"),

@@ -244,6 +244,11 @@ _ROUTES = {
     "podgroup": "podgroup_detail",
     "queue": "queue_detail",
     "pod": "pod_detail",
+    "node": "node_detail",
+    "hypernode": "hypernode_detail",
+    "cronjob": "cronjob_detail",
+    "jobflow": "jobflow_detail",
+    "jobtemplate": "jobtemplate_detail",
 }
 
 

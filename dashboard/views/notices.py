@@ -22,6 +22,11 @@ KIND_LABELS = {
     "queues": gettext_noop("Queues"),
     "pods": gettext_noop("Pods"),
     "events": gettext_noop("Events"),
+    "nodes": gettext_noop("Nodes"),
+    "hypernodes": gettext_noop("HyperNodes"),
+    "cronjobs": gettext_noop("Volcano CronJobs"),
+    "jobflows": gettext_noop("JobFlows"),
+    "jobtemplates": gettext_noop("JobTemplates"),
 }
 ALL_KINDS = ("jobs", "podgroups", "queues", "pods", "events")
 

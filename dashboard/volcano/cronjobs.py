@@ -35,6 +35,24 @@ def schedule(cj: object) -> str:
     return as_str(spec(cj).get("schedule")).strip()
 
 
+# The predefined schedules the controller's cron parser (robfig/cron, as in Kubernetes) accepts.
+MACROS = {
+    "@yearly": "0 0 1 1 *",
+    "@annually": "0 0 1 1 *",
+    "@monthly": "0 0 1 * *",
+    "@weekly": "0 0 * * 0",
+    "@daily": "0 0 * * *",
+    "@midnight": "0 0 * * *",
+    "@hourly": "0 * * * *",
+}
+
+
+def expanded_schedule(cj: object) -> str:
+    """The schedule with a predefined macro ("@hourly") replaced by its five fields."""
+    text = schedule(cj)
+    return MACROS.get(text.lower(), text)
+
+
 def time_zone_name(cj: object) -> str:
     """``spec.timeZone`` as written, "" when unset."""
     return as_str(spec(cj).get("timeZone")).strip()

@@ -127,6 +127,26 @@ class Topology:
     roots: list[str]
     missing: dict[str, list[str]]
     _all_nodes: dict[str, frozenset[str]] = field(default_factory=dict)
+    _holders: dict[str, list[str]] = field(default_factory=dict)
+
+    def holders(self, node: str) -> list[str]:
+        """The HyperNodes that list ``node`` as a direct member."""
+        if not self._holders and self.direct_nodes:
+            for hn, names in self.direct_nodes.items():
+                for n in names:
+                    self._holders.setdefault(n, []).append(hn)
+        return self._holders.get(node, [])
+
+    def ancestors(self, hn: str) -> set[str]:
+        """``hn`` and every HyperNode above it (cycle-safe)."""
+        seen: set[str] = set()
+        stack = [hn]
+        while stack:
+            cur = stack.pop()
+            if cur not in seen:
+                seen.add(cur)
+                stack.extend(self.parents.get(cur, ()))
+        return seen
 
     def nodes_under(self, hn: str) -> frozenset[str]:
         """Every Node in ``hn``'s subtree (cycle-safe)."""
@@ -152,8 +172,13 @@ class Topology:
         wanted = set(node_names)
         if not wanted:
             return None
+        # Only the HyperNodes above one of the nodes can hold them all.
+        candidates: set[str] = set()
+        for holder in self.holders(next(iter(wanted))):
+            candidates |= self.ancestors(holder)
         best: tuple[int, int, str] | None = None
-        for hn_name, hn in self.hypernodes.items():
+        for hn_name in candidates:
+            hn = self.hypernodes[hn_name]
             under = self.nodes_under(hn_name)
             if wanted <= under:
                 level = tier(hn)

@@ -1,0 +1,152 @@
+"""CronJob pages: the CronJobs list and a CronJob's page (fragment ``status``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
+
+from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters import cronjobs as pc
+from dashboard.presenters import phases as badges
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.jobspec import job_spec_view
+from dashboard.presenters.versions import resource_versions, version_key
+from dashboard.views.errors import find_object
+from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.listing import ListSpec, list_page
+from dashboard.views.notices import page_ctx
+from dashboard.views.rows import yaml_text
+from dashboard.volcano import cronjobs as vc
+from dashboard.volcano import objects
+from dashboard.volcano.time import created_at
+
+LIST_KINDS = ("cronjobs",)
+DETAIL_KINDS = ("cronjobs", "jobs")
+NEXT_RUNS = 5
+HISTORY_SHOWN = 20
+
+
+def _created(o: dict) -> str:
+    value = objects.meta(o).get("creationTimestamp")
+    return value if isinstance(value, str) else ""
+
+
+def _last(o: dict) -> str:
+    value = objects.status(o).get("lastScheduleTime")
+    return value if isinstance(value, str) else ""
+
+
+def _row(snap: Snapshot, cj: dict, now: datetime) -> dict[str, Any]:
+    upcoming = vc.next_runs(cj, now, 1)
+    return {
+        "name": objects.name(cj),
+        "namespace": objects.namespace(cj),
+        "state": pc.cronjob_badge(pc.cronjob_state(cj)),
+        "schedule": vc.schedule(cj),
+        "words": pc.schedule_words(cj),
+        "zone": vc.time_zone_name(cj),
+        "policy": vc.concurrency_policy(cj),
+        "active": len(vc.active_refs(cj)),
+        "last": vc.last_schedule_time(cj),
+        "next": upcoming[0] if upcoming and not vc.suspended(cj) else None,
+        "created": created_at(cj),
+    }
+
+
+CRONJOB_LIST = ListSpec(
+    kind="cronjobs",
+    nav="cronjobs",
+    template="dashboard/cronjobs.html",
+    kinds=LIST_KINDS,
+    depends=("cronjobs",),
+    in_queue=lambda snap, queue: [],
+    sorts={
+        "name": objects.name,
+        "namespace": objects.namespace,
+        "phase": pc.cronjob_state,
+        "last": _last,
+        "age": _created,
+    },
+    known_phases=frozenset(pc.CRONJOB_STATES),
+    phase_order=pc.CRONJOB_STATES,
+    phase_name=pc.cronjob_state,
+    phase=pc.badge_of_card,
+    queue_of=lambda cj: "",
+    row=_row,
+)
+
+
+@require_safe
+def cronjobs(request: HttpRequest) -> HttpResponse:
+    return list_page(request, CRONJOB_LIST)
+
+
+@require_safe
+def cronjob_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    found = find_object(request, "cronjobs", _("CronJob"), namespace, name)
+    if isinstance(found, HttpResponse):
+        return found
+    snap, cj = found
+    now = reference_now(snap)
+    jobs = snap.jobs_owned_by(cj)
+    states = kind_states(snap, *DETAIL_KINDS)
+    frags = Fragments(
+        request,
+        snap,
+        now,
+        DETAIL_KINDS,
+        status=lambda: version_key(resource_versions([cj, *jobs]), states, bucket(now)),
+    )
+    if resp := frags.unchanged():
+        return resp
+    ctx = page_ctx(snap, now, DETAIL_KINDS, "cronjobs")
+    ctx.update({"cj": cj, "name": name, "namespace": namespace})
+    if frags.want("status"):
+        ctx.update(_status_ctx(snap, cj, jobs, now))
+    if frags.asked is None:
+        ctx["labels"] = sorted(objects.labels(cj).items())
+        ctx["yaml"] = yaml_text(cj)
+    return frags.respond("dashboard/cronjob_detail.html", ctx)
+
+
+def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> dict[str, Any]:
+    runs = vc.runs(jobs)
+    ok_limit, failed_limit = vc.history_limits(cj)
+    active = []
+    for ref in vc.active_refs(cj):
+        ref_name = objects.as_str(ref.get("name"))
+        job = snap.jobs.get(objects.as_str(ref.get("namespace")) or objects.namespace(cj), ref_name)
+        active.append({"name": ref_name, "job": job, "phase": badges.job_phase(job) if job else None})
+    missed = vc.missed_runs(cj, now, jobs)
+    return {
+        "state": pc.cronjob_badge(pc.cronjob_state(cj)),
+        "schedule": vc.schedule(cj),
+        "schedule_ok": vc.schedule_valid(cj) and vc.time_zone(cj) is not None,
+        "words": pc.schedule_words(cj),
+        "zone": pc.zone_text(cj),
+        "zone_set": bool(vc.time_zone_name(cj)),
+        "suspended": vc.suspended(cj),
+        "policy": vc.concurrency_policy(cj),
+        "policy_default": not objects.spec(cj).get("concurrencyPolicy"),
+        "deadline": vc.starting_deadline(cj),
+        "ok_limit": ok_limit,
+        "failed_limit": failed_limit,
+        "last_schedule": vc.last_schedule_time(cj),
+        "last_success": vc.last_successful_time(cj),
+        "next_runs": vc.next_runs(cj, now, NEXT_RUNS) or [],
+        "active": active,
+        "runs": [
+            {"run": r, "phase": badges.job_phase(r.job), "name": objects.name(r.job)}
+            for r in runs[:HISTORY_SHOWN]
+        ],
+        "runs_total": len(runs),
+        "missed": (missed or [])[-HISTORY_SHOWN:],
+        "missed_total": len(missed or []),
+        "missed_capped": missed is not None and len(missed) >= vc.MISSED_LIMIT,
+        "jobs_blocked": snap.jobs.state.name in ("forbidden", "not_installed"),
+        "template_spec_view": job_spec_view(objects.as_dict(objects.spec(cj).get("jobTemplate")).get("spec")),
+    }

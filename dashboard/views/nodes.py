@@ -1,0 +1,163 @@
+"""Node pages: the Nodes list and a Node's page (fragment ``status``: resources, taints, pods)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
+
+from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters import nodes as pn
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.pods import pod_row
+from dashboard.presenters.versions import resource_versions, version_key
+from dashboard.views.errors import find_object
+from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.listing import ListSpec, list_page
+from dashboard.views.notices import page_ctx
+from dashboard.views.rows import yaml_text
+from dashboard.volcano import hypernodes as vh
+from dashboard.volcano import nodes as vn
+from dashboard.volcano import objects
+from dashboard.volcano.quantities import format_quantity, resource_sort_key
+from dashboard.volcano.time import created_at
+
+LIST_KINDS = ("nodes", "pods")
+DETAIL_KINDS = ("nodes", "pods", "hypernodes")
+
+
+def _created(o: dict) -> str:
+    value = objects.meta(o).get("creationTimestamp")
+    return value if isinstance(value, str) else ""
+
+
+def _row(snap: Snapshot, node: dict, now: datetime) -> dict[str, Any]:
+    name = objects.name(node)
+    pods = snap.pods_on_node(name)
+    usage = vn.node_usage(node, pods)
+    return {
+        "name": name,
+        "state": pn.node_state_badge(vn.node_state(node)),
+        "cordoned": vn.node_cordoned(node),
+        "taints": [pn.taint_text(t) for t in vn.node_taints(node)],
+        "pods": sum(1 for p in pods if vn.pod_holds_resources(p)),
+        "cpu": pn.short_usage(usage, "cpu"),
+        "memory": pn.short_usage(usage, "memory"),
+        "gpu": pn.short_usage(usage, vn.GPU),
+        "created": created_at(node),
+    }
+
+
+NODE_LIST = ListSpec(
+    kind="nodes",
+    nav="nodes",
+    template="dashboard/nodes.html",
+    kinds=LIST_KINDS,
+    depends=("nodes", "pods"),
+    in_queue=lambda snap, queue: [],
+    sorts={
+        "name": objects.name,
+        "phase": vn.node_state,
+        "age": _created,
+    },
+    known_phases=frozenset(vn.NODE_STATES),
+    phase_order=vn.NODE_STATES,
+    phase_name=vn.node_state,
+    phase=pn.node_badge_of_card,
+    queue_of=lambda node: "",
+    row=_row,
+)
+
+
+@require_safe
+def nodes(request: HttpRequest) -> HttpResponse:
+    return list_page(request, NODE_LIST)
+
+
+def node_hypernodes(snap: Snapshot, node_name: str) -> list[dict[str, Any]]:
+    """The HyperNodes whose subtree holds the node, lowest tier first."""
+    topo = vh.build_topology(snap.hypernodes.all(), snap.nodes.all())
+    found = [topo.hypernodes[h] for h in topo.hypernodes if node_name in topo.nodes_under(h)]
+    return sorted(found, key=lambda h: (vh.tier(h) if vh.tier(h) is not None else 1 << 30, objects.name(h)))
+
+
+@require_safe
+def node_detail(request: HttpRequest, name: str) -> HttpResponse:
+    found = find_object(request, "nodes", _("Node"), None, name)
+    if isinstance(found, HttpResponse):
+        return found
+    snap, node = found
+    now = reference_now(snap)
+    pods = snap.pods_on_node(name)
+    states = kind_states(snap, *DETAIL_KINDS)
+    frags = Fragments(
+        request,
+        snap,
+        now,
+        DETAIL_KINDS,
+        status=lambda: version_key(
+            resource_versions([node, *pods]), states, snap.hypernodes.version, bucket(now)
+        ),
+    )
+    if resp := frags.unchanged():
+        return resp
+    ctx = page_ctx(snap, now, DETAIL_KINDS, "nodes")
+    ctx.update({"node": node, "name": name})
+    if frags.want("status"):
+        usage = vn.node_usage(node, pods)
+        ctx.update(
+            {
+                "state": pn.node_state_badge(vn.node_state(node)),
+                "ready": pn.ready_text(node),
+                "cordoned": vn.node_cordoned(node),
+                "usage": pn.usage_rows(node, usage),
+                "taints": [pn.taint_text(t) for t in vn.node_taints(node)],
+                "conditions": _conditions(node),
+                "pods": [pod_row(p) for p in pods],
+                "hypernodes": node_hypernodes(snap, name),
+                "pods_blocked": snap.pods.state.name in ("forbidden", "not_installed"),
+                "created": created_at(node),
+            }
+        )
+    if frags.asked is None:
+        ctx["labels"] = sorted(objects.labels(node).items())
+        ctx["yaml"] = yaml_text(node)
+    return frags.respond("dashboard/node_detail.html", ctx)
+
+
+def _conditions(node: dict) -> list[dict[str, str]]:
+    out = []
+    for c in objects.as_list(objects.status(node).get("conditions")):
+        c = objects.as_dict(c)
+        out.append(
+            {
+                "type": objects.as_str(c.get("type")),
+                "status": objects.as_str(c.get("status")),
+                "reason": objects.as_str(c.get("reason")),
+                "message": objects.as_str(c.get("message")),
+            }
+        )
+    return sorted(out, key=lambda c: (c["type"] != "Ready", c["type"]))
+
+
+def fit_view(snap: Snapshot, request: dict, tolerations: list) -> dict[str, Any]:
+    """ "What would fit" for one pod requesting ``request``: the largest free slot per resource
+    over the schedulable nodes and the nodes that could take the pod."""
+    pairs = [(n, vn.node_usage(n, snap.pods_on_node(objects.name(n)))) for n in snap.nodes.all()]
+    slots = vn.largest_free(pairs)
+    return {
+        "slots": [
+            {"resource": s.resource, "free": format_quantity(s.resource, s.free), "node": s.node}
+            for s in slots
+            if s.resource in request or s.resource in ("cpu", "memory", vn.GPU)
+        ],
+        "request": [
+            (res, format_quantity(res, v))
+            for res, v in sorted(request.items(), key=lambda kv: resource_sort_key(kv[0]))
+        ],
+        "fitting": vn.nodes_fitting(request, tolerations, pairs),
+        "nodes_total": len(pairs),
+    }

@@ -1,0 +1,208 @@
+"""HyperNode pages: the topology tree (fragment ``tree``) and a HyperNode's page (``status``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
+
+from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters import nodes as pn
+from dashboard.presenters import phases as badges
+from dashboard.presenters.clock import reference_now
+from dashboard.presenters.pods import pod_row
+from dashboard.presenters.versions import version_key
+from dashboard.views.errors import find_object
+from dashboard.views.fragments import Fragments, bucket, kind_states
+from dashboard.views.notices import blocked, page_ctx
+from dashboard.views.rows import snapshot, yaml_text
+from dashboard.volcano import hypernodes as vh
+from dashboard.volcano import nodes as vn
+from dashboard.volcano import objects, phases
+from dashboard.volcano.pending import unschedulable_condition
+
+KINDS = ("hypernodes", "nodes", "podgroups", "jobs", "pods")
+# Node names shown per HyperNode in the tree before "and N more".
+NODES_SHOWN = 12
+
+
+def _versions(snap: Snapshot) -> tuple[int, ...]:
+    return tuple(getattr(snap, k).version for k in KINDS)
+
+
+def gang_placements(snap: Snapshot, topo: vh.Topology) -> dict[str, list[dict[str, Any]]]:
+    """{HyperNode: the running gangs whose pods all sit in its subtree and in no smaller one}:
+    each {"pg", "job", "pods", "nodes"}."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for pg in snap.podgroups.lookup("phase", "Running"):
+        pods = [p for p in snap.pods_for_podgroup(pg) if vn.pod_holds_resources(p)]
+        nodes = {objects.as_str(objects.spec(p).get("nodeName")) for p in pods}
+        where = topo.smallest_containing(nodes)
+        if where is None:
+            continue
+        job = snap.job_for_podgroup(pg)
+        out.setdefault(where, []).append({"pg": pg, "job": job, "pods": len(pods), "nodes": len(nodes)})
+    for gangs in out.values():
+        gangs.sort(key=lambda g: (objects.namespace(g["pg"]), objects.name(g["pg"])))
+    return out
+
+
+def topology_constraint(job: dict[str, Any]) -> vh.NetworkTopology | None:
+    """The Job's networkTopology, else the first task partitionPolicy's."""
+    nt = vh.network_topology(objects.spec(job))
+    if nt is not None:
+        return nt
+    for task in objects.as_list(objects.spec(job).get("tasks")):
+        nt = vh.network_topology(objects.as_dict(objects.as_dict(task).get("partitionPolicy")))
+        if nt is not None:
+            return nt
+    return None
+
+
+def held_by_topology(snap: Snapshot) -> list[dict[str, Any]]:
+    """Pending Jobs with a hard network-topology constraint, with the scheduler's current
+    Unschedulable message (None when it has not given one)."""
+    out = []
+    for job in snap.pending_jobs():
+        nt = topology_constraint(job)
+        if nt is None or not nt.hard:
+            continue
+        pg = snap.podgroup_for_job(job)
+        cond = unschedulable_condition(pg) if pg is not None else None
+        out.append(
+            {
+                "job": job,
+                "nt": nt,
+                "message": objects.as_str(cond.get("message")) if cond else "",
+                "phase": badges.job_phase(job),
+            }
+        )
+    out.sort(key=lambda r: (objects.namespace(r["job"]), objects.name(r["job"])))
+    return out
+
+
+def _tree_rows(topo: vh.Topology, placed: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The tree depth-first from the roots: one row per (HyperNode, path), with ``depth``."""
+    rows: list[dict[str, Any]] = []
+
+    def walk(name: str, depth: int, path: frozenset[str]) -> None:
+        hn = topo.hypernodes[name]
+        direct = topo.direct_nodes.get(name, [])
+        under = topo.nodes_under(name)
+        rows.append(
+            {
+                "name": name,
+                "depth": min(depth, 8),
+                "tier": vh.tier(hn),
+                "tier_name": vh.tier_name(hn),
+                "reported": vh.reported_node_count(hn),
+                "resolved": len(under),
+                "nodes": direct[:NODES_SHOWN],
+                "more_nodes": max(0, len(direct) - NODES_SHOWN),
+                "members": vh.members(hn),
+                "missing": topo.missing.get(name, []),
+                "gangs": placed.get(name, []),
+                "cycle": False,
+            }
+        )
+        for child in topo.children.get(name, []):
+            if child in path:
+                rows.append({"name": child, "depth": min(depth + 1, 8), "cycle": True})
+                continue
+            walk(child, depth + 1, path | {child})
+
+    for root in topo.roots:
+        walk(root, 0, frozenset({root}))
+    return rows
+
+
+@require_safe
+def hypernodes(request: HttpRequest) -> HttpResponse:
+    snap = snapshot(request)
+    now = reference_now(snap)
+    states = kind_states(snap, *KINDS)
+    frags = Fragments(
+        request, snap, now, KINDS, tree=lambda: version_key(_versions(snap), states, bucket(now))
+    )
+    if resp := frags.unchanged():
+        return resp
+    ctx = page_ctx(snap, now, KINDS, "hypernodes")
+    if frags.want("tree"):
+        topo = vh.build_topology(snap.hypernodes.all(), snap.nodes.all())
+        placed = gang_placements(snap, topo)
+        in_tree = set().union(*(topo.nodes_under(h) for h in topo.hypernodes)) if topo.hypernodes else set()
+        ctx.update(
+            {
+                "blocked": blocked(ctx["notices"], "hypernodes"),
+                "rows": _tree_rows(topo, placed),
+                "total": len(topo.hypernodes),
+                "tiers": sorted(
+                    Counter(vh.tier(h) for h in topo.hypernodes.values() if vh.tier(h) is not None).items()
+                ),
+                "outside": sorted(
+                    objects.name(n) for n in snap.nodes.values() if objects.name(n) not in in_tree
+                ),
+                "held": held_by_topology(snap),
+            }
+        )
+    return frags.respond("dashboard/hypernodes.html", ctx)
+
+
+@require_safe
+def hypernode_detail(request: HttpRequest, name: str) -> HttpResponse:
+    found = find_object(request, "hypernodes", _("HyperNode"), None, name)
+    if isinstance(found, HttpResponse):
+        return found
+    snap, hn = found
+    now = reference_now(snap)
+    states = kind_states(snap, *KINDS)
+    frags = Fragments(
+        request, snap, now, KINDS, status=lambda: version_key(_versions(snap), states, bucket(now))
+    )
+    if resp := frags.unchanged():
+        return resp
+    ctx = page_ctx(snap, now, KINDS, "hypernodes")
+    ctx.update({"hn": hn, "name": name})
+    if frags.want("status"):
+        ctx.update(_detail_ctx(snap, hn, name))
+    if frags.asked is None:
+        ctx["labels"] = sorted(objects.labels(hn).items())
+        ctx["yaml"] = yaml_text(hn)
+    return frags.respond("dashboard/hypernode_detail.html", ctx)
+
+
+def _detail_ctx(snap: Snapshot, hn: dict[str, Any], name: str) -> dict[str, Any]:
+    topo = vh.build_topology(snap.hypernodes.all(), snap.nodes.all())
+    under = sorted(topo.nodes_under(name))
+    node_rows = []
+    pods: list[dict[str, Any]] = []
+    for node_name in under:
+        node = snap.nodes.get(None, node_name)
+        on = snap.pods_on_node(node_name)
+        pods.extend(on)
+        node_rows.append(
+            {
+                "name": node_name,
+                "state": pn.node_state_badge(vn.node_state(node)) if node else None,
+                "pods": sum(1 for p in on if vn.pod_holds_resources(p)),
+            }
+        )
+    return {
+        "tier": vh.tier(hn),
+        "tier_name": vh.tier_name(hn),
+        "reported": vh.reported_node_count(hn),
+        "resolved": len(under),
+        "members": vh.members(hn),
+        "missing": topo.missing.get(name, []),
+        "parents": sorted(topo.parents.get(name, [])),
+        "children": topo.children.get(name, []),
+        "node_rows": node_rows,
+        "pods": [pod_row(p) for p in pods if not phases.pod_is_final(phases.pod_phase(p))],
+        "show_node": True,
+        "pods_blocked": snap.pods.state.name in ("forbidden", "not_installed"),
+        "gangs": gang_placements(snap, topo).get(name, []),
+        "conditions": [objects.as_dict(c) for c in objects.as_list(objects.status(hn).get("conditions"))],
+    }

@@ -1,0 +1,140 @@
+"""Nodes, HyperNodes, CronJobs, JobFlows and JobTemplates: lists, details and their fragments, on
+objects created through the simulated API server (tests/pages/infra_objects.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.pages import infra_objects as io
+from tests.pages.helpers import check_fragment, text
+
+NS = io.NS
+
+
+@pytest.fixture(scope="module")
+def infra(tmp_path_factory):
+    pytest.importorskip("dashboard.sim.cluster")
+    from tests.pages.conftest import own_cluster
+
+    with own_cluster(tmp_path_factory, seed=3, name="infra") as (cluster, cache):
+        now = io.load(cluster, cache)
+        yield cluster, cache, now
+
+
+def _get(client, url):
+    resp = client.get(url)
+    assert resp.status_code == 200, (url, resp.status_code)
+    return resp.content.decode()
+
+
+def test_nodes_list_shows_state_taints_and_gpus(infra, client):
+    page = _get(client, "/nodes/")
+    assert set(re.findall(r'<tr data-node="([^"]+)"', page)) == {"gpu-a", "gpu-b", "cpu-c", "cpu-d", "cpu-e"}
+    row = page.split('data-node="gpu-a"')[1].split("</tr>")[0]
+    assert "4 / 8" in row  # GPUs requested / allocatable
+    assert "4 / 16" in row  # cpu: one pod of 4 cores on this node
+    cordoned = page.split('data-node="cpu-c"')[1].split("</tr>")[0]
+    assert "Ready,SchedulingDisabled" in cordoned
+    assert "dedicated=infra:NoSchedule" in page.split('data-node="cpu-d"')[1].split("</tr>")[0]
+    assert "NotReady" in page.split('data-node="cpu-e"')[1].split("</tr>")[0]
+    filtered = _get(client, "/nodes/?phase=NotReady")
+    assert re.findall(r'<tr data-node="([^"]+)"', filtered) == ["cpu-e"]
+    check_fragment(client, page, "results")
+
+
+def test_node_detail_resources_pods_and_hypernodes(infra, client):
+    page = _get(client, "/nodes/gpu-a/")
+    body = text(page)
+    assert 'data-resource="nvidia.com/gpu"' in page
+    assert 'href="/pods/pipeline/train-worker-0/"' in page
+    assert 'href="/hypernodes/leaf-0/"' in page and 'href="/hypernodes/spine-0/"' in page
+    assert "KubeletReady" in body
+    check_fragment(client, page, "status")
+    assert client.get("/nodes/nope/").status_code == 404
+
+
+def test_hypernode_tree_resolves_members_and_places_gangs(infra, client):
+    page = _get(client, "/hypernodes/")
+    order = re.findall(r'data-hypernode="([^"]+)" data-depth="(\d)"', page)
+    assert order == [("spine-0", "0"), ("leaf-0", "1"), ("leaf-1", "1")]
+    leaf0 = page.split('data-hypernode="leaf-0"')[1].split("</li>")[0]
+    assert 'href="/nodes/gpu-a/"' in leaf0 and 'href="/nodes/gpu-b/"' in leaf0
+    assert 'data-gang="pipeline/train-uid-train"' in leaf0  # the gang sits under leaf-0, not the spine
+    leaf1 = page.split('data-hypernode="leaf-1"')[1].split("</li>")[0]
+    assert "2 nodes" in text(leaf1) and "status.nodeCount says 3" in text(leaf1)
+    assert "gone-node" in text(leaf1)
+    assert "1 node is in no HyperNode" in text(page)
+    held = page.split("data-held>")[1]
+    assert 'href="/jobs/pipeline/tight/"' in held and "Insufficient cpu" in held
+    check_fragment(client, page, "tree")
+
+
+def test_hypernode_detail_lists_nodes_and_pods(infra, client):
+    page = _get(client, "/hypernodes/spine-0/")
+    assert set(re.findall(r'<tr data-node="([^"]+)"', page)) == {"gpu-a", "gpu-b", "cpu-c", "cpu-d"}
+    assert 'href="/pods/pipeline/train-worker-1/"' in page
+    assert 'href="/hypernodes/leaf-0/"' in page
+    check_fragment(client, page, "status")
+
+
+def test_cronjobs_list_and_detail(infra, client):
+    page = _get(client, "/cronjobs/")
+    assert set(re.findall(r'<tr data-cronjob="([^"]+)"', page)) == {f"{NS}/nightly", f"{NS}/paused"}
+    assert "Every 5 minutes" in text(page)
+    detail = _get(client, f"/cronjobs/{NS}/nightly/")
+    body = text(detail)
+    assert "Asia/Shanghai" in body and "Forbid" in body
+    assert len(re.findall(r"<li>", detail.split("data-next-runs")[1].split("</ol>")[0])) == 5
+    runs = re.findall(r'data-run="([^"]+)"', detail)
+    assert len(runs) == 3
+    assert "Completed" in detail and "Failed" in detail
+    assert "2m" in text(detail.split("data-runs")[1])  # duration of a finished run
+    # Of the two scheduled times after lastScheduleTime (10 minutes ago) with no Job, the older
+    # is past its 60 s starting deadline; the newer (now) may still start.
+    missed = detail.split("data-missed")[1].split("</ul>")[0]
+    assert len(re.findall(r"<li>", missed)) == 1
+    check_fragment(client, detail, "status")
+
+
+def test_suspended_cronjob_with_unknown_zone(infra, client):
+    detail = _get(client, f"/cronjobs/{NS}/paused/")
+    body = text(detail)
+    assert "Suspended" in body
+    assert "Mars/Olympus (not a known time zone)" in body
+    assert "data-bad-schedule" in detail
+
+
+def test_jobflow_graph_and_flows(infra, client):
+    page = _get(client, "/jobflows/")
+    assert re.findall(r'<tr data-jobflow="([^"]+)"', page) == [f"{NS}/pipe"]
+    detail = _get(client, f"/jobflows/{NS}/pipe/")
+    svg = detail.split('<svg class="flow-graph"')[1].split("</svg>")[0]
+    assert set(re.findall(r'data-flow="([^"]+)"', svg)) == {"a", "b", "c", "d", "e", "ghost"}
+    assert 'href="/jobs/pipeline/pipe-a/"' in svg
+    # b -> c is unmet (b runs): dashed; a -> b is met.
+    assert re.search(r'class="edge" d="[^"]+" data-edge="a→b"', svg)
+    assert re.search(r'class="edge edge-unmet" d="[^"]+" data-edge="b→c"', svg)
+    row_e = detail.split('data-flow-row="e"')[1].split("</tr>")[0]
+    assert "c, d, ghost" in text(row_e)
+    assert 'href="/jobtemplates/pipeline/e/"' in row_e
+    assert "data-timeline" in detail and 'data-timeline-job="pipe-a"' in detail
+    check_fragment(client, detail, "status")
+
+
+def test_jobtemplates_list_and_detail(infra, client):
+    page = _get(client, "/jobtemplates/")
+    assert len(re.findall(r"<tr data-jobtemplate=", page)) == 5
+    detail = _get(client, f"/jobtemplates/{NS}/a/")
+    assert 'href="/jobflows/pipeline/pipe/"' in detail
+    assert 'href="/jobs/pipeline/pipe-a/"' in detail
+    body = text(detail)
+    assert "PodEvicted" in body and "RestartJob" in body and "svc" in body and "soft" in body
+    check_fragment(client, detail, "status")
+
+
+def test_nav_links_every_new_page(infra, client):
+    page = _get(client, "/nodes/")
+    for url in ("/cronjobs/", "/jobflows/", "/jobtemplates/", "/nodes/", "/hypernodes/"):
+        assert f'href="{url}"' in page
