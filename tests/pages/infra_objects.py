@@ -231,7 +231,8 @@ def load(cluster, cache):
         "status": "True",
         "reason": "NotEnoughResources",
         "message": "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; "
-        "Pending: 1 Unschedulable, 0/5 nodes are unavailable: 3 Insufficient cpu, 2 node(s) were unschedulable.",
+        "Pending: 1 Unschedulable, 0/5 nodes are unavailable: 3 Insufficient cpu, "
+        "2 node(s) were unschedulable.",
         "lastTransitionTime": iso(now - timedelta(minutes=5)),
     }
     store.create(kind("batch.volcano.sh", "jobs"), tight, NS, replay=True)
