@@ -222,6 +222,10 @@ def build_topology(hypernodes: Sequence[dict[str, Any]], nodes: Sequence[dict[st
     return Topology(by_name, children, direct, parents, roots, missing)
 
 
+# The networkTopology.mode the CRD schema defaults to.
+DEFAULT_TOPOLOGY_MODE = "hard"
+
+
 @dataclass(frozen=True)
 class NetworkTopology:
     """A ``networkTopology`` block (Job, JobTemplate, PodGroup, partitionPolicy, subGroupPolicy):
@@ -232,8 +236,13 @@ class NetworkTopology:
     highest_tier_name: str
 
     @property
+    def effective_mode(self) -> str:
+        """``mode``, or the CRD default "hard" when unset."""
+        return self.mode or DEFAULT_TOPOLOGY_MODE
+
+    @property
     def hard(self) -> bool:
-        return self.mode in ("hard", "")
+        return self.effective_mode == "hard"
 
 
 def network_topology(block: object) -> NetworkTopology | None:
