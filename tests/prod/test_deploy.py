@@ -135,11 +135,16 @@ def test_rbac_never_reads_secrets_and_writes_nothing_without_the_actions_compone
     granted = {(g, r) for rule in read["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
     assert granted == {
         ("batch.volcano.sh", "jobs"),
+        ("batch.volcano.sh", "cronjobs"),
         ("scheduling.volcano.sh", "podgroups"),
         ("scheduling.volcano.sh", "queues"),
+        ("flow.volcano.sh", "jobflows"),
+        ("flow.volcano.sh", "jobtemplates"),
+        ("topology.volcano.sh", "hypernodes"),
         ("", "pods"),
         ("", "events"),
         ("", "namespaces"),
+        ("", "nodes"),
         ("", "pods/log"),
     }
     for rule in read["rules"]:
