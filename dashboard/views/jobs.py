@@ -25,6 +25,7 @@ from dashboard.presenters.jobs import (
     task_rows,
     ttl_text,
 )
+from dashboard.presenters.jobspec import job_spec_view
 from dashboard.presenters.pending import absent_hint, unreadable_reason
 from dashboard.presenters.podgroups import podgroup_gang
 from dashboard.presenters.resources import min_resources
@@ -32,6 +33,7 @@ from dashboard.presenters.states import counter_note, job_phase_note, replica_no
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
 from dashboard.views.listing import NEWEST_FIRST, ListSpec, list_page
+from dashboard.views.nodes import node_fit_ctx
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import job_row, related, spec_queue, why_pending, yaml_text
 from dashboard.volcano import objects, phases
@@ -165,6 +167,11 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     return frags.respond("dashboard/job_detail.html", ctx)
 
 
+def _node_fit(snap: Snapshot, job: dict, pg: dict | None) -> dict[str, Any] | None:
+    cond = unschedulable_condition(pg) if pg else None
+    return node_fit_ctx(snap, job, as_str(cond.get("message")) if cond else "")
+
+
 def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) -> dict[str, Any]:
     """The ``status`` fragment: phase, gang, pod counts, why pending, tasks, phase history."""
     pg, queue, snap = r.pg, r.queue, r.snap
@@ -213,6 +220,7 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
         "counts": job_counters(job),
         "max_retry": max_retry_text(job),
         "min_resources": min_resources(pg) if pg else [],
+        "node_fit": _node_fit(snap, job, pg) if r.pending_like else None,
         # Checked here, not in the template: the tag only renders what the view allows.
         "actions": job_actions_for(request, job),
     }
@@ -225,6 +233,7 @@ def _spec_ctx(job: dict) -> dict[str, Any]:
         "plugins": job_plugins(job),
         "max_retry": max_retry_text(job),
         "ttl_after_finished": ttl_text(job),
+        "js": job_spec_view(objects.spec(job)),
         "labels": sorted(objects.labels(job).items()),
         "annotations": sorted(objects.annotations(job).items()),
         "yaml": yaml_text(job),

@@ -22,6 +22,7 @@ from dashboard.views.rows import yaml_text
 from dashboard.volcano import hypernodes as vh
 from dashboard.volcano import nodes as vn
 from dashboard.volcano import objects
+from dashboard.volcano.gang import pod_template_requests
 from dashboard.volcano.quantities import format_quantity, resource_sort_key
 from dashboard.volcano.time import created_at
 
@@ -143,21 +144,44 @@ def _conditions(node: dict) -> list[dict[str, str]]:
     return sorted(out, key=lambda c: (c["type"] != "Ready", c["type"]))
 
 
-def fit_view(snap: Snapshot, request: dict, tolerations: list) -> dict[str, Any]:
-    """ "What would fit" for one pod requesting ``request``: the largest free slot per resource
-    over the schedulable nodes and the nodes that could take the pod."""
+# Nodes named per task as able to take one of its pods before "and N more".
+FITTING_SHOWN = 10
+
+
+def node_fit_ctx(snap: Snapshot, job: dict, message: str) -> dict[str, Any] | None:
+    """The Job page's "what would fit": the node-fit reasons of the scheduler's ``message`` (each
+    linked to the nodes list), the largest free slot per resource over the schedulable nodes, and
+    per task the nodes that could take one of its pods. None when the nodes cannot be read and the
+    message has no node-fit part."""
+    parsed = vn.node_fit_reasons(message) if message else None
+    readable = snap.nodes.state.is_usable
+    if parsed is None and not readable:
+        return None
+    out: dict[str, Any] = {"readable": readable, "total": None, "reasons": [], "slots": [], "tasks": []}
+    if parsed is not None:
+        out["total"], reasons = parsed
+        out["reasons"] = [{"count": r.count, "reason": r.reason, "resource": r.resource} for r in reasons]
+    if not readable:
+        return out
     pairs = [(n, vn.node_usage(n, snap.pods_on_node(objects.name(n)))) for n in snap.nodes.all()]
-    slots = vn.largest_free(pairs)
-    return {
-        "slots": [
-            {"resource": s.resource, "free": format_quantity(s.resource, s.free), "node": s.node}
-            for s in slots
-            if s.resource in request or s.resource in ("cpu", "memory", vn.GPU)
-        ],
-        "request": [
-            (res, format_quantity(res, v))
-            for res, v in sorted(request.items(), key=lambda kv: resource_sort_key(kv[0]))
-        ],
-        "fitting": vn.nodes_fitting(request, tolerations, pairs),
-        "nodes_total": len(pairs),
-    }
+    out["slots"] = [
+        {"resource": s.resource, "free": format_quantity(s.resource, s.free), "node": s.node}
+        for s in vn.largest_free(pairs)
+    ]
+    for task in objects.as_list(objects.spec(job).get("tasks")):
+        template = objects.as_dict(objects.as_dict(task).get("template"))
+        request = pod_template_requests(template)
+        fitting = vn.nodes_fitting(request, vn.pod_tolerations(template), pairs)
+        out["tasks"].append(
+            {
+                "name": objects.as_str(objects.as_dict(task).get("name")),
+                "request": [
+                    (res, format_quantity(res, v))
+                    for res, v in sorted(request.items(), key=lambda kv: resource_sort_key(kv[0]))
+                ],
+                "fitting": fitting[:FITTING_SHOWN],
+                "fitting_total": len(fitting),
+            }
+        )
+    out["nodes_total"] = len(pairs)
+    return out

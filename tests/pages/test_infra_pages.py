@@ -138,3 +138,16 @@ def test_nav_links_every_new_page(infra, client):
     page = _get(client, "/nodes/")
     for url in ("/cronjobs/", "/jobflows/", "/jobtemplates/", "/nodes/", "/hypernodes/"):
         assert f'href="{url}"' in page
+
+
+def test_job_page_links_node_fit_and_says_what_would_fit(infra, client):
+    page = _get(client, f"/jobs/{NS}/tight/")
+    fit = page.split("data-node-fit")[1].split("</section>")[0]
+    assert 'data-fit-resource="cpu"' in fit and "3 Insufficient cpu" in text(fit)
+    assert 'href="/nodes/' in fit
+    # cpu-c is cordoned, cpu-d tainted NoSchedule, cpu-e NotReady: only the GPU nodes take a pod.
+    row = fit.split('data-fit-task="worker"')[1].split("</tr>")[0]
+    assert 'data-fitting="2"' in row and 'href="/nodes/gpu-a/"' in row and "cpu-d" not in row
+    slots = fit.split("data-fit-slots")[1].split("</ul>")[0]
+    assert "nvidia.com/gpu" in slots
+    assert "networkTopology" in text(page) and "highestTierAllowed 1" in text(page)
