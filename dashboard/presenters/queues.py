@@ -9,6 +9,7 @@ from typing import Any
 
 from dashboard.presenters.resources import amount_text, exact_quantity
 from dashboard.volcano import queues as vq
+from dashboard.volcano.objects import as_dict, as_list, as_str, spec
 from dashboard.volcano.quantities import format_quantity
 
 # Indentation classes exist for depths 0..TREE_INDENT_MAX (static/dashboard/app.css ".depth-N"; the
@@ -118,3 +119,20 @@ def gang_room(
         inqueue_podgroups=inqueue_podgroups,
     )
     return GangRoom(rows=[room_row(r) for r in room.rows], read=room.read, room=room)
+
+
+def queue_affinity(queue: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``spec.affinity`` as (rule, node groups) pairs, e.g. ("nodeGroupAffinity required",
+    "group-a, group-b"), in the CRD's order; [] when there is none."""
+    out = []
+    affinity = as_dict(spec(queue).get("affinity"))
+    for kind in ("nodeGroupAffinity", "nodeGroupAntiAffinity"):
+        rules = as_dict(affinity.get(kind))
+        for when, label in (
+            ("requiredDuringSchedulingIgnoredDuringExecution", "required"),
+            ("preferredDuringSchedulingIgnoredDuringExecution", "preferred"),
+        ):
+            groups = [as_str(g) for g in as_list(rules.get(when)) if as_str(g)]
+            if groups:
+                out.append((f"{kind} {label}", ", ".join(groups)))
+    return out

@@ -27,6 +27,7 @@ from dashboard.volcano import objects, phases
 from dashboard.volcano import states as vs
 from dashboard.volcano.objects import as_dict, as_str
 from dashboard.volcano.objects import spec as spec_of
+from dashboard.volcano.subgroups import podgroup_topology, subgroup_policies
 from dashboard.volcano.time import created_at
 
 
@@ -166,4 +167,6 @@ def _status_ctx(r: GangReads, pg: dict, now: datetime) -> dict[str, Any]:
         "stuck": stuck_view(vs.podgroup_stuck(pg, r.pods, now, limit), limit),
         "created": created_at(pg),
         "priority_class": as_str(spec_of(pg).get("priorityClassName")),
+        "pg_nt": podgroup_topology(pg),
+        "subgroups": subgroup_policies(pg, r.pods),
     }

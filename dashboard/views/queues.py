@@ -17,6 +17,7 @@ from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters import phases as badges
 from dashboard.presenters.clock import reference_now
 from dashboard.presenters.pending import unreadable_reason
+from dashboard.presenters.queues import queue_affinity
 from dashboard.presenters.resources import queue_resource_bars, resource_columns
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views import memo
@@ -177,6 +178,8 @@ def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
         "reclaimable": spec.get("reclaimable"),
         "priority": spec.get("priority"),
         "dequeue": as_str(spec.get("dequeueStrategy")),
+        "queue_type": as_str(spec.get("type")),
+        "affinity": queue_affinity(queue),
         "children": queue_summaries(snap, r.children) if r.children else [],
         # A parent's PodGroups are its subtree's (queue_summaries): "incl. children".
         "counts": phase_cards(

@@ -166,11 +166,31 @@ def template(name):
     }
 
 
+DRA_QUEUE = {
+    "apiVersion": "scheduling.volcano.sh/v1beta1",
+    "kind": "Queue",
+    "metadata": {"name": "dra-a"},
+    "spec": {
+        "reclaimable": True,
+        "weight": 1,
+        "priority": 7,
+        "dequeueStrategy": "fifo",
+        "type": "batch",
+        "capability": {"deviceclass/gpu.nvidia.com": "6", "cpu": "64"},
+        "deserved": {"deviceclass/gpu.nvidia.com": "3"},
+        "guarantee": {"resource": {"deviceclass/gpu.nvidia.com": "1"}},
+        "affinity": {"nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": ["group-a"]}},
+    },
+    "status": {"state": "Open"},
+}
+
+
 def load(cluster, cache):
     """Create every object; wait until the cache holds the last of them. Returns the sim time."""
     now = cluster.clock.now()
     store = cluster.store
     store.create(kind("", "namespaces"), {"metadata": {"name": NS}})
+    store.create(kind("scheduling.volcano.sh", "queues"), DRA_QUEUE, replay=True)
     nodes = [
         node("gpu-a", gpu="8", labels={"topology-rack": "rack-0"}),
         node("gpu-b", gpu="8", labels={"topology-rack": "rack-0"}),
@@ -218,6 +238,16 @@ def load(cluster, cache):
     # A running gang on leaf-0's two GPU nodes.
     train = vcjob("train", "Running", now=now)
     train_pg = podgroup(train, "Running")
+    train_pg["spec"]["networkTopology"] = {"mode": "hard", "highestTierAllowed": 2}
+    train_pg["spec"]["subGroupPolicy"] = [
+        {
+            "name": "worker",
+            "subGroupSize": 2,
+            "labelSelector": {"matchLabels": {"volcano.sh/task-spec": "worker"}},
+            "matchLabelKeys": ["volcano.sh/partition-id"],
+            "networkTopology": {"mode": "hard", "highestTierAllowed": 1},
+        }
+    ]
     store.create(kind("batch.volcano.sh", "jobs"), train, NS, replay=True)
     store.create(kind("scheduling.volcano.sh", "podgroups"), train_pg, NS, replay=True)
     for i, n in enumerate(("gpu-a", "gpu-b")):

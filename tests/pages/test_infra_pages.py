@@ -151,3 +151,20 @@ def test_job_page_links_node_fit_and_says_what_would_fit(infra, client):
     slots = fit.split("data-fit-slots")[1].split("</ul>")[0]
     assert "nvidia.com/gpu" in slots
     assert "networkTopology" in text(page) and "highestTierAllowed 1" in text(page)
+
+
+def test_podgroup_page_shows_topology_and_sub_gangs(infra, client):
+    page = _get(client, f"/podgroups/{NS}/train-uid-train/")
+    sub = page.split('data-subgroup="worker"')[1].split("</div>")[0]
+    assert "subGroupSize 2" in text(sub) and "volcano.sh/partition-id" in sub
+    # Both pods lack the partition label: one sub-gang of two running pods, whole.
+    assert "2/2 running" in text(sub) and "1 of 1 sub-gang is whole" in text(sub)
+    assert "highestTierAllowed 2" in text(page)
+
+
+def test_queue_page_shows_priority_dequeue_type_affinity_and_dra_keys(infra, client):
+    page = _get(client, "/queues/dra-a/")
+    body = text(page)
+    assert "Priority 7" in body and "fifo" in body and "batch" in body
+    assert "nodeGroupAffinity required group-a" in body
+    assert "deviceclass/gpu.nvidia.com" in page
