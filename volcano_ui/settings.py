@@ -162,6 +162,18 @@ VOLCANO_UI_CLOCK_SKEW_SECONDS = env_int("VOLCANO_UI_CLOCK_SKEW_SECONDS", 300, mi
 # A Job longer than this in a transitional phase (Restarting, Aborting, Completing, Terminating), or
 # a Job or PodGroup longer than this in deletion, is flagged "stuck" (seconds, default 10 minutes).
 VOLCANO_UI_STUCK_SECONDS = env_int("VOLCANO_UI_STUCK_SECONDS", 600, minimum=1, maximum=604800)
+# The namespace of the Volcano components' Deployments (scheduler, controllers, admission), whose
+# readiness the overview and the kiosk show; a DNS label.
+VOLCANO_UI_VOLCANO_NAMESPACE = env_str("VOLCANO_UI_VOLCANO_NAMESPACE", "volcano-system")
+if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", VOLCANO_UI_VOLCANO_NAMESPACE):
+    raise ImproperlyConfigured(
+        f"VOLCANO_UI_VOLCANO_NAMESPACE={VOLCANO_UI_VOLCANO_NAMESPACE!r} is not a namespace name (a DNS label)."
+    )
+# With gangs waiting, a scheduler silent (no event, no PodGroup condition change) for longer than
+# this many seconds is flagged on the overview and the kiosk.
+VOLCANO_UI_SCHEDULER_SILENT_SECONDS = env_int(
+    "VOLCANO_UI_SCHEDULER_SILENT_SECONDS", 300, minimum=10, maximum=86400
+)
 # Pods: "all" = one unfiltered watch filtered here (also catches pods of other schedulers that join
 # a PodGroup by annotation); "selector" = one spec.schedulerName watch per scheduler name.
 VOLCANO_UI_POD_WATCH = env_choice("VOLCANO_UI_POD_WATCH", "all", ("all", "selector"))

@@ -102,6 +102,7 @@ def options_from_settings() -> CacheOptions:
         events_per_object=settings.VOLCANO_UI_EVENTS_PER_OBJECT,
         events_total=settings.VOLCANO_UI_EVENTS_TOTAL,
         pod_record_seconds=float(settings.VOLCANO_UI_POD_RECORD_SECONDS),
+        volcano_namespace=settings.VOLCANO_UI_VOLCANO_NAMESPACE,
         informer=informer,
     )
 

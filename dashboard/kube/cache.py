@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +15,7 @@ from dashboard.kube import memory, trim
 from dashboard.kube.client import KubeClient
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.informer import Informer, InformerOptions
-from dashboard.kube.kinds import ALL_KINDS, EVENTS, JOBS, PODS, KindSpec, obj_key
+from dashboard.kube.kinds import ALL_KINDS, DEPLOYMENTS, EVENTS, JOBS, PODS, KindSpec, obj_key
 from dashboard.kube.podrecords import DeletedPods
 from dashboard.kube.snapshot import Snapshot
 from dashboard.kube.store import EventStore, Key, KindStore, event_sort_time
@@ -84,6 +84,8 @@ class CacheOptions:
     pod_records_max: int = 10000
     pod_records_max_bytes: int = 16 * 1024 * 1024
     informer: InformerOptions = field(default_factory=InformerOptions)
+    # The namespace of the Volcano components' Deployments (kinds.DEPLOYMENTS).
+    volcano_namespace: str = "volcano-system"
 
 
 class ClusterCache:
@@ -258,6 +260,8 @@ class ClusterCache:
                     specs.append((spec, {"accept": self._accept_pod}))
             elif spec is EVENTS:
                 specs.append((spec, {"accept": self._accept_event}))
+            elif spec is DEPLOYMENTS:
+                specs.append((replace(spec, watch_namespace=self.options.volcano_namespace), {}))
             else:
                 specs.append((spec, {}))
         for kind_spec, kwargs in specs:

@@ -133,6 +133,8 @@ class KindSpec:
     trim: Callable[[dict[str, Any]], dict[str, Any]]
     indexers: dict[str, Indexer] = field(default_factory=dict[str, Any])
     accepted_versions: tuple[str, ...] = ()
+    # Watched in this one namespace only ("" for cluster-wide): the Volcano components' Deployments.
+    watch_namespace: str = ""
 
     @property
     def api_version(self) -> str:
@@ -141,9 +143,10 @@ class KindSpec:
     def path(self, version: str | None = None) -> str:
         """The cluster-wide collection path, e.g. /apis/batch.volcano.sh/v1alpha1/jobs."""
         version = version or self.version
+        scope = f"namespaces/{self.watch_namespace}/" if self.watch_namespace else ""
         if self.group:
-            return f"/apis/{self.group}/{version}/{self.plural}"
-        return f"/api/{version}/{self.plural}"
+            return f"/apis/{self.group}/{version}/{scope}{self.plural}"
+        return f"/api/{version}/{scope}{self.plural}"
 
 
 JOBS = KindSpec(
@@ -269,6 +272,18 @@ JOBTEMPLATES = KindSpec(
     trim=trim.trim_object,
     indexers={"namespace": _index_namespace},
 )
+# The Volcano components (scheduler, controllers, admission) run as Deployments in one namespace;
+# the cache (cache.py) watches them there, in CacheOptions.volcano_namespace.
+DEPLOYMENTS = KindSpec(
+    name="deployments",
+    kind="Deployment",
+    group="apps",
+    version="v1",
+    plural="deployments",
+    namespaced=True,
+    trim=trim.trim_deployment,
+    watch_namespace="volcano-system",
+)
 
 ALL_KINDS: tuple[KindSpec, ...] = (
     JOBS,
@@ -281,5 +296,6 @@ ALL_KINDS: tuple[KindSpec, ...] = (
     CRONJOBS,
     JOBFLOWS,
     JOBTEMPLATES,
+    DEPLOYMENTS,
 )
 KINDS_BY_NAME = {k.name: k for k in ALL_KINDS}

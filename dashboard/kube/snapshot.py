@@ -179,6 +179,7 @@ class Snapshot:
         self.cronjobs = KindView(data["cronjobs"], namespaces)
         self.jobflows = KindView(data["jobflows"], namespaces)
         self.jobtemplates = KindView(data["jobtemplates"], namespaces)
+        self.deployments = KindView(data["deployments"], namespaces)
 
     def views(self) -> dict[str, KindView]:
         return {
@@ -192,6 +193,7 @@ class Snapshot:
             "cronjobs": self.cronjobs,
             "jobflows": self.jobflows,
             "jobtemplates": self.jobtemplates,
+            "deployments": self.deployments,
         }
 
     @property

@@ -485,3 +485,16 @@ def trim_node(node: dict[str, Any]) -> dict[str, Any]:
     kept = {k: status[k] for k in _NODE_STATUS_KEYS if k in status}
     out["status"] = _intern_tree(kept)
     return out
+
+
+def trim_deployment(dep: dict[str, Any]) -> dict[str, Any]:
+    """A Deployment as the scheduler-health card reads it: metadata, ``spec.replicas`` and the
+    whole (small) status; the pod template is dropped."""
+    out: dict[str, Any] = {"metadata": trim_metadata(dep.get("metadata"))}
+    for key in ("apiVersion", "kind"):
+        if key in dep:
+            out[key] = _i(dep[key])
+    spec = _dict(dep.get("spec"))
+    out["spec"] = {k: spec[k] for k in ("replicas", "paused") if k in spec}
+    out["status"] = _intern_tree(_dict(dep.get("status")))
+    return out

@@ -150,6 +150,21 @@ def test_rbac_never_reads_secrets_and_writes_nothing_without_the_actions_compone
     for rule in read["rules"]:
         expected = {"get"} if rule["resources"] == ["pods/log"] else {"get", "list", "watch"}
         assert set(rule["verbs"]) == expected, rule
+    # The Volcano components' Deployments: read in their own namespace only.
+    role = next(
+        d for d in docs if d["kind"] == "Role" and d["metadata"]["name"] == "volcano-ui-read-components"
+    )
+    assert role["metadata"]["namespace"] == "volcano-system"
+    assert role["rules"] == [
+        {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "list", "watch"]}
+    ]
+    binding = next(
+        d for d in docs if d["kind"] == "RoleBinding" and d["metadata"]["name"] == role["metadata"]["name"]
+    )
+    assert binding["metadata"]["namespace"] == "volcano-system"
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "volcano-ui", "namespace": "volcano-ui"}
+    ]
     writes = {v for rule in _rules(docs) for v in rule["verbs"]} - {"get", "list", "watch"}
     # Reviews are "create" on tokenreviews/subjectaccessreviews only; no other write anywhere.
     for rule in _rules(docs):
