@@ -167,7 +167,8 @@ VOLCANO_UI_STUCK_SECONDS = env_int("VOLCANO_UI_STUCK_SECONDS", 600, minimum=1, m
 VOLCANO_UI_VOLCANO_NAMESPACE = env_str("VOLCANO_UI_VOLCANO_NAMESPACE", "volcano-system")
 if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", VOLCANO_UI_VOLCANO_NAMESPACE):
     raise ImproperlyConfigured(
-        f"VOLCANO_UI_VOLCANO_NAMESPACE={VOLCANO_UI_VOLCANO_NAMESPACE!r} is not a namespace name (a DNS label)."
+        f"VOLCANO_UI_VOLCANO_NAMESPACE={VOLCANO_UI_VOLCANO_NAMESPACE!r} is not a namespace name "
+        "(a DNS label)."
     )
 # With gangs waiting, a scheduler silent (no event, no PodGroup condition change) for longer than
 # this many seconds is flagged on the overview and the kiosk.
