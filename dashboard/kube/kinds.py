@@ -282,6 +282,7 @@ DEPLOYMENTS = KindSpec(
     plural="deployments",
     namespaced=True,
     trim=trim.trim_deployment,
+    indexers={"namespace": _index_namespace},
     watch_namespace="volcano-system",
 )
 

@@ -26,6 +26,7 @@ from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import ALL_KINDS, one_notice, page_ctx
 from dashboard.views.queue_summary import queue_summaries
 from dashboard.views.rows import snapshot
+from dashboard.views.scheduler_health import health_version, scheduler_health_ctx
 from dashboard.volcano import objects, phases
 
 # ?rotate=N: whole seconds per queue. The kiosk polls at most every N seconds, so the floor keeps a
@@ -237,7 +238,11 @@ def kiosk(request: HttpRequest) -> HttpResponse:
     slot = int(time.time() // rotate) if rotate else 0
     versions = [getattr(snap, k).version for k in ("jobs", "podgroups", "queues", "pods", "events")]
     frags = Fragments(
-        request, snap, now, ALL_KINDS, board=lambda: version_key(*versions, states, bucket(now), slot)
+        request,
+        snap,
+        now,
+        ALL_KINDS,
+        board=lambda: version_key(*versions, *health_version(snap), states, bucket(now), slot),
     )
     if resp := frags.unchanged():
         return resp
@@ -255,6 +260,7 @@ def kiosk(request: HttpRequest) -> HttpResponse:
         ctx["focus"] = _focus(snap, rotate, slot)
         ctx.update(_board(ctx, now, ctx["focus"]))
         ctx["rotate_note"] = rotate_note
+        ctx["health"] = scheduler_health_ctx(snap, now)
     return frags.respond("dashboard/kiosk.html", ctx)
 
 

@@ -41,6 +41,7 @@ from dashboard.views.rows import (
     snapshot,
     why_pending,
 )
+from dashboard.views.scheduler_health import health_version, scheduler_health_ctx
 from dashboard.volcano import objects, phases
 from dashboard.volcano import states as vs
 from dashboard.volcano.events import event_records, latest_per_object
@@ -76,11 +77,14 @@ def overview(request: HttpRequest) -> HttpResponse:
         attention=lambda: version_key(jv, gv, snap.pods.version, qv, states, bucket(now)),
         queues=lambda: version_key(qv, gv, states),
         events=lambda: version_key(snap.events.version, states),
+        health=lambda: version_key(*health_version(snap), states, bucket(now)),
     )
     if resp := frags.unchanged():
         return resp
     ctx = page_ctx(snap, now, ALL_KINDS, "overview")
     ctx.update(sections(request, snap, now, ctx["notices"], frags.want))
+    if frags.want("health"):
+        ctx["health"] = scheduler_health_ctx(snap, now)
     return frags.respond("dashboard/overview.html", ctx)
 
 

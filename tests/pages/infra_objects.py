@@ -271,6 +271,7 @@ def load(cluster, cache):
     )
     _cron(store, now)
     _flow(store, now)
+    _components(store)
     cache.wait_for(
         lambda s: s.jobflows.get(NS, "pipe") is not None and s.pods.get(NS, "train-worker-1"), timeout=10
     )
@@ -386,3 +387,28 @@ def _flow(store, now):
             NS,
             replay=True,
         )
+
+
+def deployment(name, replicas, ready, available):
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "volcano-system"},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}}, "template": {"spec": {}}},
+        "status": {
+            "replicas": replicas,
+            "readyReplicas": ready,
+            "conditions": [
+                {"type": "Available", "status": available, "message": f"{name}: <b>minimum</b> replicas"}
+            ],
+        },
+    }
+
+
+def _components(store):
+    store.create(kind("", "namespaces"), {"metadata": {"name": "volcano-system"}})
+    for d in (
+        deployment("volcano-scheduler", 1, 1, "True"),
+        deployment("volcano-controllers", 1, 0, "False"),
+    ):
+        store.create(kind("apps", "deployments"), d, "volcano-system", replay=True)

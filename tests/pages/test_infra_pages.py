@@ -168,3 +168,22 @@ def test_queue_page_shows_priority_dequeue_type_affinity_and_dra_keys(infra, cli
     assert "Priority 7" in body and "fifo" in body and "batch" in body
     assert "nodeGroupAffinity required group-a" in body
     assert "deviceclass/gpu.nvidia.com" in page
+
+
+def test_overview_shows_scheduler_health_and_warns_when_silent(infra, client, settings):
+    cluster, cache, now = infra
+    cache.wait_for(lambda s: len(s.deployments) == 2, timeout=10)
+    page = _get(client, "/")
+    card = page.split("data-scheduler-health")[1].split("</section>")[0]
+    assert 'data-component="volcano-scheduler" data-ok="true"' in card
+    assert 'data-component="volcano-controllers" data-ok="false"' in card
+    assert 'data-component-missing="volcano-admission"' in card
+    assert "&lt;b&gt;minimum" in card  # the Deployment's words, escaped
+    assert "5m ago" in text(card) and "data-silent" not in card  # the PodGroup condition, 5 min old
+    check_fragment(client, page, "health")
+    settings.VOLCANO_UI_SCHEDULER_SILENT_SECONDS = 60
+    card = _get(client, "/").split("data-scheduler-health")[1].split("</section>")[0]
+    assert "data-silent" in card and "1 gang is waiting" in text(card)
+    kiosk = _get(client, "/kiosk/")
+    strip = kiosk.split("data-scheduler-health")[1].split("</p>")[0]
+    assert "Scheduler silent" in text(strip) and "volcano-controllers 0/1" in text(strip)
