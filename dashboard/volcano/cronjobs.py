@@ -66,7 +66,7 @@ def time_zone(cj: object) -> tzinfo | None:
         return UTC
     try:
         return ZoneInfo(zone)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name no file system can hold
         return None
 
 

@@ -1,0 +1,151 @@
+"""Nodes, HyperNodes, CronJobs, JobFlows and scheduler health: the domain facts, on Volcano's own
+examples and on any value the CRD schemas admit (property-based)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dashboard.volcano import cronjobs as vc
+from dashboard.volcano import hypernodes as vh
+from dashboard.volcano import jobflows as vf
+from dashboard.volcano import nodes as vn
+from dashboard.volcano import scheduler as vs
+from dashboard.volcano import subgroups as vsub
+from tests.volcano.conftest import shared_yaml
+
+NOW = datetime(2026, 11, 29, 10, 0, 30, tzinfo=UTC)
+
+
+def test_jobflow_example_layers_by_dependency_depth():
+    (jf,) = shared_yaml("examples/JobFlow.yaml")
+    assert vf.depths(vf.flows(jf)) == {"a": 0, "b": 1, "c": 2, "d": 2, "e": 3}
+    assert vf.retain_policy(jf) == "delete"
+    assert vf.flow_job_name(jf, "a") == "test-a"
+    assert vf.unmet(vf.flows(jf)[4], {"c": "Completed", "d": "Running"}) == ["d"]
+
+
+def test_cronjob_example_schedule_next_and_missed_runs():
+    (cj,) = shared_yaml("examples/cronjob.yaml")
+    assert vc.schedule_valid(cj) and vc.concurrency_policy(cj) == "Forbid"
+    assert vc.history_limits(cj) == (5, 3) and vc.starting_deadline(cj) == 60
+    runs = vc.next_runs(cj, NOW, 3)
+    assert [r.astimezone(UTC).minute for r in runs] == [5, 10, 15]
+    cj = {**cj, "status": {"lastScheduleTime": "2026-11-29T09:40:00Z"}}
+    made = [{"metadata": {"name": f"x-{int(datetime(2026, 11, 29, 9, 50, tzinfo=UTC).timestamp()) // 60}"}}]
+    # 09:45 has no Job and is past its deadline; 09:50 ran; 09:55 is past its deadline; 10:00 is not.
+    missed = vc.missed_runs(cj, NOW, made)
+    assert [t.astimezone(UTC).strftime("%H:%M") for t in missed] == ["09:45", "09:55"]
+
+
+def test_cron_time_zone_and_macros():
+    cj = {"spec": {"schedule": "0 3 * * *", "timeZone": "Asia/Shanghai"}}
+    (first,) = vc.next_runs(cj, NOW, 1)
+    assert first.astimezone(UTC) == datetime(2026, 11, 29, 19, 0, tzinfo=UTC)
+    assert vc.next_runs({"spec": {"schedule": "0 3 * * *", "timeZone": "Nowhere/X"}}, NOW) is None
+    assert vc.expanded_schedule({"spec": {"schedule": "@hourly"}}) == "0 * * * *"
+    assert vc.next_runs({"spec": {"schedule": "not cron"}}, NOW) is None
+
+
+def test_hypernode_example_label_match_and_tree():
+    (rack,) = shared_yaml("examples/benchmark-readme-hypernode-rack.yaml")
+    nodes = [
+        {"metadata": {"name": "n1", "labels": {"topology-rack": "rack-0"}}},
+        {"metadata": {"name": "n2", "labels": {"topology-rack": "rack-1"}}},
+    ]
+    spine = {
+        "metadata": {"name": "spine"},
+        "spec": {
+            "tier": 2,
+            "members": [{"type": "HyperNode", "selector": {"regexMatch": {"pattern": "rack"}}}],
+        },
+    }
+    topo = vh.build_topology([rack, spine], nodes)
+    assert topo.direct_nodes["rack-0"] == ["n1"]
+    assert topo.roots == ["spine"] and topo.children["spine"] == ["rack-0"]
+    assert topo.smallest_containing(["n1"]) == "rack-0"
+    assert topo.smallest_containing(["n1", "n2"]) is None
+
+
+def test_node_fit_message_and_slots():
+    total, reasons = vn.node_fit_reasons(
+        "0/10 nodes are unavailable: 9 Insufficient nvidia.com/gpu, 1 node(s) were unschedulable."
+    )
+    assert total == 10 and reasons[0].resource == "nvidia.com/gpu" and reasons[0].count == 9
+    assert reasons[1].reason == "node(s) were unschedulable"
+    node = {
+        "metadata": {"name": "a"},
+        "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]},
+        "status": {
+            "allocatable": {"cpu": "4", "pods": "10"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+    pod = {"spec": {"nodeName": "a", "containers": [{"resources": {"requests": {"cpu": "3"}}}]}, "status": {}}
+    usage = vn.node_usage(node, [pod])
+    assert vn.free_of(usage)["cpu"] == Decimal(1)
+    assert vn.nodes_fitting({"cpu": Decimal(1)}, [], [(node, usage)]) == []
+    assert vn.nodes_fitting({"cpu": Decimal(1)}, [{"operator": "Exists"}], [(node, usage)]) == ["a"]
+    assert vn.nodes_fitting({"cpu": Decimal(2)}, [{"operator": "Exists"}], [(node, usage)]) == []
+
+
+def test_scheduler_silence():
+    assert not vs.scheduler_silent(None, NOW, 60, 0)
+    assert vs.scheduler_silent(None, NOW, 60, 1)
+    assert vs.scheduler_silent(NOW - timedelta(seconds=61), NOW, 60, 1)
+    assert not vs.scheduler_silent(NOW - timedelta(seconds=59), NOW, 60, 1)
+    r = vs.readiness({"metadata": {"name": "volcano-scheduler"}, "spec": {}, "status": {}})
+    assert r.desired == 1 and r.ready == 0 and not r.ok
+
+
+anything = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12), st.floats(allow_nan=True)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@st.composite
+def shaped(draw, spec_keys, status_keys):
+    """An object with the CRD's top-level spec/status keys, each holding any JSON value."""
+    spec = {k: draw(anything) for k in draw(st.lists(st.sampled_from(spec_keys), max_size=len(spec_keys)))}
+    status = {
+        k: draw(anything) for k in draw(st.lists(st.sampled_from(status_keys), max_size=len(status_keys)))
+    }
+    return {
+        "metadata": {"name": draw(st.text(max_size=10))},
+        "spec": spec,
+        "status": draw(st.sampled_from([status, None, []])),
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shaped(
+        ["schedule", "timeZone", "suspend", "concurrencyPolicy", "startingDeadlineSeconds", "jobTemplate"],
+        ["active", "lastScheduleTime", "lastSuccessfulTime"],
+    ),
+    shaped(["flows", "jobRetainPolicy"], ["state", "jobStatusList", "completedJobs"]),
+    shaped(["tier", "tierName", "members"], ["nodeCount", "conditions"]),
+    shaped(["unschedulable", "taints"], ["allocatable", "conditions"]),
+    shaped(["subGroupPolicy", "networkTopology", "replicas"], ["readyReplicas", "conditions"]),
+)
+def test_domain_reads_any_shape_without_raising(cj, jf, hn, node, pg):
+    vc.next_runs(cj, NOW)
+    vc.missed_runs(cj, NOW, [cj])
+    vc.runs([cj])
+    vc.active_refs(cj), vc.history_limits(cj), vc.suspended(cj)
+    items = vf.flows(jf)
+    vf.depths(items), vf.job_statuses(jf), vf.counted_jobs(jf), vf.jobflow_phase(jf)
+    topo = vh.build_topology([hn, {"metadata": {"name": "x"}, "spec": hn.get("spec")}], [node])
+    topo.smallest_containing(["a"]), vh.reported_node_count(hn), vh.network_topology(pg["spec"])
+    vn.node_state(node), vn.node_taints(node)
+    usage = vn.node_usage(node, [node])
+    vn.largest_free([(node, usage)]), vn.nodes_fitting({"cpu": Decimal(1)}, [], [(node, usage)])
+    vsub.subgroup_policies(pg, [node])
+    vs.readiness(pg), vs.last_scheduler_action([node], [pg], ["volcano"])
