@@ -158,7 +158,7 @@ def timeline(statuses: Sequence[vf.FlowStatus], now: datetime) -> dict[str, Any]
     t0 = min(starts)
     t1 = max([now, *[s.end for st in statuses for s in st.history if s.end]])
     total = max((t1 - t0).total_seconds(), 1.0)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for st in statuses:
         bars = []
         for s in st.history:
