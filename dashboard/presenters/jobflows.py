@@ -80,15 +80,17 @@ def _cut(text: str) -> str:
 
 def flow_graph(items: Sequence[vf.Flow], state: Mapping[str, tuple[str, str, str, bool]]) -> Graph:
     """The graph of ``items``; ``state[flow]`` = (state text, tone, Job name, Job exists).
-    Targets naming no flow are drawn as their own (missing) boxes in the first column."""
+    Targets naming no flow are drawn as their own (missing) boxes."""
     depth = vf.depths(items)
     names = [f.name for f in items]
     missing = sorted({t for f in items for t in f.targets if t not in depth})
     columns: dict[int, list[tuple[str, bool]]] = {}
-    for m in missing:
-        columns.setdefault(0, []).append((m, True))
     for n in names:
         columns.setdefault(depth.get(n, 0), []).append((n, False))
+    for m in missing:
+        # One column left of its nearest dependent, below that column's flows: no edge crosses a box.
+        col = max(0, min(depth.get(f.name, 0) for f in items if m in f.targets) - 1)
+        columns.setdefault(col, []).append((m, True))
     boxes: dict[str, Box] = {}
     for col, entries in sorted(columns.items()):
         for row, (flow, is_missing) in enumerate(entries):
