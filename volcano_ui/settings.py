@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "dashboard",
+    "dashboard.history",
 ]
 
 MIDDLEWARE = [
@@ -108,8 +109,67 @@ TEMPLATES = [
     }
 ]
 
-# The dashboard is read-only and keeps nothing on disk: no database.
-DATABASES: dict = {}
+# --- History (dashboard/history, docs/history.md) -------------------------------------------
+# The one database holds the history of queues, Jobs and pods recorded from the watches. A path is
+# a SQLite file (the embedded default: a replica's own store); postgresql://user:password@host:5432/db
+# is a shared PostgreSQL, written by the one replica that holds VOLCANO_UI_HISTORY_LEASE.
+VOLCANO_UI_HISTORY = env_bool("VOLCANO_UI_HISTORY", True)
+VOLCANO_UI_HISTORY_DB = env_str("VOLCANO_UI_HISTORY_DB", "").strip() or str(
+    Path(tempfile.gettempdir()) / f"volcano-ui-history-{os.getuid()}.sqlite3"
+)
+VOLCANO_UI_HISTORY_SAMPLE_SECONDS = env_int("VOLCANO_UI_HISTORY_SAMPLE_SECONDS", 60, minimum=5, maximum=3600)
+VOLCANO_UI_HISTORY_RETENTION_DAYS = env_int("VOLCANO_UI_HISTORY_RETENTION_DAYS", 14, minimum=1, maximum=3660)
+# Watch changes waiting for the recorder; beyond this they are dropped and counted.
+VOLCANO_UI_HISTORY_QUEUE_SIZE = env_int(
+    "VOLCANO_UI_HISTORY_QUEUE_SIZE", 20000, minimum=100, maximum=10_000_000
+)
+# "namespace/name" of a coordination.k8s.io/v1 Lease: the replica holding it records, the others
+# read. Empty: every process records into its own store (a SQLite file is locked by one process).
+VOLCANO_UI_HISTORY_LEASE = env_str("VOLCANO_UI_HISTORY_LEASE", "").strip()
+if VOLCANO_UI_HISTORY_LEASE and not re.fullmatch(
+    r"[a-z0-9-]{1,63}/[a-z0-9.-]{1,253}", VOLCANO_UI_HISTORY_LEASE
+):
+    raise ImproperlyConfigured(
+        f"VOLCANO_UI_HISTORY_LEASE={VOLCANO_UI_HISTORY_LEASE!r} is not namespace/name of a Lease, "
+        "e.g. volcano-system/volcano-ui-history."
+    )
+
+
+def _history_database(value: str) -> dict:
+    from urllib.parse import unquote, urlsplit
+
+    if not value.startswith(("postgresql://", "postgres://")):
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": value,
+            # WAL: pages read while the recorder writes; a busy file waits at most 5 s.
+            "OPTIONS": {"timeout": 5, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"},
+        }
+    url = urlsplit(value)
+    try:
+        port = url.port
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"VOLCANO_UI_HISTORY_DB: {exc}") from exc
+    database = unquote(url.path.lstrip("/"))
+    if not url.hostname or not database:
+        raise ImproperlyConfigured(
+            "VOLCANO_UI_HISTORY_DB must be a file path or postgresql://user:password@host:5432/database "
+            "(host and database name required)."
+        )
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": database,
+        "USER": unquote(url.username or ""),
+        "PASSWORD": unquote(url.password or ""),
+        "HOST": url.hostname,
+        "PORT": str(port or 5432),
+        # A page waits at most 3 s for a database that does not answer, then shows a notice.
+        "OPTIONS": {"connect_timeout": 3},
+    }
+
+
+DATABASES: dict = {"default": _history_database(VOLCANO_UI_HISTORY_DB)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]

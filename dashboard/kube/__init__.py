@@ -55,7 +55,7 @@ import atexit
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from dashboard.kube.cache import CacheOptions, ClusterCache
@@ -72,6 +72,7 @@ __all__ = [
     "Snapshot",
     "build_cluster_cache",
     "get_cluster_cache",
+    "on_start",
     "override_cluster_cache",
     "set_cluster_cache",
     "start",
@@ -84,6 +85,17 @@ _lock = threading.Lock()
 _cache: ClusterCache | None = None
 _pid: int | None = None
 _atexit_registered = False
+# Called with the process's cache once its informers started, and at stop() (the history recorder
+# registers itself here: dashboard/history/apps.py).
+_start_hooks: list[Callable[[ClusterCache], None]] = []
+_stop_hooks: list[Callable[[ClusterCache], None]] = []
+
+
+def on_start(hook: Callable[[ClusterCache], None], stop: Callable[[ClusterCache], None]) -> None:
+    """Run ``hook(cache)`` after the process-wide cache started, ``stop(cache)`` before it stops."""
+    if hook not in _start_hooks:
+        _start_hooks.append(hook)
+        _stop_hooks.append(stop)
 
 
 def options_from_settings() -> CacheOptions:
@@ -162,6 +174,11 @@ def get_cluster_cache() -> ClusterCache:
             if _cache.client is not None:
                 _cache.start()
                 _register_atexit()
+                for hook in _start_hooks:
+                    try:
+                        hook(_cache)
+                    except Exception:  # a hook never keeps the pages from their cache
+                        log.exception("start hook %r failed", hook)
         return _cache
 
 
@@ -177,6 +194,11 @@ def stop() -> None:
         cache, owner = _cache, _pid
         _cache, _pid = None, None
     if cache is not None and owner == os.getpid():
+        for hook in _stop_hooks:
+            try:
+                hook(cache)
+            except Exception:
+                log.exception("stop hook %r failed", hook)
         cache.stop()
 
 

@@ -36,6 +36,9 @@ _VOLCANO_EVENT_KINDS = {
 }
 
 
+# A store change as ``listener(kind, before, after)``; see ClusterCache.add_listener.
+Listener = Callable[[str, dict[str, Any] | None, dict[str, Any] | None], None]
+
 _COUNTER_KEYS = ("lists", "watches", "relists_410", "relists_too_large", "events", "bookmarks", "errors")
 
 
@@ -148,6 +151,16 @@ class ClusterCache:
         )
         pods.on_arrival = events.pod_arrived
         return events
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener(kind, before, after)`` on every change of every store, from the writing
+        thread with the store's lock held (``after`` None: deleted). It must only hand off."""
+        for store in self._stores.values():
+            store.listeners = (*store.listeners, listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        for store in self._stores.values():
+            store.listeners = tuple(fn for fn in store.listeners if fn is not listener)
 
     # -- reading ---------------------------------------------------------------------------
     def store(self, name: str) -> KindStore:
@@ -384,8 +397,8 @@ class JobStore(KindStore):
                 self.restart_times[key] = tuple(sorted((*times, at)))[-self.RESTART_TIMES_KEPT :]
         return changed
 
-    def _remove(self, key: Key) -> bool:
-        removed = super()._remove(key)
+    def _remove(self, key: Key, final: dict[str, Any] | None = None) -> bool:
+        removed = super()._remove(key, final)
         if removed:
             self.restart_times.pop(key, None)
         return removed
@@ -406,7 +419,7 @@ class PodStore(KindStore):
         """As KindStore._remove; a removed pod of a Volcano Job is recorded (``final``: its state
         as the watch's DELETED event delivered it, else the last one stored)."""
         old = self._objects.get(key)
-        removed = super()._remove(key)
+        removed = super()._remove(key, final)
         if removed and self.records is not None and old is not None:
             self.records.add(final if final is not None else old)
         return removed

@@ -165,6 +165,9 @@ class KindStore:
         self._state = KindState(name="syncing", since=utcnow())
         self._published: KindData | None = None
         self._on_change = on_change
+        # Called as listener(kind, before, after) for every change, with the lock held: ``after``
+        # None is a deletion (``before``: the last state). Listeners must only hand off (a queue).
+        self.listeners: tuple[Callable[[str, dict[str, Any] | None, dict[str, Any] | None], None], ...] = ()
 
     # -- readers -------------------------------------------------------------------------
     def data(self) -> KindData:
@@ -267,12 +270,16 @@ class KindStore:
         self._index_add(key, obj)
         self._version += 1
         self._versions[key] = self._version
+        for listener in self.listeners:
+            listener(self.spec.name, old, obj)
         return True
 
-    def _remove(self, key: Key) -> bool:
+    def _remove(self, key: Key, final: dict[str, Any] | None = None) -> bool:
         old = self._objects.get(key)
         if old is None:
             return False
+        for listener in self.listeners:
+            listener(self.spec.name, final if final is not None else old, None)
         self._unshare()
         del self._objects[key]
         if self._bulk:

@@ -1,0 +1,93 @@
+"""The history tables. Times are aware UTC datetimes; amounts are in base units (cores, bytes,
+GPUs) as floats: charts and hours need no more precision than a double carries."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class PhaseTransition(models.Model):
+    """A Job or PodGroup seen entering ``phase``. ``seen_at``: when the dashboard saw it;
+    ``object_time``: the object's own transition time (Job status.state.lastTransitionTime, the
+    PodGroup's newest condition), None when it carries none. ``key`` makes a transition seen again
+    after a restart of the dashboard (its re-list) one row."""
+
+    kind = models.CharField(max_length=16)  # "Job" | "PodGroup"
+    key = models.CharField(max_length=320, unique=True)
+    uid = models.CharField(max_length=64)
+    namespace = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    queue = models.CharField(max_length=253)
+    phase = models.CharField(max_length=64)
+    previous = models.CharField(max_length=64, blank=True)
+    seen_at = models.DateTimeField()
+    object_time = models.DateTimeField(null=True)
+    created = models.DateTimeField(null=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["kind", "queue", "seen_at"]),
+            models.Index(fields=["kind", "namespace", "name"]),
+            models.Index(fields=["seen_at"]),
+        ]
+
+
+class PodLifetime(models.Model):
+    """One pod from creation to deletion, updated as it changes. ``last_seen``: the latest change
+    recorded; ``deleted``: when the dashboard saw it deleted."""
+
+    uid = models.CharField(max_length=64, unique=True)
+    namespace = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    job = models.CharField(max_length=253, blank=True)
+    task = models.CharField(max_length=253, blank=True)
+    podgroup = models.CharField(max_length=253, blank=True)
+    queue = models.CharField(max_length=253, blank=True)
+    node = models.CharField(max_length=253, blank=True)
+    phase = models.CharField(max_length=64, blank=True)
+    created = models.DateTimeField(null=True)
+    scheduled = models.DateTimeField(null=True)
+    started = models.DateTimeField(null=True)
+    finished = models.DateTimeField(null=True)
+    deleted = models.DateTimeField(null=True)
+    last_seen = models.DateTimeField()
+    exit_code = models.IntegerField(null=True)
+    restarts = models.IntegerField(default=0)
+    cpu = models.FloatField(null=True)  # cores requested
+    memory = models.FloatField(null=True)  # bytes requested
+    gpu = models.FloatField(default=0)  # GPUs requested (*/gpu resources)
+    requests = models.JSONField(default=dict)  # every resource: amount as a plain decimal string
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["namespace", "job"]),
+            models.Index(fields=["queue", "started"]),
+            models.Index(fields=["last_seen"]),
+        ]
+
+
+class QueueSample(models.Model):
+    """A Queue's amounts of one resource at ``at`` (None: the queue states none)."""
+
+    at = models.DateTimeField()
+    queue = models.CharField(max_length=253)
+    resource = models.CharField(max_length=253)
+    allocated = models.FloatField(null=True)
+    deserved = models.FloatField(null=True)
+    capability = models.FloatField(null=True)
+    guarantee = models.FloatField(null=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["queue", "at"]), models.Index(fields=["at"])]
+
+
+class QueuePhaseSample(models.Model):
+    """How many of a Queue's PodGroups were in ``phase`` at ``at``."""
+
+    at = models.DateTimeField()
+    queue = models.CharField(max_length=253)
+    phase = models.CharField(max_length=64)
+    count = models.IntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["queue", "at"]), models.Index(fields=["at"])]

@@ -1,0 +1,468 @@
+"""The recorder: turns the cache's store changes into history rows, written in batches.
+
+The cache's writer threads only hand each change to a bounded queue (``listener``); one recorder
+thread reads the phase, lifetime and queue facts from them (dashboard/volcano), keeps the rows
+due and writes them every ``flush_seconds`` in one transaction. Every ``sample_seconds`` (of
+``clock``) it samples each Queue's amounts and its PodGroups by phase from the cache; every
+``prune_seconds`` it deletes rows older than the retention. No API call is made.
+
+Failure: a full queue drops changes and counts them (``dropped``); a database that cannot be
+written (down, disk full, locked) keeps the rows due, at most ``pending_max`` (then the oldest are
+dropped and counted as ``lost``), retries with backoff and reports ``degraded`` with the error,
+which pages show as a notice. Nothing here raises into the informers or a page.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.db import DatabaseError, connections, transaction
+from django.db.models import Q
+
+from dashboard.history.models import PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
+from dashboard.kube.cache import ClusterCache
+from dashboard.kube.snapshot import Snapshot
+from dashboard.volcano.gang import pod_template_requests
+from dashboard.volcano.history import gpu_amount, pod_times, queue_amounts
+from dashboard.volcano.objects import as_dict, as_list, meta, name, namespace, spec, status, uid
+from dashboard.volcano.phases import job_phase, job_phase_since, podgroup_phase
+from dashboard.volcano.pods import pod_group_name, pod_job_name, pod_task
+from dashboard.volcano.quantities import plain_decimal
+from dashboard.volcano.queues import queue_of
+from dashboard.volcano.time import parse_time
+
+log = logging.getLogger(__name__)
+
+Change = tuple[str, dict[str, Any] | None, dict[str, Any] | None, datetime]
+_RECORDED_KINDS = frozenset({"jobs", "podgroups", "pods"})
+_POD_FIELDS = [
+    f.name for f in PodLifetime._meta.get_fields() if f.name not in ("id", "uid") and hasattr(f, "column")
+]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class RecorderOptions:
+    sample_seconds: float = 60.0
+    retention_days: float = 14.0
+    queue_size: int = 20000
+    flush_seconds: float = 2.0
+    prune_seconds: float = 3600.0
+    pending_max: int = 100_000  # rows kept while the database cannot be written
+    tick_seconds: float = 0.2  # the thread's wake-up period (wall time)
+
+
+@dataclass(frozen=True)
+class RecorderStatus:
+    """``state``: "starting", "recording", "degraded" (the database failed: ``error``, since
+    ``since``), "standby" (another replica records) or "stopped"."""
+
+    state: str
+    since: datetime
+    error: str = ""
+    dropped: int = 0  # changes the full queue refused
+    lost: int = 0  # rows given up while the database could not be written
+    written: int = 0
+    last_write: datetime | None = None
+    last_sample: datetime | None = None
+
+
+class Elector:
+    """Who records: this one always does (a single process). See dashboard/history/lease.py."""
+
+    def leading(self) -> bool:
+        return True
+
+    def release(self) -> None:
+        return None
+
+
+def _podgroup_since(pg: dict[str, Any]) -> datetime | None:
+    """The PodGroup's newest condition lastTransitionTime (its own record of its last change)."""
+    times = [parse_time(as_dict(c).get("lastTransitionTime")) for c in as_list(status(pg).get("conditions"))]
+    known = [t for t in times if t is not None]
+    return max(known) if known else None
+
+
+class Recorder:
+    def __init__(
+        self,
+        cache: ClusterCache,
+        using: str = "default",
+        options: RecorderOptions | None = None,
+        clock: Callable[[], datetime] = utcnow,
+        elector: Elector | None = None,
+    ):
+        self.cache = cache
+        self.using = using
+        self.options = options or RecorderOptions()
+        self.clock = clock
+        self.elector = elector or Elector()
+        self._changes: queue.Queue[Change] = queue.Queue(maxsize=self.options.queue_size)
+        self._transitions: dict[str, PhaseTransition] = {}
+        self._pods: dict[str, PodLifetime] = {}
+        self._pod_queue: dict[str, str] = {}  # uid -> the queue last known for a live pod
+        self._samples: list[QueueSample] = []
+        self._phase_samples: list[QueuePhaseSample] = []
+        self._status = RecorderStatus(state="starting", since=clock())
+        self._lock = threading.Lock()  # guards _status
+        self._active = False
+        self._schema_ready = False
+        self._next_flush = 0.0
+        self._retry_at = 0.0
+        self._backoff = 0.0
+        self._next_prune: datetime | None = None
+        self._last_sample: datetime | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- the cache's side ------------------------------------------------------------------
+    def listener(self, kind: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
+        """Hand one store change to the recorder (called with a store's lock held: never blocks)."""
+        if kind not in _RECORDED_KINDS or not self._active:
+            return
+        try:
+            self._changes.put_nowait((kind, before, after, self.clock()))
+        except queue.Full:
+            with self._lock:
+                self._status = replace(self._status, dropped=self._status.dropped + 1)
+
+    # -- status ----------------------------------------------------------------------------
+    def status(self) -> RecorderStatus:
+        with self._lock:
+            return replace(self._status, last_sample=self._last_sample)
+
+    def _set_state(self, state: str, error: str = "") -> None:
+        with self._lock:
+            old = self._status
+            since = old.since if old.state == state else self.clock()
+            self._status = replace(old, state=state, since=since, error=error)
+
+    # -- the thread ------------------------------------------------------------------------
+    def start(self) -> Recorder:
+        self.cache.add_listener(self.listener)
+        self._thread = threading.Thread(target=self._run, name="history-recorder", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self.cache.remove_listener(self.listener)
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._set_state("stopped")
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self.step()
+                self._stop.wait(self.options.tick_seconds)
+            if self._active:
+                self.step(force_flush=True)
+                self.elector.release()
+        finally:
+            connections[self.using].close()
+
+    def step(self, force_flush: bool = False) -> None:
+        """One round: leadership, schema, the queued changes, a sample when due, a write when due,
+        pruning when due. Tests call it directly."""
+        try:
+            self._step(force_flush)
+        except Exception as exc:  # never let the thread die: history degrades, the pages stay up
+            log.exception("history recorder step failed")
+            self._set_state("degraded", error=str(exc) or exc.__class__.__name__)
+
+    def _step(self, force_flush: bool) -> None:
+        leading = self.elector.leading()
+        if not leading:
+            if self._active:
+                self._deactivate()
+            self._set_state("standby")
+            return
+        if not self._active:
+            self._activate()
+        now_wall = time.monotonic()
+        if not self._schema_ready and now_wall >= self._retry_at and not self._ensure_schema():
+            return
+        self._drain()
+        now = self.clock()
+        if self._last_sample is None or now - self._last_sample >= timedelta(
+            seconds=self.options.sample_seconds
+        ):
+            self._sample(now)
+        if (
+            self._schema_ready
+            and (force_flush or now_wall >= self._next_flush)
+            and now_wall >= self._retry_at
+        ):
+            self._next_flush = now_wall + self.options.flush_seconds
+            if self._flush() and (self._next_prune is None or now >= self._next_prune):
+                self._prune(now)
+
+    def _activate(self) -> None:
+        """Begin recording: the changes from now on, and the current state of every object (a
+        transition seen again is one row; a pod's row is rewritten with the same facts)."""
+        self._active = True
+        self._last_sample = None
+        snap = self.cache.snapshot()
+        seen = self.clock()
+        for kind, view in (("jobs", snap.jobs), ("podgroups", snap.podgroups), ("pods", snap.pods)):
+            for obj in view.all():
+                self._record(kind, None, obj, seen, snap)
+
+    def _deactivate(self) -> None:
+        self._active = False
+        while True:
+            try:
+                self._changes.get_nowait()
+            except queue.Empty:
+                break
+        self._transitions.clear()
+        self._pods.clear()
+        self._samples.clear()
+        self._phase_samples.clear()
+
+    def _ensure_schema(self) -> bool:
+        from django.core.management import call_command
+
+        try:
+            call_command("migrate", "history", database=self.using, verbosity=0, interactive=False)
+        except Exception as exc:
+            self._failed(exc)
+            return False
+        self._schema_ready = True
+        return True
+
+    # -- changes into rows -----------------------------------------------------------------
+    def _drain(self) -> None:
+        snap: Snapshot | None = None
+        for _ in range(self.options.queue_size):
+            try:
+                kind, before, after, seen = self._changes.get_nowait()
+            except queue.Empty:
+                break
+            snap = snap or self.cache.snapshot()
+            try:
+                self._record(kind, before, after, seen, snap)
+            except Exception:  # one odd object costs its own row, never the others'
+                log.exception("history: a %s change could not be recorded", kind)
+
+    def _record(
+        self,
+        kind: str,
+        before: dict[str, Any] | None,
+        after: dict[str, Any] | None,
+        seen: datetime,
+        snap: Snapshot,
+    ) -> None:
+        if kind == "pods":
+            self._record_pod(before, after, seen, snap)
+        elif after is not None:
+            read, since, label = (
+                (job_phase, job_phase_since, "Job")
+                if kind == "jobs"
+                else (podgroup_phase, _podgroup_since, "PodGroup")
+            )
+            phase = read(after)
+            previous = read(before) if before is not None else ""
+            if phase and phase != previous:
+                self._transition(label, after, phase, previous, since(after), seen, first=before is None)
+
+    def _transition(
+        self,
+        kind: str,
+        obj: dict[str, Any],
+        phase: str,
+        previous: str,
+        object_time: datetime | None,
+        seen: datetime,
+        first: bool,
+    ) -> None:
+        # Keyed by the object's own transition time, so a restart's re-list adds no row; without
+        # one, a change seen on the watch is keyed by when it was seen (a list's sight by none).
+        if object_time is not None:
+            stamp = object_time.isoformat()
+        else:
+            stamp = "" if first else "@" + seen.isoformat()
+        key = f"{kind}|{uid(obj)}|{phase}|{stamp}"[:320]
+        self._transitions[key] = PhaseTransition(
+            kind=kind,
+            key=key,
+            uid=uid(obj),
+            namespace=namespace(obj),
+            name=name(obj),
+            queue=queue_of(obj),
+            phase=phase,
+            previous=previous,
+            seen_at=seen,
+            object_time=object_time,
+            created=parse_time(meta(obj).get("creationTimestamp")),
+        )
+
+    def _pod_queue_of(self, pod: dict[str, Any], snap: Snapshot) -> str:
+        ns = namespace(pod)
+        group = pod_group_name(pod)
+        pg = snap.podgroups.get(ns, group) if group else None
+        if pg is not None:
+            return queue_of(pg)
+        job_name = pod_job_name(pod)
+        job = snap.jobs.get(ns, job_name) if job_name else None
+        return queue_of(job) if job is not None else ""
+
+    def _record_pod(
+        self, before: dict[str, Any] | None, after: dict[str, Any] | None, seen: datetime, snap: Snapshot
+    ) -> None:
+        pod = after if after is not None else before
+        if pod is None:
+            return
+        key = uid(pod)
+        if not key:
+            return
+        if after is not None and before is not None and pod_times(before) == pod_times(after):
+            same = (status(before).get("phase"), spec(before).get("nodeName"))
+            if same == (status(after).get("phase"), spec(after).get("nodeName")) and key in self._pod_queue:
+                return
+        queue_name = self._pod_queue_of(pod, snap) or self._pod_queue.get(key, "")
+        if after is None:
+            self._pod_queue.pop(key, None)
+        elif queue_name:
+            self._pod_queue[key] = queue_name
+        times = pod_times(pod)
+        requests = pod_template_requests(pod)
+        cpu, memory = requests.get("cpu"), requests.get("memory")
+        self._pods[key] = PodLifetime(
+            uid=key,
+            namespace=namespace(pod),
+            name=name(pod),
+            job=pod_job_name(pod) or "",
+            task=pod_task(pod),
+            podgroup=pod_group_name(pod) or "",
+            queue=queue_name,
+            node=str(spec(pod).get("nodeName") or ""),
+            phase=str(status(pod).get("phase") or ""),
+            created=times.created,
+            scheduled=times.scheduled,
+            started=times.started,
+            finished=times.finished,
+            deleted=seen if after is None else None,
+            last_seen=seen,
+            exit_code=times.exit_code,
+            restarts=times.restarts,
+            cpu=float(cpu) if cpu is not None else None,
+            memory=float(memory) if memory is not None else None,
+            gpu=float(gpu_amount(requests)),
+            requests={res: plain_decimal(v) for res, v in sorted(requests.items())},
+        )
+
+    def _sample(self, now: datetime) -> None:
+        snap = self.cache.snapshot()
+        # Unknown is never recorded as zero: only a synced view of queues and PodGroups is sampled.
+        if not (snap.queues.state.name == "synced" and snap.podgroups.state.name == "synced"):
+            return
+        self._last_sample = now
+        for q in snap.queues.all():
+            qname = name(q)
+            for res, amounts in queue_amounts(q).items():
+                values = {k: (float(v) if v is not None else None) for k, v in amounts.items()}
+                self._samples.append(QueueSample(at=now, queue=qname, resource=res, **values))
+            counts: dict[str, int] = {}
+            for pg in snap.podgroups_in_queue(qname):
+                phase = podgroup_phase(pg) or "Pending"
+                counts[phase] = counts.get(phase, 0) + 1
+            for phase, n in counts.items():
+                self._phase_samples.append(QueuePhaseSample(at=now, queue=qname, phase=phase, count=n))
+
+    # -- writing ---------------------------------------------------------------------------
+    def _pending(self) -> int:
+        return len(self._transitions) + len(self._pods) + len(self._samples) + len(self._phase_samples)
+
+    def _flush(self) -> bool:
+        transitions, pods = list(self._transitions.values()), list(self._pods.values())
+        samples, phase_samples = self._samples, self._phase_samples
+        if not (transitions or pods or samples or phase_samples):
+            self._recovered()
+            return True
+        try:
+            with transaction.atomic(using=self.using):
+                PhaseTransition.objects.using(self.using).bulk_create(transitions, ignore_conflicts=True)
+                PodLifetime.objects.using(self.using).bulk_create(
+                    pods, update_conflicts=True, unique_fields=["uid"], update_fields=_POD_FIELDS
+                )
+                QueueSample.objects.using(self.using).bulk_create(samples)
+                QueuePhaseSample.objects.using(self.using).bulk_create(phase_samples)
+        except Exception as exc:
+            self._failed(exc)
+            self._bound_pending()
+            return False
+        written = len(transitions) + len(pods) + len(samples) + len(phase_samples)
+        self._transitions, self._pods, self._samples, self._phase_samples = {}, {}, [], []
+        with self._lock:
+            self._status = replace(
+                self._status, written=self._status.written + written, last_write=self.clock()
+            )
+        self._recovered()
+        return True
+
+    def _recovered(self) -> None:
+        self._backoff = 0.0
+        self._set_state("recording")
+
+    def _failed(self, exc: Exception) -> None:
+        if not isinstance(exc, DatabaseError | OSError):
+            log.exception("history write failed")
+        else:
+            log.warning("history database failed: %s", exc)
+        self._backoff = min(30.0, max(0.5, self._backoff * 2))
+        self._retry_at = time.monotonic() + self._backoff
+        try:
+            connections[self.using].close()
+        except Exception:  # the connection is broken already; a new one is opened on retry
+            log.debug("closing the failed history connection", exc_info=True)
+        self._set_state("degraded", error=str(exc).strip() or exc.__class__.__name__)
+
+    def _bound_pending(self) -> None:
+        """Keep at most pending_max rows for a database that does not answer: samples go first
+        (the oldest), then transitions and pods in arrival order."""
+        excess = self._pending() - self.options.pending_max
+        if excess <= 0:
+            return
+        lost = 0
+        for rows in (self._phase_samples, self._samples):
+            cut = min(excess - lost, len(rows))
+            del rows[:cut]
+            lost += cut
+        for table in (self._transitions, self._pods):
+            while lost < excess and table:
+                del table[next(iter(table))]  # type: ignore[attr-defined]
+                lost += 1
+        with self._lock:
+            self._status = replace(self._status, lost=self._status.lost + lost)
+
+    def _prune(self, now: datetime) -> None:
+        cutoff = now - timedelta(days=self.options.retention_days)
+        try:
+            with transaction.atomic(using=self.using):
+                PhaseTransition.objects.using(self.using).filter(seen_at__lt=cutoff).delete()
+                pods = PodLifetime.objects.using(self.using)
+                pods.filter(Q(deleted__lt=cutoff) | Q(finished__lt=cutoff)).delete()
+                # Pods that went while no recorder watched (never seen deleted), unless still there.
+                live = {uid(p) for p in self.cache.snapshot().pods.all()}
+                stale = pods.filter(last_seen__lt=cutoff, deleted=None, finished=None)
+                gone = [u for u in stale.values_list("uid", flat=True) if u not in live]
+                pods.filter(uid__in=gone).delete()
+                QueueSample.objects.using(self.using).filter(at__lt=cutoff).delete()
+                QueuePhaseSample.objects.using(self.using).filter(at__lt=cutoff).delete()
+        except Exception as exc:
+            self._failed(exc)
+            return
+        self._next_prune = now + timedelta(seconds=self.options.prune_seconds)

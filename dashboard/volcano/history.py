@@ -1,0 +1,174 @@
+"""Facts over time: a pod's lifetime, admission waits, percentiles, resource-hours, queue order.
+
+Pure functions over cached objects and recorded values (dashboard/history records them).
+
+Sources: Kubernetes core/v1 Pod (``status.conditions`` PodScheduled, ``status.startTime``,
+``containerStatuses[].state.terminated``); Volcano's PodGroup phases (Pending -> Inqueue -> Running)
+and the scheduler's job order (volcano-sh/volcano pkg/scheduler/plugins/priority: higher
+``spec.priorityClassName`` priority first, then the older ``creationTimestamp``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from dashboard.volcano.objects import as_dict, as_list, meta, spec, status
+from dashboard.volcano.podrecords import container_ends
+from dashboard.volcano.quantities import resource_amount
+from dashboard.volcano.time import parse_time
+
+
+def is_gpu_resource(resource: str) -> bool:
+    """Whether a resource name counts GPUs: the device plugins' ``<vendor>/gpu`` names
+    (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 is not a whole GPU and does not count)."""
+    return resource.rsplit("/", 1)[-1] == "gpu"
+
+
+def gpu_amount(requests: Mapping[str, Decimal]) -> Decimal:
+    """GPUs requested: the sum over the ``*/gpu`` resources of ``requests`` (0 when none)."""
+    return sum((v for k, v in requests.items() if is_gpu_resource(k)), Decimal(0))
+
+
+@dataclass(frozen=True)
+class PodTimes:
+    """When a pod was created, bound to a node, started and finished (None: not yet or unknown)."""
+
+    created: datetime | None
+    scheduled: datetime | None
+    started: datetime | None
+    finished: datetime | None
+    exit_code: int | None  # the highest exit code of its terminated containers
+    restarts: int
+
+
+def pod_times(pod: object) -> PodTimes:
+    """A pod's lifetime from its own status: ``scheduled`` is the PodScheduled condition's
+    lastTransitionTime when True; ``started`` is ``status.startTime`` (the kubelet accepted it);
+    ``finished`` the latest container termination once the pod phase is Succeeded or Failed."""
+    st = status(pod)
+    scheduled = None
+    for cond in as_list(st.get("conditions")):
+        c = as_dict(cond)
+        if c.get("type") == "PodScheduled" and c.get("status") == "True":
+            scheduled = parse_time(c.get("lastTransitionTime"))
+    ends = container_ends(pod, message_chars=0)
+    finished = None
+    if st.get("phase") in ("Succeeded", "Failed"):
+        times = [e.finished for e in ends if e.finished is not None]
+        finished = max(times) if times else None
+    codes = [int(e.exit_code) for e in ends if e.exit_code.lstrip("-").isdigit()]
+    restarts = 0
+    for cs in as_list(st.get("containerStatuses")):
+        value = as_dict(cs).get("restartCount")
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            restarts += value
+    return PodTimes(
+        created=parse_time(meta(pod).get("creationTimestamp")),
+        scheduled=scheduled,
+        started=parse_time(st.get("startTime")),
+        finished=finished,
+        exit_code=max(codes) if codes else None,
+        restarts=restarts,
+    )
+
+
+def admission_wait(
+    created: datetime | None, inqueue: datetime | None, running: datetime | None
+) -> timedelta | None:
+    """How long a gang waited: created -> Running (through Inqueue), or None when it has not run
+    or a time is unknown. A Running before its creation (clock skew) reads as no wait."""
+    if created is None or running is None:
+        return None
+    start = min(created, inqueue) if inqueue is not None else created
+    return max(running - start, timedelta(0))
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The ``q``-th percentile (0-100) of ``values`` by linear interpolation between closest
+    ranks (numpy's default); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100
+    low, high = math.floor(rank), math.ceil(rank)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A pod's use of ``amount`` of a resource from ``start`` until ``end`` (None: still running)."""
+
+    start: datetime
+    end: datetime | None
+    amount: float
+
+
+def resource_hours(intervals: Iterable[Interval], since: datetime, until: datetime) -> float:
+    """Amount x hours of ``intervals`` within [since, until); an open interval runs until ``until``."""
+    total = 0.0
+    for iv in intervals:
+        start = max(iv.start, since)
+        end = min(iv.end or until, until)
+        if end > start:
+            total += iv.amount * (end - start).total_seconds() / 3600
+    return total
+
+
+@dataclass(frozen=True)
+class QueuedGang:
+    """A pending PodGroup as the scheduler orders it."""
+
+    namespace: str
+    name: str
+    priority: int
+    created: datetime | None
+
+
+def queue_order(gangs: Iterable[QueuedGang]) -> list[QueuedGang]:
+    """Pending gangs in the order the scheduler considers them: higher priority first, then the
+    older creation time, then namespace/name (the scheduler's tie-break is its own map order)."""
+    far = datetime.max.replace(tzinfo=None)
+    return sorted(
+        gangs,
+        key=lambda g: (
+            -g.priority,
+            g.created.replace(tzinfo=None) if g.created else far,
+            g.namespace,
+            g.name,
+        ),
+    )
+
+
+def position(gangs: Iterable[QueuedGang], namespace: str, name: str) -> tuple[int, int] | None:
+    """(1-based position, how many) of the gang ``namespace/name`` in ``queue_order``; None when
+    it is not among them."""
+    ordered = queue_order(gangs)
+    for i, gang in enumerate(ordered):
+        if (gang.namespace, gang.name) == (namespace, name):
+            return i + 1, len(ordered)
+    return None
+
+
+QUEUE_FIELDS = ("allocated", "deserved", "capability", "guarantee")
+
+
+def queue_amounts(queue: object) -> dict[str, dict[str, Decimal | None]]:
+    """A Queue's amounts per resource: {resource: {field: amount or None}} for the fields of
+    ``QUEUE_FIELDS`` (status.allocated, spec.deserved, spec.capability,
+    spec.guarantee.resource); a value that is no usable amount reads None, never 0."""
+    sp, st = spec(queue), status(queue)
+    lists = {
+        "allocated": as_dict(st.get("allocated")),
+        "deserved": as_dict(sp.get("deserved")),
+        "capability": as_dict(sp.get("capability")),
+        "guarantee": as_dict(as_dict(sp.get("guarantee")).get("resource")),
+    }
+    out: dict[str, dict[str, Decimal | None]] = {}
+    for field_name, values in lists.items():
+        for res, raw in values.items():
+            out.setdefault(str(res), dict.fromkeys(QUEUE_FIELDS))[field_name] = resource_amount(raw)
+    return out
