@@ -6,6 +6,7 @@ from django.views.i18n import set_language
 
 from dashboard.views import (
     cronjobs,
+    history,
     jobflows,
     jobs,
     kiosk,
@@ -71,6 +72,7 @@ urlpatterns = [
     path("pods/<str:namespace>/<str:name>/", pods.pod_detail, name="pod_detail"),
     path("pods/<str:namespace>/<str:name>/logs/", logs.pod_logs, name="pod_logs"),
     path("pods/<str:namespace>/<str:name>/yaml/", object_yaml, {"kind": "pods"}, name="pod_yaml"),
+    path("usage/", history.usage, name="usage"),
     path("kiosk/", kiosk.kiosk, name="kiosk"),
     path("prefs/theme/", prefs.set_theme, name="set_theme"),
     # Django's set_language stores the choice in the language cookie (there are no sessions).

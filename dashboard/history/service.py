@@ -130,8 +130,12 @@ def attach(cache: ClusterCache) -> None:
     if not settings.VOLCANO_UI_HISTORY or get_service() is not None:
         return
     from dashboard.history.lease import elector_from_settings
+    from dashboard.presenters.clock import reference_now
 
-    service = HistoryService(cache, options=options_from_settings(), elector=elector_from_settings(cache))
+    # The pages' clock (the simulated cluster's in the demo), so samples line up with object times.
+    service = HistoryService(
+        cache, options=options_from_settings(), clock=reference_now, elector=elector_from_settings(cache)
+    )
     set_service(service)
     service.start()
 

@@ -23,6 +23,7 @@ from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views import memo
 from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, kind_states
+from dashboard.views.history import queue_history
 from dashboard.views.notices import blocked, page_ctx
 from dashboard.views.queue_summary import queue_summaries
 from dashboard.views.rows import (
@@ -154,6 +155,7 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         ctx["events"], ctx["events_total"] = rows[:100], len(rows)
         ctx["events_blocked"] = bool(unreadable_reason(snap.events.state))
     if frags.asked is None:  # the metadata and YAML below the fragments
+        ctx["history"] = queue_history(request, name, now)
         ctx["yaml"] = yaml_text(queue)
         ctx["labels"] = sorted(objects.labels(queue).items())
         ctx["annotations"] = sorted(objects.annotations(queue).items())

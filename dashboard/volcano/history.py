@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 from decimal import Decimal
 
 from dashboard.volcano.objects import as_dict, as_list, meta, spec, status
@@ -172,3 +172,38 @@ def queue_amounts(queue: object) -> dict[str, dict[str, Decimal | None]]:
         for res, raw in values.items():
             out.setdefault(str(res), dict.fromkeys(QUEUE_FIELDS))[field_name] = resource_amount(raw)
     return out
+
+
+def daily_percentiles(
+    waits: Iterable[tuple[datetime, float]], tz: tzinfo | None = None
+) -> list[tuple[date, float, float, int]]:
+    """Waits (when the wait ended, seconds) per calendar day in ``tz`` (UTC when None):
+    [(day, p50, p90, how many)], oldest day first; days without a wait are left out."""
+    by_day: dict[date, list[float]] = {}
+    for at, seconds in waits:
+        day = (at.astimezone(tz) if tz else at).date()
+        by_day.setdefault(day, []).append(seconds)
+    out = []
+    for day in sorted(by_day):
+        values = by_day[day]
+        p50, p90 = percentile(values, 50), percentile(values, 90)
+        assert p50 is not None and p90 is not None
+        out.append((day, p50, p90, len(values)))
+    return out
+
+
+def downsample(
+    points: Sequence[tuple[datetime, float | None]], since: datetime, until: datetime, buckets: int
+) -> list[tuple[datetime, float | None]]:
+    """``points`` in [since, until) averaged into ``buckets`` equal spans, each at its start; a
+    span without a known value is None (a gap, never 0)."""
+    span = (until - since) / buckets
+    sums = [0.0] * buckets
+    counts = [0] * buckets
+    for at, value in points:
+        if value is None or at < since or at >= until:
+            continue
+        i = min(buckets - 1, int((at - since) / span))
+        sums[i] += value
+        counts[i] += 1
+    return [(since + span * i, (sums[i] / counts[i]) if counts[i] else None) for i in range(buckets)]

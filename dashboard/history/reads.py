@@ -1,0 +1,122 @@
+"""The queries pages ask of the history store. Each takes the database alias first (``using``)
+and returns plain values; HistoryService.read turns a failure into a notice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Q
+
+from dashboard.history.models import PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
+from dashboard.volcano.history import Interval, admission_wait, resource_hours
+
+Point = tuple[datetime, float | None]
+
+
+@dataclass(frozen=True)
+class ResourceSeries:
+    """One resource of a Queue over time: (at, amount) per field."""
+
+    resource: str
+    allocated: list[Point]
+    deserved: list[Point]
+    capability: list[Point]
+
+
+def queue_usage(using: str, queue: str, since: datetime, until: datetime) -> list[ResourceSeries]:
+    rows = (
+        QueueSample.objects.using(using)
+        .filter(queue=queue, at__gte=since, at__lt=until)
+        .order_by("at")
+        .values_list("resource", "at", "allocated", "deserved", "capability")
+    )
+    by_res: dict[str, ResourceSeries] = {}
+    for res, at, allocated, deserved, capability in rows:
+        series = by_res.get(res)
+        if series is None:
+            series = by_res[res] = ResourceSeries(res, [], [], [])
+        series.allocated.append((at, allocated))
+        series.deserved.append((at, deserved))
+        series.capability.append((at, capability))
+    return [by_res[k] for k in sorted(by_res)]
+
+
+def queue_phase_counts(using: str, queue: str, since: datetime, until: datetime) -> dict[str, list[Point]]:
+    """{phase: [(at, count)]}: at every sample, every phase sampled in the window (0 where a
+    sample had none of that phase: the sample counted the queue's PodGroups)."""
+    rows = list(
+        QueuePhaseSample.objects.using(using)
+        .filter(queue=queue, at__gte=since, at__lt=until)
+        .values_list("at", "phase", "count")
+    )
+    times = sorted({at for at, _p, _c in rows})
+    counts = {(at, phase): n for at, phase, n in rows}
+    phases = sorted({phase for _a, phase, _c in rows})
+    return {phase: [(at, float(counts.get((at, phase), 0))) for at in times] for phase in phases}
+
+
+def admission_waits(using: str, queue: str, since: datetime) -> list[tuple[datetime, float]]:
+    """(when the gang started Running, seconds it waited) of the queue's PodGroups that started
+    running since ``since``: created -> Inqueue -> Running, by the PodGroup's own times where it
+    carries them, else when the dashboard saw the change."""
+    rows = (
+        PhaseTransition.objects.using(using)
+        .filter(kind="PodGroup", queue=queue, phase__in=("Inqueue", "Running"), seen_at__gte=since)
+        .values_list("uid", "phase", "seen_at", "object_time", "created")
+    )
+    firsts: dict[tuple[str, str], datetime] = {}
+    created: dict[str, datetime | None] = {}
+    for uid, phase, seen, own, made in rows:
+        at = own or seen
+        key = (uid, phase)
+        if key not in firsts or at < firsts[key]:
+            firsts[key] = at
+        created[uid] = made
+    out = []
+    for uid, made in created.items():
+        running = firsts.get((uid, "Running"))
+        wait = admission_wait(made, firsts.get((uid, "Inqueue")), running)
+        if running is not None and wait is not None:
+            out.append((running, wait.total_seconds()))
+    return sorted(out)
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    key: str  # the queue or namespace ("" when unknown)
+    gpu_hours: float
+    cpu_hours: float
+    pods: int
+
+
+def usage_hours(
+    using: str, since: datetime, until: datetime, by: str, namespaces: frozenset[str] | None = None
+) -> list[UsageRow]:
+    """GPU-hours and CPU-hours (requests x running time) of the pods that ran in [since, until),
+    by ``by`` ("queue" or "namespace"), most GPU-hours first; only pods of ``namespaces`` when
+    given (the namespaces the viewer may see). A pod runs from its start until it
+    finished or was seen deleted; one still running counts until ``until``."""
+    assert by in ("queue", "namespace")
+    pods = PodLifetime.objects.using(using)
+    if namespaces is not None:
+        pods = pods.filter(namespace__in=sorted(namespaces))
+    rows = (
+        pods.filter(started__isnull=False, started__lt=until)
+        .filter(Q(finished__isnull=True) | Q(finished__gt=since))
+        .filter(Q(deleted__isnull=True) | Q(deleted__gt=since))
+        .values_list(by, "started", "finished", "deleted", "gpu", "cpu")
+    )
+    gpu: dict[str, list[Interval]] = {}
+    cpu: dict[str, list[Interval]] = {}
+    for key, started, finished, deleted, gpus, cores in rows:
+        end = finished or deleted
+        gpu.setdefault(key, []).append(Interval(started, end, gpus or 0.0))
+        cpu.setdefault(key, []).append(Interval(started, end, cores or 0.0))
+    out = [
+        UsageRow(
+            key, resource_hours(gpu[key], since, until), resource_hours(cpu[key], since, until), len(gpu[key])
+        )
+        for key in gpu
+    ]
+    return sorted(out, key=lambda r: (-r.gpu_hours, -r.cpu_hours, r.key))

@@ -1,0 +1,146 @@
+"""Server-rendered SVG charts: coordinates, axis labels and the same values as table rows.
+
+The templates draw the SVG (templates/dashboard/_chart.html, _bars.html) with colours from the
+stylesheet's variables, so both themes read; every chart has its values as a table too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.utils import formats, timezone
+
+from dashboard.volcano.history import downsample
+
+WIDTH, HEIGHT = 640, 160
+PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 4, 4, 8, 18
+
+
+@dataclass(frozen=True)
+class Line:
+    label: str
+    css: str  # "a" (the main series), "b", "c": the stylesheet colours chart-line-<css>
+    paths: list[str]  # SVG polyline "x,y x,y" runs; a gap (no value) starts a new run
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class Chart:
+    title: str
+    lines: list[Line]
+    y_max: str
+    x_ticks: list[tuple[float, str]]
+    headers: list[str]
+    rows: list[list[str]]  # the values per time, for the table
+    width: int = WIDTH
+    height: int = HEIGHT
+    plot_bottom: float = HEIGHT - PAD_BOTTOM
+    empty: bool = False
+    caption: str = field(default="")
+
+
+def _time_text(at: datetime, span: timedelta) -> str:
+    local = timezone.localtime(at)
+    if span <= timedelta(days=1):
+        return formats.time_format(local, "H:i")
+    return formats.date_format(local, "M j H:i")
+
+
+def line_chart(
+    title: str,
+    series: Sequence[tuple[str, str, Sequence[tuple[datetime, float | None]], bool]],
+    since: datetime,
+    until: datetime,
+    fmt: Callable[[float], str],
+    buckets: int = 96,
+) -> Chart:
+    """A chart of ``series`` [(label, css, points, dashed)] over [since, until), each averaged
+    into ``buckets`` spans; ``fmt`` writes a value (the y axis maximum, the table)."""
+    sampled = [
+        (label, css, downsample(points, since, until, buckets), dashed)
+        for label, css, points, dashed in series
+    ]
+    known = [v for _l, _c, pts, _d in sampled for _t, v in pts if v is not None]
+    top = max(known, default=0.0) or 1.0
+    plot_w = WIDTH - PAD_LEFT - PAD_RIGHT
+    plot_h = HEIGHT - PAD_TOP - PAD_BOTTOM
+    lines = []
+    for label, css, pts, dashed in sampled:
+        runs: list[str] = []
+        run: list[str] = []
+        for i, (_at, value) in enumerate(pts):
+            if value is None:
+                if run:
+                    runs.append(" ".join(run))
+                run = []
+                continue
+            x = PAD_LEFT + plot_w * (i + 0.5) / buckets
+            y = PAD_TOP + plot_h * (1 - value / top)
+            run.append(f"{x:.1f},{y:.1f}")
+        if run:
+            runs.append(" ".join(run))
+        # A single point draws no line: repeat it so it shows as a dot-sized stroke.
+        runs = [r if " " in r else f"{r} {r}" for r in runs]
+        lines.append(Line(label, css, runs, dashed))
+    span = until - since
+    ticks = [(PAD_LEFT + plot_w * f, _time_text(since + span * f, span)) for f in (0.0, 0.25, 0.5, 0.75, 1.0)]
+    rows = []
+    for i in range(buckets):
+        values = [pts[i][1] for _l, _c, pts, _d in sampled]
+        if any(v is not None for v in values):
+            at = sampled[0][2][i][0]
+            rows.append([_time_text(at, span), *("—" if v is None else fmt(v) for v in values)])
+    return Chart(
+        title=title,
+        lines=lines,
+        y_max=fmt(top) if known else "",
+        x_ticks=ticks,
+        headers=[label for label, _c, _p, _d in series],
+        rows=rows,
+        empty=not known,
+    )
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    value: float
+    text: str
+    width: float  # 0..100, of the largest bar
+    y: int  # the bar's top in the chart's coordinates
+
+
+@dataclass(frozen=True)
+class Bars:
+    items: list[Bar]
+    height: int  # of the chart's coordinates (BAR_STEP per bar)
+
+
+BAR_STEP = 12
+
+
+def bars(items: Sequence[tuple[str, float, str]]) -> Bars:
+    """Horizontal bars [(label, value, text)], widths relative to the largest value."""
+    top = max((v for _l, v, _t in items), default=0.0) or 1.0
+    out = [
+        Bar(label, value, text, round(100 * max(value, 0.0) / top, 1), i * BAR_STEP + 2)
+        for i, (label, value, text) in enumerate(items)
+    ]
+    return Bars(out, max(1, len(out)) * BAR_STEP)
+
+
+def sparkline(points: Sequence[tuple[datetime, float | None]], since: datetime, until: datetime) -> str:
+    """An 80x20 SVG polyline of ``points`` (gaps skipped), "" when there is no value."""
+    sampled = downsample(points, since, until, 48)
+    known = [v for _t, v in sampled if v is not None]
+    if not known:
+        return ""
+    top = max(known) or 1.0
+    coords = [
+        f"{80 * (i + 0.5) / 48:.1f},{18 - 16 * v / top + 1:.1f}"
+        for i, (_t, v) in enumerate(sampled)
+        if v is not None
+    ]
+    return " ".join(coords) if len(coords) > 1 else f"{coords[0]} {coords[0]}"

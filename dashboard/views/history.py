@@ -1,0 +1,160 @@
+"""History on the pages: a Queue's usage, PodGroups and waits over time (its page's ``history``
+section) and /usage/ (GPU-hours and CPU-hours by queue or namespace, as a table, a chart and CSV).
+
+Every read goes through HistoryService.read: a store that fails gives a notice, never an error
+page; with history off (no service) the sections are absent and /usage/ says so.
+"""
+
+from __future__ import annotations
+
+import csv
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
+
+from dashboard.access import visible_namespaces
+from dashboard.history import reads
+from dashboard.history.service import HistoryService, get_service
+from dashboard.presenters.charts import bars, line_chart
+from dashboard.presenters.clock import reference_now
+from dashboard.views.notices import page_ctx
+from dashboard.views.rows import snapshot
+from dashboard.volcano.history import daily_percentiles
+from dashboard.volcano.quantities import format_quantity, resource_sort_key
+
+QUEUE_WINDOWS = {"1h": timedelta(hours=1), "24h": timedelta(hours=24), "7d": timedelta(days=7)}
+USAGE_WINDOWS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "14d": timedelta(days=14)}
+# Phase colours of the PodGroup chart (stylesheet: chart-line-<css>).
+_PHASE_CSS = {"Pending": "c", "Inqueue": "b", "Running": "a", "Unknown": "d", "Completed": "e"}
+
+
+def history_notice(service: HistoryService, errors: list[str]) -> str:
+    """One sentence on why history is missing or incomplete, "" when it is whole."""
+    if errors:
+        return _("History cannot be read: %(error)s") % {"error": errors[0]}
+    status = service.status()
+    if status is None:
+        return ""
+    if status.state == "degraded":
+        return _("History is not being recorded since %(since)s: %(error)s") % {
+            "since": status.since.strftime("%Y-%m-%d %H:%M"),
+            "error": status.error,
+        }
+    if status.dropped or status.lost:
+        return _("History is incomplete: %(n)s changes were not recorded.") % {
+            "n": status.dropped + status.lost
+        }
+    return ""
+
+
+def _amount(resource: str) -> Any:
+    def fmt(value: float) -> str:
+        return format_quantity(resource, Decimal(str(round(value, 6))))
+
+    return fmt
+
+
+def queue_history(request: HttpRequest, name: str, now: datetime) -> dict[str, Any] | None:
+    """The ``history`` section of a Queue's page, None when history is off."""
+    service = get_service()
+    if service is None:
+        return None
+    window = request.GET.get("window", "24h")
+    if window not in QUEUE_WINDOWS:
+        window = "24h"
+    since = now - QUEUE_WINDOWS[window]
+    errors: list[str] = []
+
+    def read(fn: Any) -> Any:
+        result = service.read(fn)
+        if result.error:
+            errors.append(result.error)
+        return result.value
+
+    usage = read(lambda using: reads.queue_usage(using, name, since, now)) or []
+    charts = []
+    for series in sorted(usage, key=lambda s: resource_sort_key(s.resource)):
+        lines = [
+            (_("allocated"), "a", series.allocated, False),
+            (_("deserved"), "b", series.deserved, True),
+            (_("capability"), "c", series.capability, True),
+        ]
+        charts.append(line_chart(series.resource, lines, since, now, _amount(series.resource)))
+    phase_counts = read(lambda using: reads.queue_phase_counts(using, name, since, now)) or {}
+    podgroups = None
+    if phase_counts:
+        lines = [(phase, _PHASE_CSS.get(phase, "d"), pts, False) for phase, pts in phase_counts.items()]
+        podgroups = line_chart(_("PodGroups by phase"), lines, since, now, lambda v: f"{v:.0f}")
+    waits = read(lambda using: reads.admission_waits(using, name, now - timedelta(days=7))) or []
+    days = daily_percentiles(waits)
+    return {
+        "window": window,
+        "windows": list(QUEUE_WINDOWS),
+        "charts": charts,
+        "podgroups_chart": podgroups,
+        "wait_days": [(day, _duration(p50), _duration(p90), n) for day, p50, p90, n in days],
+        "notice": history_notice(service, errors),
+    }
+
+
+def _duration(seconds: float) -> str:
+    minutes = seconds / 60
+    if minutes < 1:
+        return _("%(n)s s") % {"n": round(seconds)}
+    if minutes < 120:
+        return _("%(n)s min") % {"n": round(minutes)}
+    return _("%(n)s h") % {"n": round(minutes / 60, 1)}
+
+
+@require_safe
+def usage(request: HttpRequest) -> HttpResponse:
+    snap = snapshot(request)
+    now = reference_now(snap)
+    window = request.GET.get("window", "7d")
+    if window not in USAGE_WINDOWS:
+        window = "7d"
+    by = request.GET.get("by", "queue")
+    if by not in ("queue", "namespace"):
+        by = "queue"
+    since = now - USAGE_WINDOWS[window]
+    service = get_service()
+    ctx = page_ctx(snap, now, (), "usage")
+    ctx.update({"window": window, "windows": list(USAGE_WINDOWS), "by": by, "since": since, "until": now})
+    if service is None:
+        ctx["off"] = True
+        return render(request, "dashboard/usage.html", ctx)
+    namespaces = visible_namespaces(request)
+    result = service.read(lambda using: reads.usage_hours(using, since, now, by, namespaces))
+    rows: list[reads.UsageRow] = result.value or []
+    if request.GET.get("format") == "csv" and not result.error:
+        return _csv(rows, by, window)
+    ctx.update(
+        {
+            "rows": rows,
+            "gpu_bars": bars(
+                [(r.key or "—", r.gpu_hours, f"{r.gpu_hours:.1f}") for r in rows if r.gpu_hours]
+            ),
+            "cpu_bars": bars(
+                [(r.key or "—", r.cpu_hours, f"{r.cpu_hours:.1f}") for r in rows if r.cpu_hours]
+            ),
+            "total_gpu": sum(r.gpu_hours for r in rows),
+            "total_cpu": sum(r.cpu_hours for r in rows),
+            "notice": history_notice(service, [result.error] if result.error else []),
+        }
+    )
+    return render(request, "dashboard/usage.html", ctx)
+
+
+def _csv(rows: list[reads.UsageRow], by: str, window: str) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="usage-{by}-{window}.csv"'
+    writer = csv.writer(response)
+    writer.writerow([by, "gpu_hours", "cpu_hours", "pods"])
+    for r in rows:
+        writer.writerow([r.key, f"{r.gpu_hours:.3f}", f"{r.cpu_hours:.3f}", r.pods])
+    return response

@@ -1,0 +1,122 @@
+"""History on the pages: a Queue's charts, /usage/ (table, chart, CSV), and a store that is down."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.test import Client
+
+from dashboard.history.recorder import RecorderOptions
+from dashboard.history.service import HistoryService, override_service
+from dashboard.kube import override_cluster_cache
+from dashboard.presenters.clock import set_time_source
+from dashboard.sim.kinds import POD
+from dashboard.volcano.phases import job_phase
+from dashboard.volcano.time import parse_time
+from tests.history.conftest import add_alias, drop_alias, sqlite_alias
+from tests.history.helpers import add_nodes, gpu_job, settle
+
+
+def _running(name):
+    def check(snap):
+        job = snap.jobs.get("default", name)
+        return job is not None and job_phase(job) == "Running"
+
+    return check
+
+
+@pytest.fixture
+def recorded(sim_cluster, make_live_cache, tmp_path, django_db_blocker):
+    """A cluster where Job "train" (2 pods x 1 GPU) has run for an hour, recorded into SQLite."""
+    add_nodes(sim_cluster)
+    with django_db_blocker.unblock():
+        alias = sqlite_alias(tmp_path / "h.sqlite3")
+        cache = make_live_cache(sim_cluster)
+        opts = RecorderOptions(flush_seconds=0, sample_seconds=60)
+        service = HistoryService(cache, alias, opts, clock=sim_cluster.clock.now)
+        rec = service.recorder
+        cache.add_listener(rec.listener)
+        rec.step()
+        gpu_job(sim_cluster, "train", replicas=2, seconds=None)
+        settle(cache, sim_cluster, _running("train"), rec)
+        for _ in range(60):
+            sim_cluster.advance(60)
+            rec.step()
+        rec.step(force_flush=True)
+        previous = set_time_source(sim_cluster.clock.now)
+        try:
+            with override_cluster_cache(cache), override_service(service):
+                yield sim_cluster, cache, service
+        finally:
+            set_time_source(previous)
+            drop_alias(alias)
+
+
+def test_queue_page_charts_usage_and_podgroups(recorded):
+    client = Client()
+    html = client.get("/queues/default/?window=24h").content.decode()
+    assert "data-history" in html and 'data-chart="nvidia.com/gpu"' in html
+    assert "<polyline" in html and "PodGroups by phase" in html
+    assert "data-history-notice" not in html
+    assert client.get("/queues/default/?window=1h").status_code == 200
+
+
+def test_usage_page_gpu_hours_match_the_pods(recorded):
+    cluster, _cache, _service = recorded
+    now = cluster.clock.now()
+    pods = [p for p in cluster.store.list(POD, "default")[0] if p["metadata"]["name"].startswith("train-")]
+    expected = sum((now - parse_time(p["status"]["startTime"])).total_seconds() / 3600 for p in pods)
+    assert len(pods) == 2 and expected > 1.9
+    client = Client()
+    resp = client.get("/usage/?window=24h&by=queue")
+    assert resp.status_code == 200
+    html = resp.content.decode()
+    assert "data-usage" in html and "data-bars" in html
+    rows = list(
+        csv.reader(io.StringIO(client.get("/usage/?window=24h&by=queue&format=csv").content.decode()))
+    )
+    assert rows[0] == ["queue", "gpu_hours", "cpu_hours", "pods"]
+    default = next(r for r in rows if r[0] == "default")
+    assert float(default[1]) == pytest.approx(expected, abs=0.002)
+    assert float(default[2]) == pytest.approx(expected, abs=0.002)  # 1 core per pod
+    by_ns = list(csv.reader(io.StringIO(client.get("/usage/?by=namespace&format=csv").content.decode())))
+    assert by_ns[1][0] == "default"
+
+
+def test_a_store_that_is_down_is_a_notice_and_the_recorder_survives(recorded, django_db_blocker):
+    cluster, cache, good = recorded
+    with django_db_blocker.unblock():
+        # Nothing listens on port 9: the database is down.
+        alias = add_alias(
+            "hist_down",
+            {
+                "ENGINE": "django.db.backends.postgresql",
+                "NAME": "history",
+                "USER": "x",
+                "HOST": "127.0.0.1",
+                "PORT": "9",
+                "OPTIONS": {"connect_timeout": 1},
+            },
+        )
+        try:
+            down = HistoryService(cache, alias, RecorderOptions(flush_seconds=0), clock=cluster.clock.now)
+            cache.add_listener(down.recorder.listener)
+            down.recorder.step()
+            assert down.status().state == "degraded" and down.status().error
+            with override_service(down):
+                client = Client()
+                for url in ("/queues/default/", "/usage/", "/queues/", "/jobs/default/train/", "/"):
+                    resp = client.get(url)
+                    assert resp.status_code == 200, url
+                html = client.get("/queues/default/").content.decode()
+                assert "data-history-notice" in html and "History cannot be read" in html
+                assert "data-history-notice" in client.get("/usage/").content.decode()
+            # The informers go on: a change after the outage reaches the cache.
+            gpu_job(cluster, "after", replicas=1, seconds=None)
+            cluster.advance(1)
+            cache.wait_for(lambda s: s.jobs.get("default", "after") is not None, timeout=5)
+            cache.remove_listener(down.recorder.listener)
+        finally:
+            drop_alias(alias)
