@@ -103,6 +103,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("batch", "v1", "jobs", "Job", True, (), True, categories=("all",)),
     Kind("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", True, ("netpol",)),
     Kind("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, ("pc",)),
+    # Leader election (client-go leaderelection, volcano-ui's history recorder): an update at a stale
+    # resourceVersion is 409 Conflict, as for every kind here.
+    Kind("coordination.k8s.io", "v1", "leases", "Lease", True),
     # --- Volcano (volcano-sh/volcano config/crd) ---
     Kind(
         "batch.volcano.sh",
@@ -269,6 +272,7 @@ QUEUE = _BY_KEY["queues.scheduling.volcano.sh"]
 COMMAND = _BY_KEY["commands.bus.volcano.sh"]
 CRONJOB = _BY_KEY["cronjobs.batch.volcano.sh"]
 HYPERNODE = _BY_KEY["hypernodes.topology.volcano.sh"]
+LEASE = _BY_KEY["leases.coordination.k8s.io"]
 
 # Groups in discovery order: core first (kubectl resolves a bare plural such as "jobs" to the first
 # group that serves it, exactly as with a real cluster: batch/v1 before batch.volcano.sh).
