@@ -12,6 +12,8 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -59,6 +61,20 @@ class _DemoServer(WSGIServer):
             super().__init__(server_address, *args, **kwargs)
         except OSError as exc:
             raise _listen_error(str(server_address[0]), int(server_address[1]), exc) from None
+
+
+def _start_history(path: Path, cluster, seed: int) -> subprocess.Popen | None:
+    """The demo's history: a temporary SQLite file, and a day of the demo scenario recorded into it
+    by a separate process (manage.py demo_history, about 5 minutes of CPU; the charts fill from the
+    oldest hour) while this one records from now on."""
+    if not settings.VOLCANO_UI_HISTORY:
+        return None
+    # Before the first connection: the demo's history lives and dies with its temporary directory.
+    settings.DATABASES["default"]["NAME"] = str(path)
+    env = {**os.environ, "VOLCANO_UI_HISTORY_DB": str(path), "DJANGO_SETTINGS_MODULE": "volcano_ui.settings"}
+    end = cluster.clock.now().isoformat()
+    command = [sys.executable, "-m", "django", "demo_history", "--end", end, "--seed", str(seed)]
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
 
 
 class _DemoRunserver(RunserverCommand):
@@ -145,6 +161,7 @@ class Command(BaseCommand):
             # collect into the demo's temporary directory so a fresh checkout needs no extra step.
             settings.STATIC_ROOT = str(workdir / "static")
             call_command("collectstatic", interactive=False, verbosity=0)
+        history = _start_history(workdir / "history.sqlite3", cluster, opts["seed"])
         cluster.start_realtime()
         # Ages and wait times on the pages follow the simulated clock (it runs at --speed).
         from dashboard.presenters.clock import set_time_source
@@ -159,9 +176,14 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"volcano-ui dashboard: {url}")
         self.stdout.flush()
-        call_command(
-            _DemoRunserver(),
-            f"{opts['host']}:{opts['port']}",
-            use_reloader=False,
-            use_threading=True,
-        )
+        try:
+            call_command(
+                _DemoRunserver(),
+                f"{opts['host']}:{opts['port']}",
+                use_reloader=False,
+                use_threading=True,
+            )
+        finally:
+            if history is not None and history.poll() is None:
+                history.terminate()
+                history.wait(10)
