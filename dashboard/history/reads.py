@@ -120,3 +120,63 @@ def usage_hours(
         for key in gpu
     ]
     return sorted(out, key=lambda r: (-r.gpu_hours, -r.cpu_hours, r.key))
+
+
+@dataclass(frozen=True)
+class PodSpan:
+    name: str
+    task: str
+    node: str
+    phase: str
+    created: datetime | None
+    scheduled: datetime | None
+    started: datetime | None
+    finished: datetime | None
+    deleted: datetime | None
+    exit_code: int | None
+    restarts: int
+
+
+def job_pods(using: str, namespace: str, job: str, since: datetime) -> list[PodSpan]:
+    """Every recorded pod of the Job ``namespace/job`` created since ``since`` (deleted ones
+    too), oldest first."""
+    rows = (
+        PodLifetime.objects.using(using)
+        .filter(namespace=namespace, job=job)
+        .filter(Q(created__isnull=True) | Q(created__gte=since))
+        .order_by("created", "name")[:500]
+    )
+    return [
+        PodSpan(
+            r.name,
+            r.task,
+            r.node,
+            r.phase,
+            r.created,
+            r.scheduled,
+            r.started,
+            r.finished,
+            r.deleted,
+            r.exit_code,
+            r.restarts,
+        )
+        for r in rows
+    ]
+
+
+def podgroup_wait(using: str, uid: str) -> float | None:
+    """Seconds the PodGroup ``uid`` waited from creation to Running, None until it ran."""
+    rows = (
+        PhaseTransition.objects.using(using)
+        .filter(kind="PodGroup", uid=uid)
+        .values_list("phase", "seen_at", "object_time", "created")
+    )
+    firsts: dict[str, datetime] = {}
+    made = None
+    for phase, seen, own, created in rows:
+        at = own or seen
+        if phase not in firsts or at < firsts[phase]:
+            firsts[phase] = at
+        made = created
+    wait = admission_wait(made, firsts.get("Inqueue"), firsts.get("Running"))
+    return wait.total_seconds() if wait is not None else None

@@ -144,3 +144,46 @@ def sparkline(points: Sequence[tuple[datetime, float | None]], since: datetime, 
         if v is not None
     ]
     return " ".join(coords) if len(coords) > 1 else f"{coords[0]} {coords[0]}"
+
+
+@dataclass(frozen=True)
+class Segment:
+    x: float  # 0..100 of the window
+    width: float
+    css: str  # "pending" | "scheduled" | "running" | "ok" | "failed"
+    label: str
+
+
+@dataclass(frozen=True)
+class GanttRow:
+    label: str
+    note: str
+    y: int
+    segments: list[Segment]
+
+
+GANTT_STEP = 14
+
+
+def gantt(
+    rows: Sequence[tuple[str, str, Sequence[tuple[datetime | None, datetime | None, str, str]]]],
+    since: datetime,
+    until: datetime,
+) -> tuple[list[GanttRow], int]:
+    """Rows [(label, note, [(start, end, css, label)])] as segments placed in [since, until]
+    (0..100 across); an open end runs to ``until``. Returns the rows and the chart height."""
+    span = max((until - since).total_seconds(), 1.0)
+
+    def pos(at: datetime) -> float:
+        return max(0.0, min(100.0, 100 * (at - since).total_seconds() / span))
+
+    out = []
+    for i, (label, note, parts) in enumerate(rows):
+        segments = []
+        for start, end, css, text in parts:
+            if start is None:
+                continue
+            x0, x1 = pos(start), pos(end or until)
+            segments.append(Segment(round(x0, 2), round(max(x1 - x0, 0.3), 2), css, text))
+        out.append(GanttRow(label, note, i * GANTT_STEP + 2, segments))
+    return out, max(1, len(out)) * GANTT_STEP

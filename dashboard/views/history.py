@@ -158,3 +158,119 @@ def _csv(rows: list[reads.UsageRow], by: str, window: str) -> HttpResponse:
     for r in rows:
         writer.writerow([r.key, f"{r.gpu_hours:.3f}", f"{r.cpu_hours:.3f}", r.pods])
     return response
+
+
+def _gantt_rows(pods: list[reads.PodSpan]) -> list[tuple[str, str, list[Any]]]:
+    rows = []
+    for p in pods:
+        end = p.finished or p.deleted
+        final = "failed" if (p.exit_code or 0) != 0 or p.phase == "Failed" else "ok"
+        parts = [
+            (p.created, p.scheduled or p.started or end, "pending", _("pending")),
+            (p.scheduled, p.started or end, "scheduled", _("scheduled")),
+            (p.started, end, "running" if end is None else final, _("running")),
+        ]
+        notes = [p.node or _("no node")]
+        if p.exit_code is not None:
+            notes.append(_("exit %(code)s") % {"code": p.exit_code})
+        if p.restarts:
+            notes.append(_("%(n)s restarts") % {"n": p.restarts})
+        if p.deleted:
+            notes.append(_("deleted"))
+        rows.append((p.name, " · ".join(notes), parts))
+    return rows
+
+
+def job_history(
+    snap: Any, job: dict[str, Any], pg: dict[str, Any] | None, now: datetime
+) -> dict[str, Any] | None:
+    """The Job page's ``history`` section: a timeline of its pods (deleted ones too), its wait
+    against the queue's typical wait, and, while it waits, its place in the queue."""
+    from dashboard.presenters.charts import gantt
+    from dashboard.volcano import objects
+    from dashboard.volcano.history import percentile, position
+    from dashboard.volcano.phases import podgroup_phase, podgroup_queued
+    from dashboard.volcano.time import parse_time
+
+    service = get_service()
+    if service is None:
+        return None
+    ns, name = objects.namespace(job), objects.name(job)
+    queue = objects.as_str(objects.spec(job).get("queue"))
+    created = parse_time(objects.meta(job).get("creationTimestamp")) or now - timedelta(days=1)
+    errors: list[str] = []
+
+    def read(fn: Any) -> Any:
+        result = service.read(fn)
+        if result.error:
+            errors.append(result.error)
+        return result.value
+
+    pods = read(lambda using: reads.job_pods(using, ns, name, created - timedelta(minutes=5))) or []
+    rows, height = gantt(_gantt_rows(pods), created, now)
+    waits = read(lambda using: reads.admission_waits(using, queue, now - timedelta(days=7))) or []
+    typical = percentile([w for _at, w in waits], 50)
+    waited = read(lambda using: reads.podgroup_wait(using, objects.uid(pg))) if pg else None
+    place = None
+    if pg is not None and podgroup_queued(podgroup_phase(pg)):
+        place = position(queued_gangs(snap, queue), objects.namespace(pg), objects.name(pg))
+    return {
+        "rows": rows,
+        "height": height,
+        "wait_text": _wait_text(waited, typical, queue),
+        "place_text": _place_text(place, typical, queue),
+        "notice": history_notice(service, errors),
+    }
+
+
+def _wait_text(waited: float | None, typical: float | None, queue: str) -> str:
+    if waited is None:
+        return ""
+    if typical is None:
+        return _("Waited %(waited)s before running.") % {"waited": _duration(waited)}
+    return _(
+        "Waited %(waited)s before running; typical for queue %(queue)s is %(typical)s (median, last 7 days)."
+    ) % {
+        "waited": _duration(waited),
+        "queue": queue,
+        "typical": _duration(typical),
+    }
+
+
+def _place_text(place: tuple[int, int] | None, typical: float | None, queue: str) -> str:
+    if place is None:
+        return ""
+    text = _(
+        "Number %(n)s of %(total)s waiting gangs in queue %(queue)s, in the order the scheduler considers "
+        "them (priority, then age)."
+    ) % {"n": place[0], "total": place[1], "queue": queue}
+    if typical is not None:
+        text += " " + _(
+            "Estimate: gangs of this queue typically waited %(typical)s (median, last 7 days)."
+        ) % {"typical": _duration(typical)}
+    return text
+
+
+def queued_gangs(snap: Any, queue: str) -> list[Any]:
+    """The queue's waiting PodGroups with their priority: the highest ``spec.priority`` of their
+    pods (the API server sets it from the PriorityClass), 0 without one."""
+    from dashboard.volcano import objects
+    from dashboard.volcano.history import QueuedGang
+    from dashboard.volcano.phases import podgroup_phase, podgroup_queued
+    from dashboard.volcano.time import parse_time
+
+    out = []
+    for pg in snap.podgroups_in_queue(queue):
+        if not podgroup_queued(podgroup_phase(pg)):
+            continue
+        prios = [objects.spec(p).get("priority") for p in snap.pods_for_podgroup(pg)]
+        known = [p for p in prios if isinstance(p, int) and not isinstance(p, bool)]
+        out.append(
+            QueuedGang(
+                objects.namespace(pg),
+                objects.name(pg),
+                max(known, default=0),
+                parse_time(objects.meta(pg).get("creationTimestamp")),
+            )
+        )
+    return out

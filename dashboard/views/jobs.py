@@ -32,6 +32,7 @@ from dashboard.presenters.resources import min_resources
 from dashboard.presenters.states import counter_note, job_phase_note, replica_note, stuck_view, wait_heading
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
+from dashboard.views.history import job_history
 from dashboard.views.listing import NEWEST_FIRST, ListSpec, list_page
 from dashboard.views.nodes import node_fit_ctx
 from dashboard.views.notices import page_ctx
@@ -164,6 +165,7 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         ctx["deleted_pods"], ctx["deleted_more"] = deleted_pod_rows(snap.deleted_pods_of_job(job))
     if frags.asked is None:
         ctx.update(_spec_ctx(job))
+        ctx["history"] = job_history(snap, job, snap.podgroup_for_job(job), now)
     return frags.respond("dashboard/job_detail.html", ctx)
 
 

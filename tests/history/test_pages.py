@@ -120,3 +120,28 @@ def test_a_store_that_is_down_is_a_notice_and_the_recorder_survives(recorded, dj
             cache.remove_listener(down.recorder.listener)
         finally:
             drop_alias(alias)
+
+
+def test_job_page_timeline_wait_and_place_in_queue(recorded):
+    cluster, cache, service = recorded
+    client = Client()
+    html = client.get("/jobs/default/train/").content.decode()
+    assert "data-job-history" in html and html.count('<rect class="gantt-') >= 4  # 2 pods x pending..running
+    assert "Waited" in html and "typical for queue default" in html
+    # Two more gangs that cannot be placed (4 GPUs, 2 in use): they wait, in creation order.
+    gpu_job(cluster, "big-a", replicas=3, seconds=None)
+    cluster.advance(1)
+    gpu_job(cluster, "big-b", replicas=3, seconds=None)
+    for _ in range(5):
+        cluster.advance(1)
+        service.recorder.step(force_flush=True)
+    cache.wait_for(lambda s: s.podgroups.get("default", _pg_name(s, "big-b")) is not None, timeout=5)
+    page = client.get("/jobs/default/big-b/").content.decode()
+    assert "data-queue-place" in page and "Number 2 of 2 waiting gangs in queue default" in page
+    assert "Estimate:" in page
+
+
+def _pg_name(snap, job_name):
+    job = snap.jobs.get("default", job_name)
+    pg = snap.podgroup_for_job(job) if job else None
+    return pg["metadata"]["name"] if pg else ""
