@@ -9,8 +9,9 @@ network-topology constraints, a JobFlow pipeline and CronJobs (see demo_scenario
   (``spine``) ``spine-gpu`` and ``spine-cpu``; tier 3 (``core``) ``core``.
 - Queue ``hpc-training`` (64 GPUs) and, in ``ml-platform``: ``moe-rack-local`` (hard, tier 1: runs in one
   leaf), ``llm-spine`` (hard, ``highestTierName: spine``), ``allreduce-one-rack`` (hard, tier 1, three
-  pods of 5 GPUs: a leaf has two 8-GPU nodes, so it stays Pending with "In hyperNode leaf-h100-c:
-  0/2 nodes are unavailable: 2 Insufficient nvidia.com/gpu."), ``etl-soft-topology`` (soft) and
+  workers of 5 GPUs and a 1-GPU launcher: a leaf has two 8-GPU nodes, so it stays Pending with
+  "In hyperNode leaf-h100-c: 0/2 nodes are unavailable: 2 Insufficient nvidia.com/gpu."),
+  ``etl-soft-topology`` (soft) and
   ``partitioned-sweep`` (partitions of 2 pods kept within a leaf; its PodGroup has subGroupPolicy).
 - JobTemplates ``data-prep``, ``train``, ``evaluate``, ``publish`` and the JobFlow
   ``nightly-pipeline`` (data-prep -> train (patched) -> evaluate -> publish; Running at one minute,
