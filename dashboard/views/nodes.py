@@ -19,6 +19,7 @@ from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import yaml_text
+from dashboard.views.topology import topology_of
 from dashboard.volcano import hypernodes as vh
 from dashboard.volcano import nodes as vn
 from dashboard.volcano import objects
@@ -80,7 +81,7 @@ def nodes(request: HttpRequest) -> HttpResponse:
 
 def node_hypernodes(snap: Snapshot, node_name: str) -> list[dict[str, Any]]:
     """The HyperNodes whose subtree holds the node, lowest tier first."""
-    topo = vh.build_topology(snap.hypernodes.all(), snap.nodes.all())
+    topo = topology_of(snap)
     found = [topo.hypernodes[h] for h in topo.hypernodes if node_name in topo.nodes_under(h)]
     return sorted(found, key=lambda h: (vh.tier(h) if vh.tier(h) is not None else 1 << 30, objects.name(h)))
 

@@ -15,18 +15,37 @@ from dashboard.presenters import phases as badges
 from dashboard.presenters.clock import reference_now
 from dashboard.presenters.pods import pod_row
 from dashboard.presenters.versions import version_key
+from dashboard.views import memo
 from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import blocked, page_ctx
-from dashboard.views.rows import snapshot, yaml_text
+from dashboard.views.rows import get_cluster_cache, snapshot, yaml_text
 from dashboard.volcano import hypernodes as vh
 from dashboard.volcano import nodes as vn
-from dashboard.volcano import objects, phases
+from dashboard.volcano import objects
 from dashboard.volcano.pending import unschedulable_condition
 
 KINDS = ("hypernodes", "nodes", "podgroups", "jobs", "pods")
 # Node names shown per HyperNode in the tree before "and N more".
 NODES_SHOWN = 12
+
+
+# The last topology built: (cache token, HyperNodes version, Nodes version) -> Topology. Both kinds
+# are cluster-scoped, so every viewer shares it; it is rebuilt when either kind changes.
+_TOPOLOGY: dict[tuple[int, int, int], vh.Topology] = {}
+# Pods listed on a HyperNode's page (a spine can hold tens of thousands).
+PODS_SHOWN = 200
+
+
+def topology_of(snap: Snapshot) -> vh.Topology:
+    """The HyperNode tree of ``snap``, reused while HyperNodes and Nodes are unchanged."""
+    key = (memo.cache_token(get_cluster_cache()), snap.hypernodes.version, snap.nodes.version)
+    topo = _TOPOLOGY.get(key)
+    if topo is None:
+        topo = vh.build_topology(snap.hypernodes.all(), snap.nodes.all())
+        _TOPOLOGY.clear()
+        _TOPOLOGY[key] = topo
+    return topo
 
 
 def _versions(snap: Snapshot) -> tuple[int, ...]:
@@ -131,7 +150,7 @@ def hypernodes(request: HttpRequest) -> HttpResponse:
         return resp
     ctx = page_ctx(snap, now, KINDS, "hypernodes")
     if frags.want("tree"):
-        topo = vh.build_topology(snap.hypernodes.all(), snap.nodes.all())
+        topo = topology_of(snap)
         placed = gang_placements(snap, topo)
         in_tree = set().union(*(topo.nodes_under(h) for h in topo.hypernodes)) if topo.hypernodes else set()
         ctx.update(
@@ -175,19 +194,20 @@ def hypernode_detail(request: HttpRequest, name: str) -> HttpResponse:
 
 
 def _detail_ctx(snap: Snapshot, hn: dict[str, Any], name: str) -> dict[str, Any]:
-    topo = vh.build_topology(snap.hypernodes.all(), snap.nodes.all())
+    topo = topology_of(snap)
     under = sorted(topo.nodes_under(name))
     node_rows = []
     pods: list[dict[str, Any]] = []
     for node_name in under:
         node = snap.nodes.get(None, node_name)
-        on = snap.pods_on_node(node_name)
-        pods.extend(on)
+        on = [p for p in snap.pods_on_node(node_name) if vn.pod_holds_resources(p)]
+        if len(pods) < PODS_SHOWN:
+            pods.extend(on[: PODS_SHOWN - len(pods)])
         node_rows.append(
             {
                 "name": node_name,
                 "state": pn.node_state_badge(vn.node_state(node)) if node else None,
-                "pods": sum(1 for p in on if vn.pod_holds_resources(p)),
+                "pods": len(on),
             }
         )
     return {
@@ -200,7 +220,8 @@ def _detail_ctx(snap: Snapshot, hn: dict[str, Any], name: str) -> dict[str, Any]
         "parents": sorted(topo.parents.get(name, [])),
         "children": topo.children.get(name, []),
         "node_rows": node_rows,
-        "pods": [pod_row(p) for p in pods if not phases.pod_is_final(phases.pod_phase(p))],
+        "pods": [pod_row(p) for p in pods],
+        "pods_total": sum(r["pods"] for r in node_rows),
         "show_node": True,
         "pods_blocked": snap.pods.state.name in ("forbidden", "not_installed"),
         "gangs": gang_placements(snap, topo).get(name, []),

@@ -187,13 +187,35 @@ class Topology:
         return best[2] if best else None
 
 
+class _LabelIndex:
+    """Node names by label pair, so a matchLabels-only member costs set intersections instead of
+    a selector check per node (200 HyperNodes x 2,000 nodes at scale)."""
+
+    def __init__(self, nodes: Sequence[dict[str, Any]]) -> None:
+        self.nodes = nodes
+        self.by_pair: dict[tuple[str, str], set[str]] = {}
+        for n in nodes:
+            for k, v in labels(n).items():
+                self.by_pair.setdefault((k, v), set()).add(name(n))
+
+    def matching(self, member: Member) -> set[str]:
+        sel = as_dict(member.selector.get("labelMatch"))
+        pairs = as_dict(sel.get("matchLabels"))
+        if not sel or sel.get("matchExpressions") or not pairs:
+            return {name(n) for n in self.nodes if member_matches_node(member, n)}
+        sets = [self.by_pair.get((as_str(k), as_str(v)), set()) for k, v in pairs.items()]
+        return set.intersection(*sets) if sets else set()
+
+
 def build_topology(hypernodes: Sequence[dict[str, Any]], nodes: Sequence[dict[str, Any]]) -> Topology:
     by_name = {name(h): h for h in hypernodes if name(h)}
     node_names = sorted(name(n) for n in nodes if name(n))
+    node_set = set(node_names)
     children: dict[str, list[str]] = {}
     direct: dict[str, list[str]] = {}
     parents: dict[str, list[str]] = {}
     missing: dict[str, list[str]] = {}
+    label_index = _LabelIndex(nodes)
     for hn_name, hn in by_name.items():
         kids: set[str] = set()
         found: set[str] = set()
@@ -204,9 +226,9 @@ def build_topology(hypernodes: Sequence[dict[str, Any]], nodes: Sequence[dict[st
                     missing.setdefault(hn_name, []).append(m.value)
             elif m.type == "Node":
                 if m.how == "labelMatch":
-                    found.update(name(n) for n in nodes if member_matches_node(m, n))
+                    found.update(label_index.matching(m))
                 elif m.how == "exactMatch":
-                    if m.value in node_names:
+                    if m.value in node_set:
                         found.add(m.value)
                     elif m.value:
                         missing.setdefault(hn_name, []).append(m.value)

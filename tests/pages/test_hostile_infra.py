@@ -134,7 +134,16 @@ def test_new_pages_render_escaped(hostile_infra, client, bundle):
     store.create(kind("batch.volcano.sh", "cronjobs"), cj, ns, replay=True)
     store.create(kind("flow.volcano.sh", "jobtemplates"), jt, ns, replay=True)
     store.create(kind("flow.volcano.sh", "jobflows"), jf, ns, replay=True)
-    cache.wait_for(lambda s: s.jobflows.get(ns, jf["metadata"]["name"]) is not None, timeout=10)
+    cache.wait_for(
+        lambda s: (
+            s.jobflows.get(ns, jf["metadata"]["name"]) is not None
+            and s.nodes.get(None, node["metadata"]["name"]) is not None
+            and s.hypernodes.get(None, hn["metadata"]["name"]) is not None
+            and s.cronjobs.get(ns, cj["metadata"]["name"]) is not None
+            and s.jobtemplates.get(ns, jt["metadata"]["name"]) is not None
+        ),
+        timeout=10,
+    )
     names = (node["metadata"]["name"], hn["metadata"]["name"], cj["metadata"]["name"], jf["metadata"]["name"])
     for url in (
         "/nodes/",
