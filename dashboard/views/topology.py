@@ -33,6 +33,8 @@ NODES_SHOWN = 12
 # The last topology built: (cache token, HyperNodes version, Nodes version) -> Topology. Both kinds
 # are cluster-scoped, so every viewer shares it; it is rebuilt when either kind changes.
 _TOPOLOGY: dict[tuple[int, int, int], vh.Topology] = {}
+# Running gangs named per HyperNode in the tree before "and N more".
+GANGS_SHOWN = 10
 # Pods listed on a HyperNode's page (a spine can hold tens of thousands).
 PODS_SHOWN = 200
 
@@ -123,7 +125,8 @@ def _tree_rows(topo: vh.Topology, placed: dict[str, list[dict[str, Any]]]) -> li
                 "more_nodes": max(0, len(direct) - NODES_SHOWN),
                 "members": vh.members(hn),
                 "missing": topo.missing.get(name, []),
-                "gangs": placed.get(name, []),
+                "gangs": placed.get(name, [])[:GANGS_SHOWN],
+                "more_gangs": max(0, len(placed.get(name, [])) - GANGS_SHOWN),
                 "cycle": False,
             }
         )
