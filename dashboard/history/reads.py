@@ -3,10 +3,12 @@ and returns plain values; HistoryService.read turns a failure into a notice."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
-from django.db.models import Q
+from django.db.models import Avg, Q
+from django.db.models.functions import TruncHour
 
 from dashboard.history.models import PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
 from dashboard.volcano.history import Interval, admission_wait, resource_hours
@@ -24,13 +26,24 @@ class ResourceSeries:
     capability: list[Point]
 
 
+# Windows longer than this are read as hourly averages computed by the database.
+HOURLY_AFTER = timedelta(hours=25)
+
+
 def queue_usage(using: str, queue: str, since: datetime, until: datetime) -> list[ResourceSeries]:
-    rows = (
-        QueueSample.objects.using(using)
-        .filter(queue=queue, at__gte=since, at__lt=until)
-        .order_by("at")
-        .values_list("resource", "at", "allocated", "deserved", "capability")
-    )
+    """The samples of ``queue`` in [since, until) per resource; over HOURLY_AFTER, hourly means."""
+    samples = QueueSample.objects.using(using).filter(queue=queue, at__gte=since, at__lt=until)
+    rows: Iterable[tuple[str, datetime, float | None, float | None, float | None]]
+    if until - since > HOURLY_AFTER:
+        rows = (
+            samples.annotate(hour=TruncHour("at", tzinfo=UTC))
+            .values("resource", "hour")
+            .annotate(a=Avg("allocated"), d=Avg("deserved"), c=Avg("capability"))
+            .order_by("hour")
+            .values_list("resource", "hour", "a", "d", "c")
+        )
+    else:
+        rows = samples.order_by("at").values_list("resource", "at", "allocated", "deserved", "capability")
     by_res: dict[str, ResourceSeries] = {}
     for res, at, allocated, deserved, capability in rows:
         series = by_res.get(res)
@@ -45,15 +58,21 @@ def queue_usage(using: str, queue: str, since: datetime, until: datetime) -> lis
 def queue_phase_counts(using: str, queue: str, since: datetime, until: datetime) -> dict[str, list[Point]]:
     """{phase: [(at, count)]}: at every sample, every phase sampled in the window (0 where a
     sample had none of that phase: the sample counted the queue's PodGroups)."""
-    rows = list(
-        QueuePhaseSample.objects.using(using)
-        .filter(queue=queue, at__gte=since, at__lt=until)
-        .values_list("at", "phase", "count")
-    )
+    samples = QueuePhaseSample.objects.using(using).filter(queue=queue, at__gte=since, at__lt=until)
+    if until - since > HOURLY_AFTER:
+        hourly = (
+            samples.annotate(hour=TruncHour("at", tzinfo=UTC))
+            .values("hour", "phase")
+            .annotate(n=Avg("count"))
+            .values_list("hour", "phase", "n")
+        )
+        rows = [(at, phase, float(n)) for at, phase, n in hourly]
+    else:
+        rows = [(at, phase, float(n)) for at, phase, n in samples.values_list("at", "phase", "count")]
     times = sorted({at for at, _p, _c in rows})
     counts = {(at, phase): n for at, phase, n in rows}
     phases = sorted({phase for _a, phase, _c in rows})
-    return {phase: [(at, float(counts.get((at, phase), 0))) for at in times] for phase in phases}
+    return {phase: [(at, counts.get((at, phase), 0.0)) for at in times] for phase in phases}
 
 
 def admission_waits(using: str, queue: str, since: datetime) -> list[tuple[datetime, float]]:

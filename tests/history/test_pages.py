@@ -145,3 +145,18 @@ def _pg_name(snap, job_name):
     job = snap.jobs.get("default", job_name)
     pg = snap.podgroup_for_job(job) if job else None
     return pg["metadata"]["name"] if pg else ""
+
+
+def test_history_pages_are_well_formed(recorded):
+    from tests.test_templates import markup_errors
+
+    client = Client()
+    for url in (
+        "/queues/default/?window=7d",
+        "/jobs/default/train/",
+        "/usage/",
+        "/usage/?by=namespace&window=14d",
+    ):
+        resp = client.get(url)
+        assert resp.status_code == 200, url
+        assert markup_errors(resp.content.decode()) == [], url
