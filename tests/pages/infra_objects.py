@@ -185,10 +185,25 @@ DRA_QUEUE = {
 }
 
 
+class _Recording:
+    """The store, remembering what was created: (plural, namespace, name)."""
+
+    def __init__(self, store):
+        self._store = store
+        self.created: list[tuple[str, str | None, str]] = []
+
+    def create(self, k, obj, namespace=None, **kw):
+        out = self._store.create(k, obj, namespace, **kw)
+        meta = obj.get("metadata", {})
+        self.created.append((k.plural, namespace or meta.get("namespace"), meta["name"]))
+        return out
+
+
 def load(cluster, cache):
-    """Create every object; wait until the cache holds the last of them. Returns the sim time."""
+    """Create every object; wait until the cache holds every one the dashboard watches (each kind has
+    its own informer, so the last object of one kind says nothing of another). Returns the sim time."""
     now = cluster.clock.now()
-    store = cluster.store
+    store = _Recording(cluster.store)
     store.create(kind("", "namespaces"), {"metadata": {"name": NS}})
     store.create(kind("scheduling.volcano.sh", "queues"), DRA_QUEUE, replay=True)
     nodes = [
@@ -272,9 +287,11 @@ def load(cluster, cache):
     _cron(store, now)
     _flow(store, now)
     _components(store)
-    cache.wait_for(
-        lambda s: s.jobflows.get(NS, "pipe") is not None and s.pods.get(NS, "train-worker-1"), timeout=10
-    )
+    def held(s):
+        views = s.views()
+        return all(views[p].get(ns, n) is not None for p, ns, n in store.created if p in views)
+
+    cache.wait_for(held, timeout=10)
     return now
 
 
