@@ -54,12 +54,15 @@ def _die_with_parent() -> None:
 
 def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     """The simulated cluster's options every benchmark script takes: scale (``--scenario`` and
-    per-kind counts that override it), churn and which generator loads it (bench/simproc.py)."""
+    per-kind counts that override it; ``--nodes``/``--hypernodes`` reach the simulator's generator),
+    churn and which generator loads it (bench/simproc.py)."""
     parser.add_argument("--scenario", default="large", help="large (the brief's scale) or tiny")
     parser.add_argument("--jobs", type=int)
     parser.add_argument("--pods", type=int)
     parser.add_argument("--queues", type=int)
     parser.add_argument("--events", type=int)
+    parser.add_argument("--nodes", type=int, help="at least this many nodes (default: as the pods need)")
+    parser.add_argument("--hypernodes", type=int, help="HyperNodes in the topology tree (default: none)")
     parser.add_argument("--churn", default="auto", choices=("auto", "bench", "controllers", "off"))
     parser.add_argument("--arrivals-per-min", type=float, help="default: 120 per 10,000 Jobs")
     parser.add_argument("--generator", default="auto", choices=("auto", "sim", "bench"))

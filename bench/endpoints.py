@@ -35,6 +35,11 @@ class Endpoints:
     jobs_deep: str
     job_details: list[str]
     queues: str
+    nodes: str = "/nodes/"
+    hypernodes: str = "/hypernodes/"
+    # The HyperNode of the highest tier (a spine: its page lists the most nodes and pods); None when
+    # the cluster has no HyperNodes.
+    hypernode_detail: str | None = None
     notes: list[str] = field(default_factory=list)
     missing: set[str] = field(default_factory=set)  # paths that did not answer 200 (not measured)
 
@@ -101,6 +106,32 @@ def pick_objects(kubeconfig: str) -> dict:
     }
 
 
+def top_hypernode(kubeconfig: str) -> tuple[str | None, int]:
+    """(the HyperNode of the highest spec.tier, then the first by name; how many HyperNodes there
+    are); (None, 0) when there are none or the kind is not installed."""
+    from kubernetes import client, config
+    from kubernetes.client.exceptions import ApiException
+
+    api = config.new_client_from_config(config_file=kubeconfig)
+    try:
+        raw = client.CustomObjectsApi(api).list_cluster_custom_object(
+            "topology.volcano.sh", "v1alpha1", "hypernodes", _preload_content=False
+        )
+        items = json.loads(raw.data)["items"]
+    except ApiException:
+        return None, 0
+    finally:
+        api.close()
+    if not items:
+        return None, 0
+
+    def key(hn: dict) -> tuple[int, str]:
+        tier = (hn.get("spec") or {}).get("tier")
+        return (-tier if isinstance(tier, int) else 0, hn["metadata"]["name"])
+
+    return min(items, key=key)["metadata"]["name"], len(items)
+
+
 def resolve(base: str, kubeconfig: str) -> Endpoints:
     """Resolve every measured URL; the ones that do not answer 200 are noted and not measured."""
     _django()
@@ -117,7 +148,22 @@ def resolve(base: str, kubeconfig: str) -> Endpoints:
     # queue's Running Jobs fit on one page once the generator spreads Jobs over ~180 leaf queues.)
     deep_page = max(1, (objs["running"] // page_size + 1) // 2)
     deep = f"{jobs}?{urlencode({'phase': 'Running', 'page': deep_page})}"
-    ep = Endpoints(overview, jobs, deep, details, queues)
+    spine, n_hypernodes = top_hypernode(kubeconfig)
+    spine_path = (_reverse("hypernode_detail", name=spine) or f"/hypernodes/{spine}/") if spine else None
+    ep = Endpoints(
+        overview,
+        jobs,
+        deep,
+        details,
+        queues,
+        nodes=_reverse("nodes") or "/nodes/",
+        hypernodes=_reverse("hypernodes") or "/hypernodes/",
+        hypernode_detail=spine_path,
+    )
+    if spine:
+        ep.notes.append(f"HyperNode detail: {spine}, the highest tier of {n_hypernodes} HyperNodes")
+    else:
+        ep.notes.append("the cluster has no HyperNodes: HyperNode detail not measured")
     ep.notes.append(
         f"filtered deep page: phase Running ({objs['running']} Jobs, newest first, the default order), "
         f"page {deep_page} of {max(1, -(-objs['running'] // page_size))}"
@@ -128,6 +174,9 @@ def resolve(base: str, kubeconfig: str) -> Endpoints:
         ("deep page", deep),
         ("job detail", details[0]),
         ("queue list", queues),
+        ("node list", ep.nodes),
+        ("HyperNode tree", ep.hypernodes),
+        *((("HyperNode detail", ep.hypernode_detail),) if ep.hypernode_detail else ()),
     ):
         status, _, _ = http_get(f"{base}{path}", timeout=60)
         if status != 200:
@@ -180,6 +229,12 @@ def targets(ep: Endpoints, base: str) -> list[Target]:
         out.append(Target.cycle("job detail", ep.job_details))
     if ep.queues not in ep.missing:
         out.append(Target.fixed("queue list", ep.queues))
+    if ep.nodes not in ep.missing:
+        out.append(Target.fixed("node list", ep.nodes))
+    if ep.hypernodes not in ep.missing:
+        out.append(Target.fixed("HyperNode tree", ep.hypernodes))
+    if ep.hypernode_detail and ep.hypernode_detail not in ep.missing:
+        out.append(Target.fixed("HyperNode detail (highest tier)", ep.hypernode_detail))
     if "fragment" not in ep.missing:
         out.append(unchanged_fragment_target(ep, base))
         # Every sampled Job's fragment in turn: one deleted by churn meanwhile (a slow run) leaves

@@ -83,7 +83,7 @@ def sim_extra(args: argparse.Namespace) -> list[str]:
         "--generator",
         args.generator,
     ]
-    for name in ("jobs", "pods", "queues", "events", "arrivals_per_min"):
+    for name in ("jobs", "pods", "queues", "events", "nodes", "hypernodes", "arrivals_per_min"):
         if getattr(args, name, None) is not None:
             extra += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     return extra

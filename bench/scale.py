@@ -41,6 +41,10 @@ class ScaleSpec:
     # PodGroups (None: as many as Jobs). The simulator's generator makes up the PodGroups Volcano
     # deleted for finished Jobs with other workloads'; bulk_load keeps one PodGroup per Job.
     podgroups: int | None = None
+    # Nodes and HyperNodes (None: the simulator's generator decides: as many nodes as the pods need,
+    # no HyperNodes); bulk_load makes neither.
+    nodes: int | None = None
+    hypernodes: int | None = None
     seed: int = 0
 
     @classmethod

@@ -57,8 +57,10 @@ def _call_generator(fn, cluster, spec: ScaleSpec):  # noqa: ANN001, ANN202
         "podgroups": spec.podgroups,
         "namespaces": spec.namespaces,
         "seed": spec.seed,
+        "nodes": spec.nodes,
+        "hypernodes": spec.hypernodes,
     }
-    kwargs = {k: v for k, v in wanted.items() if k in params}
+    kwargs = {k: v for k, v in wanted.items() if k in params and v is not None}
     return fn(cluster, **kwargs)
 
 
@@ -72,6 +74,8 @@ def count_objects(cluster) -> dict[str, int]:  # noqa: ANN001
         "queues": ("Queue", "scheduling.volcano.sh"),
         "pods": ("Pod", ""),
         "events": ("Event", ""),
+        "nodes": ("Node", ""),
+        "hypernodes": ("HyperNode", "topology.volcano.sh"),
     }.items():
         items, _ = cluster.store.list(kind_by_name(kind, group))
         out[label] = len(items)
@@ -89,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pods", type=int)
     parser.add_argument("--queues", type=int)
     parser.add_argument("--events", type=int)
+    parser.add_argument("--nodes", type=int, help="at least this many nodes (the simulator's generator)")
+    parser.add_argument("--hypernodes", type=int, help="HyperNodes in the tree (the simulator's generator)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--generator", choices=("auto", "sim", "bench"), default="auto")
     parser.add_argument("--churn", choices=("auto", "bench", "controllers", "off"), default="auto")
@@ -105,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     from dashboard.sim.cluster import SimulatedCluster
 
     spec = ScaleSpec.tiny() if args.scenario == "tiny" else ScaleSpec()
-    for name in ("jobs", "pods", "queues", "events"):
+    for name in ("jobs", "pods", "queues", "events", "nodes", "hypernodes"):
         if getattr(args, name) is not None:
             setattr(spec, name, getattr(args, name))
     spec.seed = args.seed
