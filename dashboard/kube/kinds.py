@@ -15,8 +15,9 @@ from typing import Any
 from dashboard.kube import trim
 from dashboard.volcano.events import event_involved_uid, event_ref, is_warning
 from dashboard.volcano.gang import podgroup_below_gang
+from dashboard.volcano.nodes import pod_holds_resources
+from dashboard.volcano.objects import as_str, namespace, owner_uids
 from dashboard.volcano.objects import name as obj_name
-from dashboard.volcano.objects import namespace, owner_uids
 from dashboard.volcano.objects import uid as obj_uid
 from dashboard.volcano.phases import job_phase, podgroup_phase
 
@@ -81,6 +82,22 @@ def _index_pod_node(pod: dict[str, Any]) -> Iterable[Any]:
     spec = pod.get("spec")
     node = spec.get("nodeName") if isinstance(spec, dict) else None
     return (node,) if isinstance(node, str) and node else ()
+
+
+def _index_pod_holding_node(pod: dict[str, Any]) -> Iterable[Any]:
+    # The pods holding resources per node: a spine HyperNode's page counts them on every node.
+    if not pod_holds_resources(pod):
+        return ()
+    return (as_str(pod["spec"]["nodeName"]),)
+
+
+def _index_pod_gang_node(pod: dict[str, Any]) -> Iterable[Any]:
+    # ((namespace, PodGroup), node) of a pod holding resources: the HyperNode tree places every
+    # running gang by the nodes its pods sit on, from these counts instead of a walk over the pods.
+    group = pod_group_name(pod)
+    if not group or not pod_holds_resources(pod):
+        return ()
+    return (((namespace(pod), group), as_str(pod["spec"]["nodeName"])),)
 
 
 def _index_job_owner(job: dict[str, Any]) -> Iterable[Any]:
@@ -206,6 +223,8 @@ PODS = KindSpec(
         "job": _index_pod_job,
         "crashloop": _index_pod_crashloop,
         "node": _index_pod_node,
+        "holding_node": _index_pod_holding_node,
+        "gang_node": _index_pod_gang_node,
     },
 )
 EVENTS = KindSpec(

@@ -363,6 +363,25 @@ class Snapshot:
         """{node name: number of cached (restricted) pods bound to it}, from the index."""
         return self.pods.count_by("node")
 
+    def holding_pods_on_node(self, node: str) -> list[dict[str, Any]]:
+        """The cached (restricted) pods bound to ``node`` that hold resources there (not ended:
+        volcano.nodes.pod_holds_resources; index "holding_node"), by namespace/name."""
+        pods = self.pods.lookup("holding_node", node)
+        return sorted(pods, key=lambda o: (obj_namespace(o) or "", obj_name(o)))
+
+    def holding_pod_counts_by_node(self) -> dict[str, int]:
+        """{node name: number of cached (restricted) pods holding resources on it}, from the index."""
+        return self.pods.count_by("holding_node")
+
+    def gang_pods_by_node(self) -> dict[tuple[str, str], dict[str, int]]:
+        """{(namespace, PodGroup name): {node name: pods of the group holding resources on it}}
+        for the cached (restricted) pods naming a PodGroup (index "gang_node"; O(groups x nodes),
+        no pod is read)."""
+        out: dict[tuple[str, str], dict[str, int]] = {}
+        for (group, node), n in self.pods.count_by("gang_node").items():
+            out.setdefault(group, {})[node] = n
+        return out
+
     def jobs_owned_by(self, owner: dict[str, Any]) -> list[dict[str, Any]]:
         """Jobs in ``owner``'s namespace with an ownerReference to its uid (a CronJob's runs, a
         JobFlow's Jobs), by name."""

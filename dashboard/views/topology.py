@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from dashboard.access import visible_namespaces
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters import nodes as pn
 from dashboard.presenters import phases as badges
@@ -54,21 +55,40 @@ def _versions(snap: Snapshot) -> tuple[int, ...]:
     return tuple(getattr(snap, k).version for k in KINDS)
 
 
-def gang_placements(snap: Snapshot, topo: vh.Topology) -> dict[str, list[dict[str, Any]]]:
-    """{HyperNode: the running gangs whose pods all sit in its subtree and in no smaller one}:
-    each {"pg", "job", "pods", "nodes"}."""
-    out: dict[str, list[dict[str, Any]]] = {}
+def gang_placements(
+    request: HttpRequest, snap: Snapshot, topo: vh.Topology
+) -> dict[str, list[tuple[dict[str, Any], int, int]]]:
+    """{HyperNode: the running gangs whose pods all sit in its subtree and in no smaller one, by
+    namespace/name}: each (PodGroup, pods holding resources, nodes they sit on).
+
+    Shared by every viewer of the same namespaces while Pods, PodGroups, HyperNodes and Nodes are
+    unchanged (placing every running gang reads where all their pods sit); under churn a result computed
+    meanwhile may be reused for a bounded time (``memo.section``'s ``stale_key``)."""
+    base = (memo.cache_token(get_cluster_cache()), visible_namespaces(request))
+    versions = (snap.pods.version, snap.podgroups.version, snap.hypernodes.version, snap.nodes.version)
+    return memo.section(
+        ("gang_placements", *base, *versions),
+        lambda: place_gangs(snap, topo),
+        stale_key=("gang_placements", *base),
+    )
+
+
+def place_gangs(snap: Snapshot, topo: vh.Topology) -> dict[str, list[tuple[dict[str, Any], int, int]]]:
+    """``gang_placements`` computed from the pods-per-(PodGroup, node) counts of the cache's index."""
+    on_nodes = snap.gang_pods_by_node()
+    out: dict[str, list[tuple[dict[str, Any], int, int]]] = {}
     for pg in snap.podgroups.lookup("phase", "Running"):
-        pods = [p for p in snap.pods_for_podgroup(pg) if vn.pod_holds_resources(p)]
-        nodes = {objects.as_str(objects.spec(p).get("nodeName")) for p in pods}
-        where = topo.smallest_containing(nodes)
-        if where is None:
-            continue
-        job = snap.job_for_podgroup(pg)
-        out.setdefault(where, []).append({"pg": pg, "job": job, "pods": len(pods), "nodes": len(nodes)})
+        on = on_nodes.get((objects.namespace(pg), objects.name(pg)))
+        if on and (where := topo.smallest_containing(on)) is not None:
+            out.setdefault(where, []).append((pg, sum(on.values()), len(on)))
     for gangs in out.values():
-        gangs.sort(key=lambda g: (objects.namespace(g["pg"]), objects.name(g["pg"])))
+        gangs.sort(key=lambda g: (objects.namespace(g[0]), objects.name(g[0])))
     return out
+
+
+def gang_rows(snap: Snapshot, gangs: list[tuple[dict[str, Any], int, int]]) -> list[dict[str, Any]]:
+    """The shown gangs with their Job: each {"pg", "job", "pods", "nodes"}."""
+    return [{"pg": pg, "job": snap.job_for_podgroup(pg), "pods": n, "nodes": m} for pg, n, m in gangs]
 
 
 def topology_constraint(job: dict[str, Any]) -> vh.NetworkTopology | None:
@@ -105,7 +125,9 @@ def held_by_topology(snap: Snapshot) -> list[dict[str, Any]]:
     return out
 
 
-def _tree_rows(topo: vh.Topology, placed: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def _tree_rows(
+    snap: Snapshot, topo: vh.Topology, placed: dict[str, list[tuple[dict[str, Any], int, int]]]
+) -> list[dict[str, Any]]:
     """The tree depth-first from the roots: one row per (HyperNode, path), with ``depth``."""
     rows: list[dict[str, Any]] = []
 
@@ -125,7 +147,7 @@ def _tree_rows(topo: vh.Topology, placed: dict[str, list[dict[str, Any]]]) -> li
                 "more_nodes": max(0, len(direct) - NODES_SHOWN),
                 "members": vh.members(hn),
                 "missing": topo.missing.get(name, []),
-                "gangs": placed.get(name, [])[:GANGS_SHOWN],
+                "gangs": gang_rows(snap, placed.get(name, [])[:GANGS_SHOWN]),
                 "more_gangs": max(0, len(placed.get(name, [])) - GANGS_SHOWN),
                 "cycle": False,
             }
@@ -154,12 +176,12 @@ def hypernodes(request: HttpRequest) -> HttpResponse:
     ctx = page_ctx(snap, now, KINDS, "hypernodes")
     if frags.want("tree"):
         topo = topology_of(snap)
-        placed = gang_placements(snap, topo)
+        placed = gang_placements(request, snap, topo)
         in_tree = set().union(*(topo.nodes_under(h) for h in topo.hypernodes)) if topo.hypernodes else set()
         ctx.update(
             {
                 "blocked": blocked(ctx["notices"], "hypernodes"),
-                "rows": _tree_rows(topo, placed),
+                "rows": _tree_rows(snap, topo, placed),
                 "total": len(topo.hypernodes),
                 "tiers": sorted(
                     Counter(vh.tier(h) for h in topo.hypernodes.values() if vh.tier(h) is not None).items()
@@ -189,28 +211,29 @@ def hypernode_detail(request: HttpRequest, name: str) -> HttpResponse:
     ctx = page_ctx(snap, now, KINDS, "hypernodes")
     ctx.update({"hn": hn, "name": name})
     if frags.want("status"):
-        ctx.update(_detail_ctx(snap, hn, name))
+        ctx.update(_detail_ctx(request, snap, hn, name))
     if frags.asked is None:
         ctx["labels"] = sorted(objects.labels(hn).items())
         ctx["yaml"] = yaml_text(hn)
     return frags.respond("dashboard/hypernode_detail.html", ctx)
 
 
-def _detail_ctx(snap: Snapshot, hn: dict[str, Any], name: str) -> dict[str, Any]:
+def _detail_ctx(request: HttpRequest, snap: Snapshot, hn: dict[str, Any], name: str) -> dict[str, Any]:
     topo = topology_of(snap)
     under = sorted(topo.nodes_under(name))
+    counts = snap.holding_pod_counts_by_node()
     node_rows = []
     pods: list[dict[str, Any]] = []
     for node_name in under:
         node = snap.nodes.get(None, node_name)
-        on = [p for p in snap.pods_on_node(node_name) if vn.pod_holds_resources(p)]
-        if len(pods) < PODS_SHOWN:
-            pods.extend(on[: PODS_SHOWN - len(pods)])
+        n = counts.get(node_name, 0)
+        if n and len(pods) < PODS_SHOWN:
+            pods.extend(snap.holding_pods_on_node(node_name)[: PODS_SHOWN - len(pods)])
         node_rows.append(
             {
                 "name": node_name,
                 "state": pn.node_state_badge(vn.node_state(node)) if node else None,
-                "pods": len(on),
+                "pods": n,
             }
         )
     return {
@@ -227,6 +250,6 @@ def _detail_ctx(snap: Snapshot, hn: dict[str, Any], name: str) -> dict[str, Any]
         "pods_total": sum(r["pods"] for r in node_rows),
         "show_node": True,
         "pods_blocked": snap.pods.state.name in ("forbidden", "not_installed"),
-        "gangs": gang_placements(snap, topo).get(name, []),
+        "gangs": gang_rows(snap, gang_placements(request, snap, topo).get(name, [])),
         "conditions": [objects.as_dict(c) for c in objects.as_list(objects.status(hn).get("conditions"))],
     }

@@ -128,6 +128,8 @@ class Topology:
     missing: dict[str, list[str]]
     _all_nodes: dict[str, frozenset[str]] = field(default_factory=dict)
     _holders: dict[str, list[str]] = field(default_factory=dict)
+    _above: dict[str, frozenset[str]] = field(default_factory=dict)
+    _rank: dict[str, tuple[int, int, str]] = field(default_factory=dict)
 
     def holders(self, node: str) -> list[str]:
         """The HyperNodes that list ``node`` as a direct member."""
@@ -173,18 +175,30 @@ class Topology:
         if not wanted:
             return None
         # Only the HyperNodes above one of the nodes can hold them all.
-        candidates: set[str] = set()
-        for holder in self.holders(next(iter(wanted))):
-            candidates |= self.ancestors(holder)
         best: tuple[int, int, str] | None = None
-        for hn_name in candidates:
-            hn = self.hypernodes[hn_name]
-            under = self.nodes_under(hn_name)
-            if wanted <= under:
-                level = tier(hn)
-                key = (level if level is not None else 1 << 30, len(under), hn_name)
+        for hn_name in self._above_node(next(iter(wanted))):
+            if wanted <= self.nodes_under(hn_name):
+                key = self._rank_of(hn_name)
                 best = key if best is None or key < best else best
         return best[2] if best else None
+
+    def _above_node(self, node: str) -> frozenset[str]:
+        """Every HyperNode whose subtree lists ``node`` (its holders and their ancestors)."""
+        found = self._above.get(node)
+        if found is None:
+            candidates: set[str] = set()
+            for holder in self.holders(node):
+                candidates |= self.ancestors(holder)
+            found = self._above[node] = frozenset(candidates)
+        return found
+
+    def _rank_of(self, hn: str) -> tuple[int, int, str]:
+        """(tier, unknown last; nodes in the subtree; name): smaller is the smaller HyperNode."""
+        rank = self._rank.get(hn)
+        if rank is None:
+            level = tier(self.hypernodes[hn])
+            rank = self._rank[hn] = (level if level is not None else 1 << 30, len(self.nodes_under(hn)), hn)
+        return rank
 
 
 class _LabelIndex:
