@@ -8,6 +8,7 @@ one rendering) while the collections read are unchanged. Every memo is bounded.
 - ``section(key, compute, stale_key=...)``: single-flight memo of an aggregate section
   (``SECTIONS``, a ``SectionMemo``), with bounded staleness for expensive ones.
 - ``queue_rows_html(rows, template)``: rendered queue table rows, per queue.
+- ``hypernode_rows_html(rows)``: rendered HyperNode tree rows, per row.
 - ``attention_html(attention, now)``: the rendered "needs attention" lists.
 - ``locale_key()``: the (language, time zone) a memoised value holds text for.
 """
@@ -300,6 +301,56 @@ def queue_rows_html(rows: list[dict], template_name: str, columns: tuple = ()) -
             ROW_HTML.move_to_end(key)
             while len(ROW_HTML) > ROW_HTML_MAX:
                 ROW_HTML.popitem(last=False)
+    return mark_safe("".join(parts))  # noqa: S308 - template output, escaped when rendered
+
+
+# Rendered HTML of one HyperNode tree row, per (language, row position, HyperNode name): valid
+# while the HyperNode object and the shown gangs' PodGroup and Job objects (identity) and the row's
+# resolved nodes, depth and counts are the same. The tree has one row per HyperNode (200 at scale,
+# each with up to a dozen node links and ten gangs); under churn few rows' gangs change between
+# polls, so viewers render only those. Rows hold no times and no per-user markup. LRU-bounded.
+HN_ROW_HTML: OrderedDict[tuple, tuple[tuple, tuple, str]] = OrderedDict()
+HN_ROW_HTML_MAX = 2048
+
+
+def hypernode_rows_html(rows: list[dict]) -> SafeString:
+    """The concatenated rendered rows of the HyperNode tree (``dashboard/_hypernode_row.html``
+    renders one ``r``, a row of views.topology._tree_rows)."""
+    lang = get_language() or ""
+    parts = []
+    tmpl = None
+    for i, r in enumerate(rows):
+        key = (lang, i, r["name"])
+        gangs = r.get("gangs") or ()
+        idents = (r.get("hn"), *(o for g in gangs for o in (g["pg"], g["job"])))
+        valid = (
+            r["depth"],
+            r["cycle"],
+            r.get("resolved"),
+            tuple(r.get("nodes") or ()),
+            r.get("more_nodes"),
+            tuple(r.get("missing") or ()),
+            tuple((g["pods"], g["nodes"]) for g in gangs),
+            r.get("more_gangs"),
+        )
+        hit = HN_ROW_HTML.get(key)
+        if (
+            hit is not None
+            and hit[1] == valid
+            and len(hit[0]) == len(idents)
+            and all(a is b for a, b in zip(hit[0], idents, strict=True))
+        ):
+            parts.append(hit[2])
+            continue
+        if tmpl is None:
+            tmpl = get_template("dashboard/_hypernode_row.html")
+        html = tmpl.render({"r": r})
+        parts.append(html)
+        with _ROW_LOCK:
+            HN_ROW_HTML[key] = (idents, valid, html)
+            HN_ROW_HTML.move_to_end(key)
+            while len(HN_ROW_HTML) > HN_ROW_HTML_MAX:
+                HN_ROW_HTML.popitem(last=False)
     return mark_safe("".join(parts))  # noqa: S308 - template output, escaped when rendered
 
 

@@ -38,6 +38,9 @@ _TOPOLOGY: dict[tuple[int, int, int], vh.Topology] = {}
 GANGS_SHOWN = 10
 # Pods listed on a HyperNode's page (a spine can hold tens of thousands).
 PODS_SHOWN = 200
+# Nodes and running gangs listed on a HyperNode's page (a spine can hold thousands of each).
+NODE_ROWS_SHOWN = 200
+DETAIL_GANGS_SHOWN = 100
 
 
 def topology_of(snap: Snapshot) -> vh.Topology:
@@ -138,6 +141,7 @@ def _tree_rows(
         rows.append(
             {
                 "name": name,
+                "hn": hn,
                 "depth": min(depth, 8),
                 "tier": vh.tier(hn),
                 "tier_name": vh.tier_name(hn),
@@ -177,11 +181,13 @@ def hypernodes(request: HttpRequest) -> HttpResponse:
     if frags.want("tree"):
         topo = topology_of(snap)
         placed = gang_placements(request, snap, topo)
+        rows = _tree_rows(snap, topo, placed)
         in_tree = set().union(*(topo.nodes_under(h) for h in topo.hypernodes)) if topo.hypernodes else set()
         ctx.update(
             {
                 "blocked": blocked(ctx["notices"], "hypernodes"),
-                "rows": _tree_rows(snap, topo, placed),
+                "rows": rows,
+                "rows_html": memo.hypernode_rows_html(rows),
                 "total": len(topo.hypernodes),
                 "tiers": sorted(
                     Counter(vh.tier(h) for h in topo.hypernodes.values() if vh.tier(h) is not None).items()
@@ -224,7 +230,7 @@ def _detail_ctx(request: HttpRequest, snap: Snapshot, hn: dict[str, Any], name: 
     counts = snap.holding_pod_counts_by_node()
     node_rows = []
     pods: list[dict[str, Any]] = []
-    for node_name in under:
+    for node_name in under[:NODE_ROWS_SHOWN]:
         node = snap.nodes.get(None, node_name)
         n = counts.get(node_name, 0)
         if n and len(pods) < PODS_SHOWN:
@@ -236,6 +242,12 @@ def _detail_ctx(request: HttpRequest, snap: Snapshot, hn: dict[str, Any], name: 
                 "pods": n,
             }
         )
+    for node_name in under[NODE_ROWS_SHOWN:]:
+        if len(pods) >= PODS_SHOWN:
+            break
+        if counts.get(node_name):
+            pods.extend(snap.holding_pods_on_node(node_name)[: PODS_SHOWN - len(pods)])
+    gangs = gang_placements(request, snap, topo).get(name, [])
     return {
         "tier": vh.tier(hn),
         "tier_name": vh.tier_name(hn),
@@ -246,10 +258,12 @@ def _detail_ctx(request: HttpRequest, snap: Snapshot, hn: dict[str, Any], name: 
         "parents": sorted(topo.parents.get(name, [])),
         "children": topo.children.get(name, []),
         "node_rows": node_rows,
+        "nodes_total": len(under),
         "pods": [pod_row(p) for p in pods],
-        "pods_total": sum(r["pods"] for r in node_rows),
+        "pods_total": sum(counts.get(n, 0) for n in under),
         "show_node": True,
         "pods_blocked": snap.pods.state.name in ("forbidden", "not_installed"),
-        "gangs": gang_rows(snap, gang_placements(request, snap, topo).get(name, [])),
+        "gangs": gang_rows(snap, gangs[:DETAIL_GANGS_SHOWN]),
+        "more_gangs": max(0, len(gangs) - DETAIL_GANGS_SHOWN),
         "conditions": [objects.as_dict(c) for c in objects.as_list(objects.status(hn).get("conditions"))],
     }

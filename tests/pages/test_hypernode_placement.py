@@ -71,7 +71,7 @@ def test_placement_is_reused_until_a_pod_moves(infra, client, placements):
     again = io.pod({"metadata": {"name": "train"}}, pg, 1, "cpu-c", gpu="4")
     assert again["metadata"]["name"] == moved["metadata"]["name"]
     cluster.store.create(pods, again, NS, replay=True)
-    cache.wait_for(lambda s: (s.pods.get(NS, "train-worker-1") or {}).get("spec", {}).get("nodeName") == "cpu-c")
+    cache.wait_for(lambda s: (s.pods.get(NS, "train-worker-1") or {})["spec"]["nodeName"] == "cpu-c")
 
     page = _get(client, "/hypernodes/")
     assert len(placements) == 2
