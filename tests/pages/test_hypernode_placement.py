@@ -45,6 +45,10 @@ def _row(page: str, hypernode: str) -> str:
     return page.split(f'data-hypernode="{hypernode}"')[1].split("data-hypernode=")[0]
 
 
+def _node_of(pod: dict | None) -> str | None:
+    return (pod or {}).get("spec", {}).get("nodeName")
+
+
 def _get(client, url: str) -> str:
     resp = client.get(url)
     assert resp.status_code == 200, (url, resp.status_code)
@@ -71,7 +75,7 @@ def test_placement_is_reused_until_a_pod_moves(infra, client, placements):
     again = io.pod({"metadata": {"name": "train"}}, pg, 1, "cpu-c", gpu="4")
     assert again["metadata"]["name"] == moved["metadata"]["name"]
     cluster.store.create(pods, again, NS, replay=True)
-    cache.wait_for(lambda s: (s.pods.get(NS, "train-worker-1") or {})["spec"]["nodeName"] == "cpu-c")
+    cache.wait_for(lambda s: _node_of(s.pods.get(NS, "train-worker-1")) == "cpu-c")
 
     page = _get(client, "/hypernodes/")
     assert len(placements) == 2
