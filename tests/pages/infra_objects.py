@@ -287,6 +287,7 @@ def load(cluster, cache):
     _cron(store, now)
     _flow(store, now)
     _components(store)
+
     def held(s):
         views = s.views()
         return all(views[p].get(ns, n) is not None for p, ns, n in store.created if p in views)
