@@ -79,13 +79,16 @@ def gang_placements(
 def place_gangs(snap: Snapshot, topo: vh.Topology) -> dict[str, list[tuple[dict[str, Any], int, int]]]:
     """``gang_placements`` computed from the pods-per-(PodGroup, node) counts of the cache's index."""
     on_nodes = snap.gang_pods_by_node()
-    out: dict[str, list[tuple[dict[str, Any], int, int]]] = {}
+    found: dict[str, list[tuple[tuple[str, str], dict[str, Any], int, int]]] = {}
     for pg in snap.podgroups.lookup("phase", "Running"):
-        on = on_nodes.get((objects.namespace(pg), objects.name(pg)))
+        key = (objects.namespace(pg), objects.name(pg))
+        on = on_nodes.get(key)
         if on and (where := topo.smallest_containing(on)) is not None:
-            out.setdefault(where, []).append((pg, sum(on.values()), len(on)))
-    for gangs in out.values():
-        gangs.sort(key=lambda g: (objects.namespace(g[0]), objects.name(g[0])))
+            found.setdefault(where, []).append((key, pg, sum(on.values()), len(on)))
+    out: dict[str, list[tuple[dict[str, Any], int, int]]] = {}
+    for where, gangs in found.items():
+        gangs.sort(key=lambda g: g[0])
+        out[where] = [(pg, n, m) for _, pg, n, m in gangs]
     return out
 
 
