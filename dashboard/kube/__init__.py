@@ -152,8 +152,8 @@ def build_cluster_cache(
         # loads the connection as soon as the kubeconfig file appears or changes.
         log.error("%s; retrying whenever the kubeconfig file changes", exc)
         cache = ClusterCache(KubeClient(None, timeouts, source=source, load_error=str(exc)), options)
-        for name in ("jobs", "podgroups", "queues", "pods", "events"):
-            cache.store(name).set_state(
+        for store in cache.stores():
+            store.set_state(
                 "unreachable", error=f"No usable cluster connection: {exc}", category="unconfigured"
             )
         return cache

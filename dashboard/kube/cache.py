@@ -166,6 +166,10 @@ class ClusterCache:
     def store(self, name: str) -> KindStore:
         return self._stores[name]
 
+    def stores(self) -> list[KindStore]:
+        """Every kind's store, in the cache's kind order."""
+        return list(self._stores.values())
+
     def snapshot(self, namespaces: frozenset[str] | None = None) -> Snapshot:
         """A consistent read view (see snapshot.py). ``namespaces`` restricts namespaced kinds."""
         if namespaces is not None and not isinstance(namespaces, frozenset):
