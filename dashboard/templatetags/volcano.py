@@ -173,6 +173,7 @@ def _absolute(dt: datetime) -> str:
 # ("age": "5m", "ago": "5m ago"), so a fragment's text need not change for its version to stay.
 REL_AGE = "age"
 REL_AGO = "ago"
+REL_IN = "in"
 
 
 def _time(dt: datetime, text: str, rel: str = REL_AGE) -> SafeString:
@@ -232,6 +233,19 @@ def since(context: template.Context, dt: datetime | None, words: bool = False) -
         if elapsed(dt, now, clock_skew_seconds()) is None:
             return _skewed(dt, True)
     return ago(context, dt, False)
+
+
+@register.simple_tag(takes_context=True)
+def until(context: template.Context, dt: datetime | None) -> SafeString:
+    """``<time>`` with the wait until a time that is meant to be ahead (a CronJob's next run): "in 5d",
+    the absolute time on hover; once it has passed, "5m ago" (reltime.js ticks both). Null: a dash."""
+    if not isinstance(dt, datetime):
+        return format_html('<span class="muted" title="{}">—</span>', _("no timestamp"))
+    now = context.get("now") or timezone.now()
+    secs = (dt - now).total_seconds()
+    if secs >= 0:
+        return _time(dt, _("in %(t)s") % {"t": short_duration(secs)}, REL_IN)
+    return _time(dt, _("%(t)s ago") % {"t": short_duration(-secs)}, REL_IN)
 
 
 @register.simple_tag
@@ -739,6 +753,7 @@ def reltime_words() -> dict[str, object]:
         "dh": _("%(d)dd%(h)dh"),
         "d": _("%(n)dd"),
         "ago": _("%(t)s ago"),
+        "in": _("in %(t)s"),
         "now": _("just now"),
         "skew": clock_skew_seconds(),
     }

@@ -7,6 +7,8 @@
  * pages' "now" is the cluster's, which need not be the browser's. data-now (epoch ms) gives the
  * offset at page load; every htmx answer's X-Volcano-Now header (204s included) renews it.
  *
+ * data-rel="in" marks a time meant to be ahead (a CronJob's next run): "in 5d", never clock skew.
+ *
  * A timestamp further ahead than the clock skew allowance is shown as absolute time with
  * "(clock skew?)" inside [data-rel-skew]; once it is within the allowance the wrapper becomes a
  * relative time like the others.
@@ -47,7 +49,11 @@
     return fmt(words.d, { n: d });
   }
 
+  // rel "in": a time meant to be ahead (a CronJob's next run), "in 5d", and "5m ago" once passed.
   function text(ms, rel) {
+    if (rel === "in") {
+      return ms < 0 ? fmt(words["in"], { t: shortDuration(-ms / 1000) }) : fmt(words.ago, { t: shortDuration(ms / 1000) });
+    }
     if (ms < 0) return words.now;
     var t = shortDuration(ms / 1000);
     return rel === "ago" ? fmt(words.ago, { t: t }) : t;
