@@ -31,8 +31,12 @@ _STATE_RANK = ("forbidden", "not_installed", "unreachable", "stale", "syncing", 
 # Kinds whose events the cache keeps: the Volcano kinds (by API group) and pods it caches.
 _VOLCANO_EVENT_KINDS = {
     "Job": "batch.volcano.sh/",
+    "CronJob": "batch.volcano.sh/",
     "PodGroup": "scheduling.volcano.sh/",
     "Queue": "scheduling.volcano.sh/",
+    "JobFlow": "flow.volcano.sh/",
+    "JobTemplate": "flow.volcano.sh/",
+    "HyperNode": "topology.volcano.sh/",
 }
 
 

@@ -78,7 +78,17 @@ def events_of(snap: Snapshot, *objs: Mapping | None) -> list[dict]:
     return out
 
 
-_EVENT_OBJECT_KINDS = {"Pod": "pods", "Job": "jobs", "PodGroup": "podgroups", "Queue": "queues"}
+_EVENT_OBJECT_KINDS = {
+    "Pod": "pods",
+    "Job": "jobs",
+    "PodGroup": "podgroups",
+    "Queue": "queues",
+    "CronJob": "cronjobs",
+    "JobFlow": "jobflows",
+    "JobTemplate": "jobtemplates",
+    "HyperNode": "hypernodes",
+}
+_CLUSTER_SCOPED = frozenset({"queues", "hypernodes"})
 
 
 def mark_missing(snap: Snapshot, rows: list) -> list:
@@ -91,7 +101,7 @@ def mark_missing(snap: Snapshot, rows: list) -> list:
             view = getattr(snap, kind)
             obj = (
                 view.get(None, row.object_name)
-                if kind == "queues"
+                if kind in _CLUSTER_SCOPED
                 else view.get(row.object_namespace, row.object_name)
             )
             row = dataclasses.replace(row, object_missing=absent_hint(obj, view.state))
