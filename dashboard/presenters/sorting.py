@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from dashboard.volcano.states import ATTENTION_CLASSES
 
 # How a sort key reads in each direction: "text" A–Z, "age" (ascending: newest first), "since"
 # (ascending: shortest in its phase first), "number" (ascending: lowest first), "attention"
-# (ascending: needs a look first).
+# (ascending: needs a look first), "time" (a timestamp, not inverted: ascending oldest first).
 SORT_KINDS = {
     "attention": "attention",
     "name": "text",
@@ -20,6 +21,7 @@ SORT_KINDS = {
     "phase": "text",
     "queue": "text",
     "age": "age",
+    "last": "time",
     "inphase": "since",
     "pending": "number",
     "running": "number",
@@ -38,7 +40,9 @@ class SortOption:
     selected: bool
 
 
-def _column(key: str) -> str:
+def _column(key: str, columns: Mapping[str, str]) -> str:
+    if key in columns:
+        return _(columns[key])
     words = {
         "name": _("Name"),
         "namespace": _("Namespace"),
@@ -59,6 +63,8 @@ def _formats(kind: str) -> tuple[str, str]:
     """(ascending, descending) label formats of a kind of SORT_KINDS."""
     if kind == "age":
         return _("%(column)s, newest first"), _("%(column)s, oldest first")
+    if kind == "time":
+        return _("%(column)s, oldest first"), _("%(column)s, newest first")
     if kind == "since":
         return _("%(column)s, shortest first"), _("%(column)s, longest first")
     if kind == "number":
@@ -66,18 +72,21 @@ def _formats(kind: str) -> tuple[str, str]:
     return _("%(column)s, A–Z"), _("%(column)s, Z–A")
 
 
-def _label(key: str, descending: bool) -> str:
+def _label(key: str, descending: bool, columns: Mapping[str, str]) -> str:
     kind = SORT_KINDS.get(key, "text")
     if kind == "attention":
         return _("Needs a look last") if descending else _("Needs a look first")
-    return _formats(kind)[descending] % {"column": _column(key)}
+    return _formats(kind)[descending] % {"column": _column(key, columns)}
 
 
-def sort_options(keys: Iterable[str], current: str) -> list[SortOption]:
+def sort_options(
+    keys: Iterable[str], current: str, columns: Mapping[str, str] | None = None
+) -> list[SortOption]:
     """Both directions of every sort key (``key`` and ``-key``), in the order of ``keys``, with
-    ``current`` (a ``?sort=`` value) selected."""
+    ``current`` (a ``?sort=`` value) selected; ``columns``: key -> the untranslated header of its
+    column on this list, where it differs from the usual one."""
     return [
-        SortOption(value, _label(key, value.startswith("-")), value == current)
+        SortOption(value, _label(key, value.startswith("-"), columns or {}), value == current)
         for key in keys
         for value in (key, f"-{key}")
     ]
@@ -90,7 +99,8 @@ def attention_note() -> str:
         "failing": _("failing"),
         "in_transition": _("in transition or stuck"),
         "running": _("running"),
-        "failed": _("failed"),
+        # "failed" alone reads as "failed at" in the attention lists ("failed 5m ago").
+        "failed": pgettext("attention class", "failed"),
         "stopped": _("stopped"),
         "finished": _("finished"),
     }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -118,7 +118,8 @@ class ListSpec:
     they run over every object on a memo miss); ``phase_name``: the phase as written,
     ``phase``: its ``presenters.phases.Phase``; ``row(snap, obj, now)``: the row dict of one object;
     ``active_phases``: the phases of the "Active" filter (every non-final one); ``default_sort``:
-    the order without ``?sort=``."""
+    the order without ``?sort=``; ``sort_columns``: sort key -> the (untranslated) header of its
+    column where this list names it otherwise than presenters.sorting does ("State")."""
 
     kind: str
     nav: str
@@ -135,6 +136,7 @@ class ListSpec:
     row: Callable[[Snapshot, dict, datetime], dict]
     active_phases: tuple[str, ...] = ()
     default_sort: str = "age"
+    sort_columns: dict[str, str] = field(default_factory=dict)
 
 
 def list_page(request: HttpRequest, spec: ListSpec) -> HttpResponse:
@@ -178,7 +180,7 @@ def _results(request: HttpRequest, snap: Snapshot, now: datetime, lq: ListQuery,
         "phase_counts": phase_choices(phase_cards(counts, spec.phase_order, spec.phase), lq, spec),
         "active_phases": list(spec.active_phases),
         "active_selected": bool(lq.phases) and set(lq.phases) == set(spec.active_phases),
-        "sort_options": sort_options(spec.sorts.keys(), lq.sort),
+        "sort_options": sort_options(spec.sorts.keys(), lq.sort, spec.sort_columns),
         "sort_note": attention_note() if lq.sort_key == "attention" else "",
         # Still filtered literally (a newer Volcano may have phases this UI does not know).
         "unknown_phases": [x for x in lq.phases if x not in spec.known_phases],
