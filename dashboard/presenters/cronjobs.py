@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import calendar
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from cron_descriptor import ExpressionDescriptor, Options
+from django.utils.dates import MONTHS, WEEKDAYS
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
@@ -16,8 +19,22 @@ from dashboard.volcano.objects import as_str, status
 
 # Django language codes -> cron-descriptor's locale names (it ships zh_CN among others).
 _LOCALES = {"zh-hans": "zh_CN", "en": "en_US"}
-CRONJOB_STATES = (gettext_noop("Active"), gettext_noop("Idle"), gettext_noop("Suspended"))
+# cron-descriptor's locales translate its sentences but take weekday and month names from the
+# ``calendar`` module, i.e. the process's C locale (English): those names are replaced by Django's
+# (django.utils.dates, translated in every language Django ships).
+_NAMES = {
+    **{calendar.day_name[i]: WEEKDAYS[i] for i in range(7)},
+    **{calendar.month_name[i]: MONTHS[i] for i in range(1, 13)},
+}
+_NAME_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(n) for n in _NAMES) + r")(?![A-Za-z])")
+CRONJOB_STATES = (
+    gettext_noop("Active"),
+    gettext_noop("Idle"),
+    gettext_noop("Suspended"),
+    gettext_noop("Invalid"),
+)
 _LOOK: dict[str, tuple[str, str, bool]] = {
+    "Invalid": ("bad", "alert", False),
     "Active": ("ok", "play", False),
     "Idle": ("info", "clock", False),
     "Suspended": ("muted", "stop", False),
@@ -32,13 +49,17 @@ def schedule_words(cj: Mapping[str, Any]) -> str:
     options.locale_code = _LOCALES.get((get_language() or "en").lower(), "en_US")
     options.use_24hour_time_format = True
     try:
-        return str(ExpressionDescriptor(vc.expanded_schedule(cj), options).get_description())
+        text = str(ExpressionDescriptor(vc.expanded_schedule(cj), options).get_description())
     except Exception:  # noqa: BLE001  cron-descriptor rejects some syntax croniter accepts
         return ""
+    return _NAME_RE.sub(lambda m: str(_NAMES[m.group(1)]), text)
 
 
 def cronjob_state(cj: Mapping[str, Any]) -> str:
-    """Suspended, Active (a Job is running) or Idle: the list's "phase"."""
+    """Invalid (the schedule or time zone cannot be read: it never runs), Suspended, Active (a Job
+    is running) or Idle: the list's "phase"."""
+    if vc.unreadable_field(cj):
+        return "Invalid"
     if vc.suspended(cj):
         return "Suspended"
     return "Active" if vc.active_refs(cj) else "Idle"
@@ -62,3 +83,13 @@ def zone_text(cj: Mapping[str, Any]) -> str:
     if vc.time_zone(cj) is None:
         return _("%(zone)s (not a known time zone)") % {"zone": zone}
     return zone
+
+
+def problem_text(cj: Mapping[str, Any]) -> str:
+    """Why the controller cannot run the CronJob ("schedule invalid: 61 * * * *"), "" when it can."""
+    field = vc.unreadable_field(cj)
+    if field == "schedule":
+        return _("schedule invalid: %(schedule)s") % {"schedule": vc.schedule(cj) or "—"}
+    if field == "timeZone":
+        return _("time zone invalid: %(zone)s") % {"zone": vc.time_zone_name(cj)}
+    return ""

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_safe
 
 from dashboard.kube.snapshot import Snapshot
@@ -14,18 +16,20 @@ from dashboard.presenters import cronjobs as pc
 from dashboard.presenters import phases as badges
 from dashboard.presenters.clock import reference_now
 from dashboard.presenters.jobspec import job_spec_view
+from dashboard.presenters.pending import unreadable_reason
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
-from dashboard.views.rows import yaml_text
+from dashboard.views.rows import events_of, yaml_text
 from dashboard.volcano import cronjobs as vc
 from dashboard.volcano import objects
+from dashboard.volcano.events import event_records
 from dashboard.volcano.time import created_at
 
 LIST_KINDS = ("cronjobs",)
-DETAIL_KINDS = ("cronjobs", "jobs")
+DETAIL_KINDS = ("cronjobs", "jobs", "events")
 NEXT_RUNS = 5
 HISTORY_SHOWN = 20
 
@@ -48,6 +52,7 @@ def _row(snap: Snapshot, cj: dict, now: datetime) -> dict[str, Any]:
         "state": pc.cronjob_badge(pc.cronjob_state(cj)),
         "schedule": vc.schedule(cj),
         "words": pc.schedule_words(cj),
+        "problem": pc.problem_text(cj),
         "zone": vc.time_zone_name(cj),
         "policy": vc.concurrency_policy(cj),
         "active": len(vc.active_refs(cj)),
@@ -73,6 +78,7 @@ CRONJOB_LIST = ListSpec(
     },
     known_phases=frozenset(pc.CRONJOB_STATES),
     phase_order=pc.CRONJOB_STATES,
+    sort_columns={"phase": gettext_noop("State"), "last": gettext_noop("Last scheduled")},
     phase_name=pc.cronjob_state,
     phase=pc.badge_of_card,
     queue_of=lambda cj: "",
@@ -93,6 +99,7 @@ def cronjob_detail(request: HttpRequest, namespace: str, name: str) -> HttpRespo
     snap, cj = found
     now = reference_now(snap)
     jobs = snap.jobs_owned_by(cj)
+    events = cache(lambda: events_of(snap, cj))
     states = kind_states(snap, *DETAIL_KINDS)
     frags = Fragments(
         request,
@@ -100,6 +107,7 @@ def cronjob_detail(request: HttpRequest, namespace: str, name: str) -> HttpRespo
         now,
         DETAIL_KINDS,
         status=lambda: version_key(resource_versions([cj, *jobs]), states, bucket(now)),
+        events=lambda: version_key(resource_versions(events()), states),
     )
     if resp := frags.unchanged():
         return resp
@@ -107,6 +115,9 @@ def cronjob_detail(request: HttpRequest, namespace: str, name: str) -> HttpRespo
     ctx.update({"cj": cj, "name": name, "namespace": namespace})
     if frags.want("status"):
         ctx.update(_status_ctx(snap, cj, jobs, now))
+    if frags.want("events"):
+        ctx["events"] = event_records(events(), 100)
+        ctx["events_blocked"] = bool(unreadable_reason(snap.events.state))
     if frags.asked is None:
         ctx["labels"] = sorted(objects.labels(cj).items())
         ctx["yaml"] = yaml_text(cj)
@@ -125,7 +136,8 @@ def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> di
     return {
         "state": pc.cronjob_badge(pc.cronjob_state(cj)),
         "schedule": vc.schedule(cj),
-        "schedule_ok": vc.schedule_valid(cj) and vc.time_zone(cj) is not None,
+        "schedule_ok": not vc.unreadable_field(cj),
+        "problem": pc.problem_text(cj),
         "words": pc.schedule_words(cj),
         "zone": pc.zone_text(cj),
         "zone_set": bool(vc.time_zone_name(cj)),

@@ -78,6 +78,15 @@ def schedule_valid(cj: object) -> bool:
         return False
 
 
+def unreadable_field(cj: object) -> str:
+    """The spec field that keeps the controller from running the CronJob: "schedule" (not a cron
+    schedule; its event UnParseableCronJobSchedule), "timeZone" (not an IANA zone; InvalidTimeZone),
+    "" when both can be read."""
+    if not schedule_valid(cj):
+        return "schedule"
+    return "timeZone" if time_zone(cj) is None else ""
+
+
 def suspended(cj: object) -> bool:
     return spec(cj).get("suspend") is True
 
