@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -15,18 +16,21 @@ from dashboard.presenters import jobflows as pf
 from dashboard.presenters import phases as badges
 from dashboard.presenters.clock import reference_now
 from dashboard.presenters.jobspec import job_spec_view
+from dashboard.presenters.pending import unreadable_reason
 from dashboard.presenters.phases import Phase
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
-from dashboard.views.rows import yaml_text
+from dashboard.views.rows import events_of, yaml_text
 from dashboard.volcano import jobflows as vf
 from dashboard.volcano import objects, phases
+from dashboard.volcano.events import event_records
 from dashboard.volcano.time import created_at
 
 FLOW_KINDS = ("jobflows", "jobs")
+FLOW_DETAIL_KINDS = (*FLOW_KINDS, "jobtemplates", "events")
 TEMPLATE_KINDS = ("jobtemplates", "jobflows", "jobs")
 
 
@@ -90,10 +94,16 @@ def jobflows(request: HttpRequest) -> HttpResponse:
 
 
 _NO_JOB = gettext_noop("no Job yet")
+_NO_TEMPLATE = gettext_noop("JobTemplate missing — will never run")
 
 
-def _flow_state(jf: dict, jobs: dict[str, dict]) -> dict[str, tuple[str, str, str, bool]]:
+def _flow_state(snap: Snapshot, jf: dict, jobs: dict[str, dict]) -> dict[str, tuple[str, str, str, bool]]:
+    """{flow: (state text, tone, Job name, Job exists)}. A flow without a Job whose JobTemplate
+    (named as the flow, in the JobFlow's namespace) is not in a synced cache never gets one: the
+    controller's SyncJobFlow fails with 'jobtemplate "<flow>" not found'."""
     statuses = vf.job_statuses(jf)
+    ns = objects.namespace(jf)
+    templates_known = snap.jobtemplates.state.name == "synced"
     out = {}
     for f in vf.flows(jf):
         job_name = vf.flow_job_name(jf, f.name)
@@ -104,6 +114,8 @@ def _flow_state(jf: dict, jobs: dict[str, dict]) -> dict[str, tuple[str, str, st
         elif job_name in statuses and statuses[job_name].state:
             badge = badges.phase_of_table(badges.JOB_PHASES, statuses[job_name].state)
             out[f.name] = (statuses[job_name].state, badge.tone, job_name, False)
+        elif templates_known and snap.jobtemplate(ns, f.name) is None:
+            out[f.name] = (_(_NO_TEMPLATE), "bad", job_name, False)
         else:
             out[f.name] = (_(_NO_JOB), "muted", job_name, False)
     return out
@@ -117,21 +129,28 @@ def jobflow_detail(request: HttpRequest, namespace: str, name: str) -> HttpRespo
     snap, jf = found
     now = reference_now(snap)
     jobs = flow_jobs(snap, jf)
-    states = kind_states(snap, *FLOW_KINDS, "jobtemplates")
+    events = cache(lambda: events_of(snap, jf))
+    states = kind_states(snap, *FLOW_DETAIL_KINDS)
     frags = Fragments(
         request,
         snap,
         now,
-        (*FLOW_KINDS, "jobtemplates"),
-        status=lambda: version_key(resource_versions([jf, *jobs.values()]), states, bucket(now)),
+        FLOW_DETAIL_KINDS,
+        status=lambda: version_key(
+            resource_versions([jf, *jobs.values()]), snap.jobtemplates.version, states, bucket(now)
+        ),
+        events=lambda: version_key(resource_versions(events()), states),
     )
     if resp := frags.unchanged():
         return resp
-    ctx = page_ctx(snap, now, (*FLOW_KINDS, "jobtemplates"), "jobflows")
+    ctx = page_ctx(snap, now, FLOW_DETAIL_KINDS, "jobflows")
     phase = pf.jobflow_badge(jf)
     ctx.update({"jf": jf, "name": name, "namespace": namespace, "phase": phase, "live": not phase.final})
     if frags.want("status"):
         ctx.update(_flow_ctx(snap, jf, jobs, now))
+    if frags.want("events"):
+        ctx["events"] = event_records(events(), 100)
+        ctx["events_blocked"] = bool(unreadable_reason(snap.events.state))
     if frags.asked is None:
         ctx["labels"] = sorted(objects.labels(jf).items())
         ctx["yaml"] = yaml_text(jf)
@@ -140,7 +159,7 @@ def jobflow_detail(request: HttpRequest, namespace: str, name: str) -> HttpRespo
 
 def _flow_ctx(snap: Snapshot, jf: dict, jobs: dict[str, dict], now: datetime) -> dict[str, Any]:
     items = vf.flows(jf)
-    state = _flow_state(jf, jobs)
+    state = _flow_state(snap, jf, jobs)
     phase_of_flow = {f: s[0] if s[3] else "" for f, s in state.items()}
     statuses = vf.job_statuses(jf)
     ns = objects.namespace(jf)
