@@ -149,3 +149,10 @@ def test_domain_reads_any_shape_without_raising(cj, jf, hn, node, pg):
     vn.largest_free([(node, usage)]), vn.nodes_fitting({"cpu": Decimal(1)}, [], [(node, usage)])
     vsub.subgroup_policies(pg, [node])
     vs.readiness(pg), vs.last_scheduler_action([node], [pg], ["volcano"])
+
+
+def test_unreadable_field_names_the_schedule_or_the_zone():
+    assert vc.unreadable_field({"spec": {"schedule": "61 * * * *"}}) == "schedule"
+    assert vc.unreadable_field({"spec": {"schedule": "", "timeZone": "Nowhere/X"}}) == "schedule"
+    assert vc.unreadable_field({"spec": {"schedule": "0 * * * *", "timeZone": "Nowhere/X"}}) == "timeZone"
+    assert vc.unreadable_field({"spec": {"schedule": "@hourly", "timeZone": "Asia/Shanghai"}}) == ""
