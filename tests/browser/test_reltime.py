@@ -67,3 +67,39 @@ def test_relative_times_tick_without_a_new_fragment(quiet_dashboard, page):
     expect(created).to_have_text(re.compile(r"^[45]m ago$"))
     expect(page.locator("time[data-rel='age']").first).to_have_text(re.compile(r"^[45]m$"))
     assert polls and set(polls) == {204}, polls  # the fragment itself never changed
+
+
+@pytest.mark.parametrize(
+    ("language", "first", "later"), [("en", "in 60s", "in 30s"), ("zh-hans", "60秒后", "30秒后")]
+)
+def test_next_runs_count_down(quiet_dashboard, page, language, first, later):
+    base, cluster, cache = quiet_dashboard
+    store = cluster.store
+    if store.try_get(kind("", "namespaces"), None, "tick") is None:
+        store.create(kind("", "namespaces"), {"metadata": {"name": "tick"}})
+    name = f"every-minute-{language}"
+    cj = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "CronJob",
+        "metadata": {"name": name, "namespace": "tick", "creationTimestamp": _iso(cluster.clock.now())},
+        "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"tasks": []}}},
+    }
+    store.create(kind("batch.volcano.sh", "cronjobs"), cj, "tick", replay=True)
+    cache.wait_for(lambda s: s.cronjobs.get("tick", name) is not None, timeout=10)
+    # A whole minute on the pages' clock: the next run is 60 s ahead.
+    second = cluster.clock.now().second
+    if second:
+        cluster.advance(60 - second)
+
+    page.context.add_cookies([{"name": "django_language", "value": language, "url": base}])
+    page.clock.install()
+    page.goto(f"{base}/cronjobs/tick/{name}/")
+    upcoming = page.locator("[data-next-runs] time[data-rel='in']").first
+    # The browser's clock has moved a few milliseconds past the page's "now": 59 s or 60 s.
+    expect(upcoming).to_have_text(re.compile("^" + re.escape(first).replace("60", "(59|60)") + "$"))
+    page.clock.run_for(15_000)
+    cluster.advance(15)
+    page.clock.run_for(15_000)
+    cluster.advance(15)
+    page.clock.run_for(1_000)
+    expect(upcoming).to_have_text(re.compile("^" + re.escape(later).replace("30", "(29|30|31)") + "$"))
