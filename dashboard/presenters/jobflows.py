@@ -24,6 +24,7 @@ GAP_X, GAP_Y = 70, 22
 PAD = 10
 # Names longer than this are cut in the box (the full name is in its <title> and the table).
 LABEL_CHARS = 22
+STATE_PX = 160  # the state line's room in a box: BOX_W less both margins
 _FLOW_LOOK: dict[str, tuple[str, str, bool]] = {
     "Pending": ("warn", "clock", False),
     "Running": ("ok", "play", False),
@@ -56,6 +57,12 @@ class Box:
     cy: int
     text_y: int
     sub_y: int
+
+    @property
+    def state_squeezed(self) -> bool:
+        """Whether the state line is wider than the box at the graph's 12 px (about 6.5 px a Latin
+        character, 12 px a CJK one): the template then fits it with SVG textLength."""
+        return sum(12 if ord(c) >= 0x2E80 else 6.5 for c in self.state) > STATE_PX
 
 
 @dataclass(frozen=True)

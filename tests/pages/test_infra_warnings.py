@@ -167,6 +167,8 @@ def test_jobflow_with_missing_template_never_runs(broken, client):
     detail = _get(client, f"/jobflows/{NS}/orphan/")
     svg = detail.split('<svg class="flow-graph"')[1].split("</svg>")[0]
     assert "JobTemplate missing — will never run" in svg and "no Job yet" not in svg
+    # Wider than a box at 12 px: fitted into it.
+    assert re.search(r'textLength="160"[^>]*>JobTemplate missing — will never run<', svg)
     assert "SyncJobFlow" in text(detail.split('id="events-title"')[1])
     check_fragment(client, detail, "events")
     check_fragment(client, detail, "status")
