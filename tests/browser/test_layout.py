@@ -1,7 +1,8 @@
-"""Layout in a real browser: no page scrolls sideways on a 390px phone, copy buttons copy, the
-Queues list shows the demo's 11 queues on one 1440×900 screen, the Jobs list offers the columns
-it hides. With VOLCANO_UI_UPDATE_SCREENSHOTS=1 it also writes docs/screenshots/<page>-<variant>.png:
-every page's first 1440×900 screen in the light and dark themes and in Chinese."""
+"""Layout in a real browser: no page scrolls sideways on a 390px phone, the top bar keeps one line
+from 800 to 1440px, copy buttons copy, the Queues list shows the demo's 11 queues on one 1440×900
+screen, the Jobs list offers the columns it hides. With VOLCANO_UI_UPDATE_SCREENSHOTS=1 it also
+writes docs/screenshots/<page>-<variant>.png: every page's first 1440×900 screen in the light and
+dark themes and in Chinese."""
 
 from __future__ import annotations
 
@@ -33,6 +34,17 @@ def _pages(cluster) -> dict[str, str]:
         "queues": "/queues/",
         "queue-detail": "/queues/research/",
         "pod-detail": f"/pods/team-nlp/{md['name']}/",
+        "cronjobs": "/cronjobs/",
+        "cronjob-detail": "/cronjobs/ml-platform/feature-refresh/",
+        "jobflows": "/jobflows/",
+        "jobflow-detail": "/jobflows/ml-platform/nightly-pipeline/",
+        "jobtemplates": "/jobtemplates/",
+        "jobtemplate-detail": "/jobtemplates/ml-platform/train/",
+        "nodes": "/nodes/",
+        "node-detail": "/nodes/h100-node-01/",
+        "hypernodes": "/hypernodes/",
+        "hypernode-detail": "/hypernodes/spine-gpu/",
+        "usage": "/usage/",
         "kiosk": "/kiosk/",
     }
 
@@ -43,7 +55,8 @@ def test_no_page_scrolls_sideways_at_390px(live_dashboard, browser):
     page = context.new_page()
     try:
         for name, path in _pages(cluster).items():
-            page.goto(base + path)
+            response = page.goto(base + path)
+            assert response is not None and response.status == 200, (name, path)
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= PHONE["width"], (name, width)
             screenshot(page, f"phone-{name}", full_page=False)
@@ -53,6 +66,41 @@ def test_no_page_scrolls_sideways_at_390px(live_dashboard, browser):
         page.click(".navmenu > summary")
         expect(page.locator(".navmenu-links a[href='/queues/']")).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_top_bar_keeps_one_line_at_desktop_widths(live_dashboard, browser, language):
+    base, _cluster, _cache = live_dashboard
+    context = browser.new_context(viewport=DOCS_VIEWPORT)
+    host = base.split("//", 1)[1].split(":")[0]
+    context.add_cookies([{"name": "django_language", "value": language, "domain": host, "path": "/"}])
+    page = context.new_page()
+    try:
+        page.goto(base + "/nodes/")
+        for width in (1440, 1280, 1024, 800):
+            page.set_viewport_size({"width": width, "height": 900})
+            bar = page.locator(".topbar")
+            fits = "b => b.scrollHeight <= b.clientHeight + 1 && b.scrollWidth <= b.clientWidth"
+            assert bar.evaluate(fits), width
+            assert bar.evaluate("b => b.getBoundingClientRect().height") < 64, width  # 56px and its border
+            links = page.locator(".mainnav > a, .mainnav > .navmore > summary")
+            boxes = [links.nth(i).bounding_box() for i in range(links.count())]
+            tops = {round(box["y"]) for box in boxes if box}
+            assert len(tops) == 1, (width, tops)  # one row of links
+            for selector in (".mainnav", ".tools"):
+                box = page.locator(selector).bounding_box()
+                assert box is not None and box["x"] + box["width"] <= width, (width, selector)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, width
+        # The kinds past the first four open from "More" without a script; the current one is marked.
+        page.set_viewport_size(DOCS_VIEWPORT)
+        more = page.locator(".navmore > summary")
+        expect(more).to_have_class("is-current")
+        more.click()
+        expect(page.locator(".navmore-links a[href='/hypernodes/']")).to_be_visible()
+        expect(page.locator(".navmore-links a[aria-current='page']")).to_have_attribute("href", "/nodes/")
+        screenshot(page, f"topbar-more-{language}", full_page=False)
     finally:
         context.close()
 
