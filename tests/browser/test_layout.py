@@ -2,7 +2,7 @@
 from 800 to 1440px, copy buttons copy, the Queues list shows the demo's 11 queues on one 1440×900
 screen, the Jobs list offers the columns it hides. With VOLCANO_UI_UPDATE_SCREENSHOTS=1 it also
 writes docs/screenshots/<page>-<variant>.png: every page's first 1440×900 screen in the light and
-dark themes and in Chinese."""
+dark themes and in Chinese (the kiosk's at 1920×1080)."""
 
 from __future__ import annotations
 
@@ -181,6 +181,7 @@ def test_the_jobs_list_offers_the_columns_it_hides(live_dashboard, page):
     expect(note).to_be_hidden()  # nothing is hidden at this width
 
 
+KIOSK_VIEWPORT = {"width": 1920, "height": 1080}
 VARIANTS = {"light": ("light", "en"), "dark": ("dark", "en"), "zh-hans": ("light", "zh-hans")}
 
 
@@ -195,7 +196,10 @@ def test_every_page_screenshot(live_dashboard, browser):
         page = context.new_page()
         try:
             for name, path in pages.items():
+                # The kiosk on the wall screen it is made for; every other page on the docs' screen.
+                page.set_viewport_size(KIOSK_VIEWPORT if name == "kiosk" else DOCS_VIEWPORT)
                 page.goto(base + path)
+                page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
                 DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(DOCS_SCREENSHOTS / f"{name}-{variant}.png"), full_page=False)
         finally:
