@@ -1,6 +1,6 @@
 """Layout in a real browser: no page scrolls sideways on a 390px phone, the top bar keeps one line
-from 800 to 1440px, copy buttons copy, the Queues list shows the demo's 11 queues on one 1440×900
-screen, the Jobs list offers the columns it hides. With VOLCANO_UI_UPDATE_SCREENSHOTS=1 it also
+from 800 to 1440px, copy buttons copy, the Queues list shows the demo's queues (11 and more) on one
+1440×900 screen, the Jobs list offers the columns it hides. With VOLCANO_UI_UPDATE_SCREENSHOTS=1 it also
 writes docs/screenshots/<page>-<variant>.png: every page's first 1440×900 screen in the light and
 dark themes and in Chinese (the kiosk's at 1920×1080)."""
 
@@ -148,14 +148,15 @@ def test_copy_buttons_stay_hidden_without_javascript(live_dashboard, browser):
         context.close()
 
 
-def test_the_queue_list_fits_eleven_queues_on_one_screen(live_dashboard, page):
+def test_the_queue_list_fits_the_demos_queues_on_one_screen(live_dashboard, page):
     base, cluster, _cache = live_dashboard
     from tests.pages.helpers import queues
 
-    assert len(queues(cluster)) == 11
+    count = len(queues(cluster))
+    assert count >= 11  # the demo's queues, hpc-training of its platform side among them
     page.goto(base + "/queues/")
     rows = page.locator("tr[data-queue]")
-    expect(rows).to_have_count(11)
+    expect(rows).to_have_count(count)
     last = rows.last.bounding_box()
     assert last is not None and last["y"] + last["height"] <= DOCS_VIEWPORT["height"]
     # No column scrolls out of the table's box at this width.
