@@ -55,6 +55,9 @@ def test_dockerfile_runs_as_non_root_with_a_healthcheck_and_builds_static_files(
     assert "\nUSER 10001" in text
     assert "HEALTHCHECK" in text and "/healthz" in text
     assert "collectstatic" in text
+    # The history's SQLite file lives in a volume the non-root user owns.
+    assert "VOLCANO_UI_HISTORY_DB=/var/lib/volcano-ui/history.sqlite3" in text
+    assert 'VOLUME ["/var/lib/volcano-ui"]' in text and "-o 10001 -g 10001" in text
 
 
 def _render(overlay: str) -> list[dict]:
