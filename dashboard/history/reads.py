@@ -199,3 +199,27 @@ def podgroup_wait(using: str, uid: str) -> float | None:
         made = created
     wait = admission_wait(made, firsts.get("Inqueue"), firsts.get("Running"))
     return wait.total_seconds() if wait is not None else None
+
+
+def newest_sample(using: str) -> datetime | None:
+    """When the newest Queue sample was taken, None before the first."""
+    return QueueSample.objects.using(using).order_by("-at").values_list("at", flat=True).first()
+
+
+def queue_usage_hourly(using: str, since: datetime, until: datetime) -> dict[str, dict[str, list[Point]]]:
+    """{queue: {resource: [(hour, mean allocated)]}} of every Queue's cpu and ``*/gpu`` samples in
+    [since, until), hourly means computed by the database."""
+    rows = (
+        QueueSample.objects.using(using)
+        .filter(at__gte=since, at__lt=until)
+        .filter(Q(resource="cpu") | Q(resource__endswith="/gpu"))
+        .annotate(hour=TruncHour("at", tzinfo=UTC))
+        .values("queue", "resource", "hour")
+        .annotate(a=Avg("allocated"))
+        .order_by("hour")
+        .values_list("queue", "resource", "hour", "a")
+    )
+    out: dict[str, dict[str, list[Point]]] = {}
+    for queue, res, hour, allocated in rows:
+        out.setdefault(queue, {}).setdefault(res, []).append((hour, allocated))
+    return out

@@ -52,7 +52,7 @@ def history_notice(service: HistoryService, errors: list[str]) -> str:
     return ""
 
 
-def _amount(resource: str) -> Any:
+def amount_text(resource: str) -> Any:
     def fmt(value: float) -> str:
         return format_quantity(resource, Decimal(str(round(value, 6))))
 
@@ -84,7 +84,7 @@ def queue_history(request: HttpRequest, name: str, now: datetime) -> dict[str, A
             (_("deserved"), "b", series.deserved, True),
             (_("capability"), "c", series.capability, True),
         ]
-        charts.append(line_chart(series.resource, lines, since, now, _amount(series.resource)))
+        charts.append(line_chart(series.resource, lines, since, now, amount_text(series.resource)))
     phase_counts = read(lambda using: reads.queue_phase_counts(using, name, since, now)) or {}
     podgroups = None
     if phase_counts:

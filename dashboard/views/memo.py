@@ -267,10 +267,14 @@ ROW_HTML_MAX = 2048
 _ROW_LOCK = threading.Lock()
 
 
-def queue_rows_html(rows: list[dict], template_name: str, columns: tuple = ()) -> SafeString:
+def queue_rows_html(
+    rows: list[dict], template_name: str, columns: tuple = (), sparks: dict | None = None
+) -> SafeString:
     """The concatenated rendered rows of a queue table (``template_name`` renders one ``q``, a
     queue summary row; ``columns``, the table's resource columns, is given to it as ``res_columns``
-    and ``res_other``)."""
+    and ``res_other``; ``sparks``, {queue: views.sparklines.Spark} or None for no sparkline column,
+    as ``spark`` and ``sparks_on``). A row's sparkline is part of its key: it changes once per
+    history sample at most."""
     lang = get_language() or ""
     parts = []
     tmpl = None
@@ -284,6 +288,7 @@ def queue_rows_html(rows: list[dict], template_name: str, columns: tuple = ()) -
             tuple(q["count_list"]),
             q.get("pgs_unavailable", ""),
             columns,
+            None if sparks is None else sparks.get(q["name"], ""),
         )
         hit = ROW_HTML.get(key)
         if hit is not None and hit[0] is q["queue"] and hit[1] == valid:
@@ -293,7 +298,14 @@ def queue_rows_html(rows: list[dict], template_name: str, columns: tuple = ()) -
             tmpl = get_template(template_name)
         res_columns, res_other = columns or ((), False)
         html = tmpl.render(
-            {"q": q, "pg_phases": phases.PODGROUP_PHASES, "res_columns": res_columns, "res_other": res_other}
+            {
+                "q": q,
+                "pg_phases": phases.PODGROUP_PHASES,
+                "res_columns": res_columns,
+                "res_other": res_other,
+                "sparks_on": sparks is not None,
+                "spark": valid[-1],
+            }
         )
         parts.append(html)
         with _ROW_LOCK:

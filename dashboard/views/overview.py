@@ -42,6 +42,7 @@ from dashboard.views.rows import (
     why_pending,
 )
 from dashboard.views.scheduler_health import health_version, scheduler_health_ctx
+from dashboard.views.sparklines import queue_sparklines, spark_version
 from dashboard.volcano import objects, phases
 from dashboard.volcano import states as vs
 from dashboard.volcano.events import event_records, latest_per_object
@@ -68,6 +69,7 @@ def overview(request: HttpRequest) -> HttpResponse:
     now = reference_now(snap)
     states = kind_states(snap, *ALL_KINDS)
     jv, gv, qv = snap.jobs.version, snap.podgroups.version, snap.queues.version
+    spark = spark_version()
     frags = Fragments(
         request,
         snap,
@@ -75,25 +77,31 @@ def overview(request: HttpRequest) -> HttpResponse:
         ALL_KINDS,
         counts=lambda: version_key(jv, gv, qv, states),
         attention=lambda: version_key(jv, gv, snap.pods.version, qv, states, bucket(now)),
-        queues=lambda: version_key(qv, gv, states),
+        queues=lambda: version_key(qv, gv, states, spark),
         events=lambda: version_key(snap.events.version, states),
         health=lambda: version_key(*health_version(snap), states, bucket(now)),
     )
     if resp := frags.unchanged():
         return resp
     ctx = page_ctx(snap, now, ALL_KINDS, "overview")
-    ctx.update(sections(request, snap, now, ctx["notices"], frags.want))
+    ctx.update(sections(request, snap, now, ctx["notices"], frags.want, spark))
     if frags.want("health"):
         ctx["health"] = scheduler_health_ctx(snap, now)
     return frags.respond("dashboard/overview.html", ctx)
 
 
 def sections(
-    request: HttpRequest, snap: Snapshot, now: datetime, notices: list[dict], want: Any = None
+    request: HttpRequest,
+    snap: Snapshot,
+    now: datetime,
+    notices: list[dict],
+    want: Any = None,
+    spark: Any = None,
 ) -> dict[str, Any]:
     """The overview's sections: ``counts`` (job_cards, pg_cards, totals), ``queues`` (queue_rows,
     queue_rows_html), ``attention`` (attention, attention_html), ``events`` (warnings), plus which
-    kinds are blocked. ``want(name)`` limits the work to the fragment being refreshed (None: all)."""
+    kinds are blocked. ``want(name)`` limits the work to the fragment being refreshed (None: all);
+    ``spark`` (views.sparklines.spark_version(), None: none) adds the queues' sparklines."""
     base = memo_base(request)
     ctx: dict[str, Any] = {
         "jobs_blocked": blocked(notices, "jobs"),
@@ -111,7 +119,11 @@ def sections(
         )
     if want is None or want("queues"):
         ctx["queue_rows"] = all_queue_rows(request, snap)
-        ctx["queue_rows_html"] = memo.queue_rows_html(ctx["queue_rows"], "dashboard/_queue_mini_row.html")
+        sparks = queue_sparklines(spark) if spark is not None else None
+        ctx["sparks_on"] = sparks is not None
+        ctx["queue_rows_html"] = memo.queue_rows_html(
+            ctx["queue_rows"], "dashboard/_queue_mini_row.html", (), sparks
+        )
     if want is None or want("attention"):
         versions = (snap.jobs.version, snap.podgroups.version, snap.pods.version, snap.queues.version)
         ctx["attention"] = memo.section(

@@ -36,6 +36,7 @@ from dashboard.views.rows import (
     snapshot,
     yaml_text,
 )
+from dashboard.views.sparklines import queue_sparklines, spark_version
 from dashboard.volcano import objects, phases
 from dashboard.volcano.events import event_records
 from dashboard.volcano.objects import as_str
@@ -62,12 +63,13 @@ def queues(request: HttpRequest) -> HttpResponse:
     snap = snapshot(request)
     now = reference_now(snap)
     states = kind_states(snap, *LIST_KINDS)
+    spark = spark_version()
     frags = Fragments(
         request,
         snap,
         now,
         LIST_KINDS,
-        results=lambda: version_key(snap.queues.version, snap.podgroups.version, states),
+        results=lambda: version_key(snap.queues.version, snap.podgroups.version, states, spark),
     )
     if resp := frags.unchanged():
         return resp
@@ -77,7 +79,11 @@ def queues(request: HttpRequest) -> HttpResponse:
         ctx["rows"] = rows
         names, other = resource_columns(r["bars"] for r in rows)
         ctx["res_columns"], ctx["res_other"] = names, other
-        ctx["rows_html"] = memo.queue_rows_html(rows, "dashboard/_queue_row.html", (tuple(names), other))
+        sparks = queue_sparklines(spark)
+        ctx["sparks_on"] = sparks is not None
+        ctx["rows_html"] = memo.queue_rows_html(
+            rows, "dashboard/_queue_row.html", (tuple(names), other), sparks
+        )
         # Bars with nothing to compare against carry a mark; the list explains it once.
         ctx["noref"] = any(not b.has_ref and not b.invalid for r in rows for b in r["bars"])
         ctx["incl_children"] = any(r["counts_incl_children"] for r in rows)

@@ -160,3 +160,37 @@ def test_history_pages_are_well_formed(recorded):
         resp = client.get(url)
         assert resp.status_code == 200, url
         assert markup_errors(resp.content.decode()) == [], url
+
+
+def _sparkline(html, queue):
+    row = html.split(f'data-queue="{queue}"', 1)[1].split("</tr>", 1)[0]
+    return row.split('<svg class="sparkline"', 1)[1].split("</svg>", 1)[0] if "data-sparkline" in row else ""
+
+
+def test_queues_and_overview_show_a_sparkline_of_the_last_day(recorded):
+    cluster, _cache, service = recorded
+    client = Client()
+    html = client.get("/queues/").content.decode()
+    assert "Last 24 h" in html
+    spark = _sparkline(html, "default")
+    # Two pods of 1 GPU each: 2 GPUs allocated the whole hour.
+    assert 'aria-label="nvidia.com/gpu allocated over the last 24 h: now 2, peak 2"' in spark
+    assert "<title>nvidia.com/gpu allocated over the last 24 h: now 2, peak 2</title>" in spark
+    assert "<polyline points=" in spark
+    overview = client.get("/").content.decode()
+    assert "data-sparkline" in overview and "now 2, peak 2" in overview
+    # An hour later the row shows the newer window, though the Queue itself did not change.
+    for _ in range(60):
+        cluster.advance(60)
+        service.recorder.step()
+    service.recorder.step(force_flush=True)
+    later = _sparkline(client.get("/queues/").content.decode(), "default")
+    assert later and later != spark
+
+
+def test_without_history_the_queue_tables_have_no_sparkline_column(recorded):
+    with override_service(None):
+        client = Client()
+        for url in ("/queues/", "/"):
+            html = client.get(url).content.decode()
+            assert "data-sparkline" not in html and "Last 24 h" not in html, url
