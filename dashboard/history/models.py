@@ -91,3 +91,13 @@ class QueuePhaseSample(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["queue", "at"]), models.Index(fields=["at"])]
+
+
+class HistoryFill(models.Model):
+    """A fast-forwarded history being written (the demo's day, dashboard/history/fastforward.py):
+    it covers [start, end) and has reached ``reached``; ``done`` once it is whole."""
+
+    start = models.DateTimeField()
+    end = models.DateTimeField()
+    reached = models.DateTimeField()
+    done = models.BooleanField(default=False)

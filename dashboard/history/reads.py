@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from django.db.models import Avg, Q
 from django.db.models.functions import TruncHour
 
-from dashboard.history.models import PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
+from dashboard.history.models import HistoryFill, PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
 from dashboard.volcano.history import Interval, admission_wait, resource_hours
 
 Point = tuple[datetime, float | None]
@@ -223,3 +223,12 @@ def queue_usage_hourly(using: str, since: datetime, until: datetime) -> dict[str
     for queue, res, hour, allocated in rows:
         out.setdefault(queue, {}).setdefault(res, []).append((hour, allocated))
     return out
+
+
+def fill_progress(using: str) -> tuple[float, float] | None:
+    """(hours written, hours in all) of the newest fast-forwarded history still being written,
+    None when none is."""
+    fill = HistoryFill.objects.using(using).filter(done=False).order_by("-id").first()
+    if fill is None:
+        return None
+    return (fill.reached - fill.start).total_seconds() / 3600, (fill.end - fill.start).total_seconds() / 3600

@@ -33,10 +33,24 @@ USAGE_WINDOWS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "14d": tim
 _PHASE_CSS = {"Pending": "c", "Inqueue": "b", "Running": "a", "Unknown": "d", "Completed": "e"}
 
 
+def fill_notice(service: HistoryService) -> str:
+    """ "History is being filled: N of M h" while a fast-forwarded history is written, else ""."""
+    progress = service.read(reads.fill_progress).value
+    if progress is None:
+        return ""
+    done, total = progress
+    return _("History is being filled: %(done)s of %(total)s h; the charts are incomplete until then.") % {
+        "done": int(done),
+        "total": f"{total:g}",
+    }
+
+
 def history_notice(service: HistoryService, errors: list[str]) -> str:
     """One sentence on why history is missing or incomplete, "" when it is whole."""
     if errors:
         return _("History cannot be read: %(error)s") % {"error": errors[0]}
+    if filling := fill_notice(service):
+        return filling
     status = service.status()
     if status is None:
         return ""

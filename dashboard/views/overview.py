@@ -42,7 +42,7 @@ from dashboard.views.rows import (
     why_pending,
 )
 from dashboard.views.scheduler_health import health_version, scheduler_health_ctx
-from dashboard.views.sparklines import queue_sparklines, spark_version
+from dashboard.views.sparklines import queue_sparklines, spark_version, sparks_notice
 from dashboard.volcano import objects, phases
 from dashboard.volcano import states as vs
 from dashboard.volcano.events import event_records, latest_per_object
@@ -121,6 +121,7 @@ def sections(
         ctx["queue_rows"] = all_queue_rows(request, snap)
         sparks = queue_sparklines(spark) if spark is not None else None
         ctx["sparks_on"] = sparks is not None
+        ctx["sparks_notice"] = sparks_notice(spark)
         ctx["queue_rows_html"] = memo.queue_rows_html(
             ctx["queue_rows"], "dashboard/_queue_mini_row.html", (), sparks
         )

@@ -36,7 +36,7 @@ from dashboard.views.rows import (
     snapshot,
     yaml_text,
 )
-from dashboard.views.sparklines import queue_sparklines, spark_version
+from dashboard.views.sparklines import queue_sparklines, spark_version, sparks_notice
 from dashboard.volcano import objects, phases
 from dashboard.volcano.events import event_records
 from dashboard.volcano.objects import as_str
@@ -81,6 +81,7 @@ def queues(request: HttpRequest) -> HttpResponse:
         ctx["res_columns"], ctx["res_other"] = names, other
         sparks = queue_sparklines(spark)
         ctx["sparks_on"] = sparks is not None
+        ctx["sparks_notice"] = sparks_notice(spark)
         ctx["rows_html"] = memo.queue_rows_html(
             rows, "dashboard/_queue_row.html", (tuple(names), other), sparks
         )

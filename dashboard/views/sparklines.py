@@ -18,7 +18,7 @@ from dashboard.history import reads
 from dashboard.history.service import get_service
 from dashboard.presenters.charts import sparkline
 from dashboard.views import memo
-from dashboard.views.history import amount_text
+from dashboard.views.history import amount_text, fill_notice
 
 WINDOW = timedelta(hours=24)
 
@@ -38,12 +38,16 @@ class _Line:
 
 
 def spark_version() -> Any:
-    """The newest sample's time ("" when there is none or it cannot be read), None with history off."""
+    """(the newest sample's time, the hours a fast-forwarded history has written), "" when there
+    is no sample or it cannot be read, None with history off."""
     service = get_service()
     if service is None:
         return None
-    newest = service.read(reads.newest_sample)
-    return newest.value or ""
+    newest = service.read(reads.newest_sample).value
+    if newest is None:
+        return ""
+    progress = service.read(reads.fill_progress).value
+    return newest, progress[0] if progress else None
 
 
 def _lines(using: str, newest: datetime) -> dict[str, _Line]:
@@ -70,8 +74,9 @@ def queue_sparklines(version: Any) -> dict[str, Spark] | None:
     if not version:
         return {}
     # A failed read is not memoised: the next request asks again (after READ_RETRY_SECONDS).
+    newest = version[0]
     result = service.read(
-        lambda using: memo.section(("sparklines", using, version), lambda: _lines(using, version))
+        lambda using: memo.section(("sparklines", using, version), lambda: _lines(using, newest))
     )
     if result.error:
         return {}
@@ -86,3 +91,11 @@ def queue_sparklines(version: Any) -> dict[str, Spark] | None:
         }
         sparks[queue] = Spark(line.points, label)
     return sparks
+
+
+def sparks_notice(version: Any) -> str:
+    """What the sparklines lack: "History is being filled: …" while a fast-forward writes, else ""."""
+    service = get_service()
+    if service is None or not version or version[1] is None:
+        return ""
+    return fill_notice(service)

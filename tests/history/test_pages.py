@@ -194,3 +194,24 @@ def test_without_history_the_queue_tables_have_no_sparkline_column(recorded):
         for url in ("/queues/", "/"):
             html = client.get(url).content.decode()
             assert "data-sparkline" not in html and "Last 24 h" not in html, url
+
+
+def test_a_history_being_filled_says_how_far_it_is(recorded, django_db_blocker):
+    from datetime import timedelta
+
+    from dashboard.history.models import HistoryFill
+
+    cluster, _cache, service = recorded
+    end = cluster.clock.now()
+    with django_db_blocker.unblock():
+        fill = HistoryFill.objects.using(service.using).create(
+            start=end - timedelta(hours=24), end=end, reached=end - timedelta(hours=21)
+        )
+        client = Client()
+        text = "History is being filled: 3 of 24 h"
+        for url in ("/queues/", "/", "/queues/default/", "/usage/"):
+            assert text in client.get(url).content.decode(), url
+        fill.reached, fill.done = end, True
+        fill.save()
+        for url in ("/queues/", "/queues/default/"):
+            assert "History is being filled" not in client.get(url).content.decode(), url

@@ -65,8 +65,8 @@ class _DemoServer(WSGIServer):
 
 def _start_history(path: Path, cluster, seed: int) -> subprocess.Popen | None:
     """The demo's history: a temporary SQLite file, and a day of the demo scenario recorded into it
-    by a separate process (manage.py demo_history, about 5 minutes of CPU; the charts fill from the
-    oldest hour) while this one records from now on."""
+    by a separate process (manage.py demo_history, about 3 minutes of CPU; the pages say how many
+    hours are there until it is done) while this one records from now on."""
     if not settings.VOLCANO_UI_HISTORY:
         return None
     # Before the first connection: the demo's history lives and dies with its temporary directory.
