@@ -101,3 +101,35 @@ class HistoryFill(models.Model):
     end = models.DateTimeField()
     reached = models.DateTimeField()
     done = models.BooleanField(default=False)
+
+
+class QueueHourly(models.Model):
+    """The means of a Queue's samples of one resource over the hour starting at ``hour``, written
+    by the recorder once the hour has closed (long windows read these, not the samples)."""
+
+    hour = models.DateTimeField()
+    queue = models.CharField(max_length=253)
+    resource = models.CharField(max_length=253)
+    allocated = models.FloatField(null=True)
+    deserved = models.FloatField(null=True)
+    capability = models.FloatField(null=True)
+    guarantee = models.FloatField(null=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["queue", "resource", "hour"], name="queue_hourly_key")]
+        indexes = [models.Index(fields=["hour"])]
+
+
+class QueuePhaseHourly(models.Model):
+    """The mean count of a Queue's PodGroups in ``phase`` over the hour starting at ``hour``."""
+
+    hour = models.DateTimeField()
+    queue = models.CharField(max_length=253)
+    phase = models.CharField(max_length=64)
+    count = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["queue", "phase", "hour"], name="queue_phase_hourly_key")
+        ]
+        indexes = [models.Index(fields=["hour"])]

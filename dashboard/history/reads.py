@@ -10,7 +10,15 @@ from datetime import UTC, datetime, timedelta
 from django.db.models import Avg, Q
 from django.db.models.functions import TruncHour
 
-from dashboard.history.models import HistoryFill, PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
+from dashboard.history.models import (
+    HistoryFill,
+    PhaseTransition,
+    PodLifetime,
+    QueueHourly,
+    QueuePhaseHourly,
+    QueuePhaseSample,
+    QueueSample,
+)
 from dashboard.volcano.history import Interval, admission_wait, resource_hours
 
 Point = tuple[datetime, float | None]
@@ -30,20 +38,41 @@ class ResourceSeries:
 HOURLY_AFTER = timedelta(hours=25)
 
 
+def _rolled_until(using: str, since: datetime, until: datetime) -> datetime:
+    """Where the stored hourly means of [since, until) end: the hour after the newest rolled one,
+    within the window (``since`` when none is rolled)."""
+    newest = QueueHourly.objects.using(using).order_by("-hour").values_list("hour", flat=True).first()
+    return since if newest is None else min(max(newest + timedelta(hours=1), since), until)
+
+
 def queue_usage(using: str, queue: str, since: datetime, until: datetime) -> list[ResourceSeries]:
-    """The samples of ``queue`` in [since, until) per resource; over HOURLY_AFTER, hourly means."""
-    samples = QueueSample.objects.using(using).filter(queue=queue, at__gte=since, at__lt=until)
+    """The samples of ``queue`` in [since, until) per resource; over HOURLY_AFTER, hourly means:
+    the stored ones (dashboard/history/rollup.py), then those of the hours not rolled yet."""
+    samples = QueueSample.objects.using(using).filter(queue=queue)
     rows: Iterable[tuple[str, datetime, float | None, float | None, float | None]]
     if until - since > HOURLY_AFTER:
-        rows = (
-            samples.annotate(hour=TruncHour("at", tzinfo=UTC))
+        split = _rolled_until(using, since, until)
+        stored = (
+            QueueHourly.objects.using(using)
+            .filter(queue=queue, hour__gte=since, hour__lt=split)
+            .order_by("hour")
+            .values_list("resource", "hour", "allocated", "deserved", "capability")
+        )
+        recent = (
+            samples.filter(at__gte=split, at__lt=until)
+            .annotate(hour=TruncHour("at", tzinfo=UTC))
             .values("resource", "hour")
             .annotate(a=Avg("allocated"), d=Avg("deserved"), c=Avg("capability"))
             .order_by("hour")
             .values_list("resource", "hour", "a", "d", "c")
         )
+        rows = [*stored, *recent]
     else:
-        rows = samples.order_by("at").values_list("resource", "at", "allocated", "deserved", "capability")
+        rows = (
+            samples.filter(at__gte=since, at__lt=until)
+            .order_by("at")
+            .values_list("resource", "at", "allocated", "deserved", "capability")
+        )
     by_res: dict[str, ResourceSeries] = {}
     for res, at, allocated, deserved, capability in rows:
         series = by_res.get(res)
@@ -60,13 +89,18 @@ def queue_phase_counts(using: str, queue: str, since: datetime, until: datetime)
     sample had none of that phase: the sample counted the queue's PodGroups)."""
     samples = QueuePhaseSample.objects.using(using).filter(queue=queue, at__gte=since, at__lt=until)
     if until - since > HOURLY_AFTER:
+        split = _rolled_until(using, since, until)
+        stored = QueuePhaseHourly.objects.using(using).filter(queue=queue, hour__gte=since, hour__lt=split)
         hourly = (
-            samples.annotate(hour=TruncHour("at", tzinfo=UTC))
+            samples.filter(at__gte=split)
+            .annotate(hour=TruncHour("at", tzinfo=UTC))
             .values("hour", "phase")
             .annotate(n=Avg("count"))
             .values_list("hour", "phase", "n")
         )
-        rows = [(at, phase, float(n)) for at, phase, n in hourly]
+        rows = [
+            (at, phase, float(n)) for at, phase, n in [*stored.values_list("hour", "phase", "count"), *hourly]
+        ]
     else:
         rows = [(at, phase, float(n)) for at, phase, n in samples.values_list("at", "phase", "count")]
     times = sorted({at for at, _p, _c in rows})

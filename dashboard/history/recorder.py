@@ -26,7 +26,14 @@ from typing import Any
 from django.db import DatabaseError, connections, transaction
 from django.db.models import Q
 
-from dashboard.history.models import PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
+from dashboard.history.models import (
+    PhaseTransition,
+    PodLifetime,
+    QueueHourly,
+    QueuePhaseHourly,
+    QueuePhaseSample,
+    QueueSample,
+)
 from dashboard.kube.cache import ClusterCache
 from dashboard.kube.snapshot import Snapshot
 from dashboard.volcano.gang import pod_template_requests
@@ -123,6 +130,7 @@ class Recorder:
         self._backoff = 0.0
         self._next_prune: datetime | None = None
         self._last_sample: datetime | None = None
+        self._rolled: datetime | None = None  # hours before this one have their hourly means
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -206,7 +214,10 @@ class Recorder:
             and now_wall >= self._retry_at
         ):
             self._next_flush = now_wall + self.options.flush_seconds
-            if self._flush() and (self._next_prune is None or now >= self._next_prune):
+            if not self._flush():
+                return
+            self._roll(now)
+            if self._next_prune is None or now >= self._next_prune:
                 self._prune(now)
 
     def _activate(self) -> None:
@@ -214,6 +225,7 @@ class Recorder:
         transition seen again is one row; a pod's row is rewritten with the same facts)."""
         self._active = True
         self._last_sample = None
+        self._rolled = None
         snap = self.cache.snapshot()
         seen = self.clock()
         for kind, view in (("jobs", snap.jobs), ("podgroups", snap.podgroups), ("pods", snap.pods)):
@@ -448,6 +460,24 @@ class Recorder:
         with self._lock:
             self._status = replace(self._status, lost=self._status.lost + lost)
 
+    def _roll(self, now: datetime) -> None:
+        """The hourly means of every hour closed since the last one rolled (dashboard/history/rollup.py)."""
+        from dashboard.history import rollup
+
+        closed = rollup.hour_of(now)
+        if self._rolled is not None and self._rolled >= closed:
+            return
+        try:
+            start = self._rolled
+            if start is None:
+                start = rollup.first_unrolled(self.using, now - timedelta(days=self.options.retention_days))
+            if start is not None:
+                rollup.roll(self.using, start, closed)
+        except Exception as exc:
+            self._failed(exc)
+            return
+        self._rolled = closed
+
     def _prune(self, now: datetime) -> None:
         cutoff = now - timedelta(days=self.options.retention_days)
         try:
@@ -462,6 +492,8 @@ class Recorder:
                 pods.filter(uid__in=gone).delete()
                 QueueSample.objects.using(self.using).filter(at__lt=cutoff).delete()
                 QueuePhaseSample.objects.using(self.using).filter(at__lt=cutoff).delete()
+                QueueHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
+                QueuePhaseHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
         except Exception as exc:
             self._failed(exc)
             return

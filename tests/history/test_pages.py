@@ -215,3 +215,43 @@ def test_a_history_being_filled_says_how_far_it_is(recorded, django_db_blocker):
         fill.save()
         for url in ("/queues/", "/queues/default/"):
             assert "History is being filled" not in client.get(url).content.decode(), url
+
+
+def test_long_windows_read_the_hourly_means_the_recorder_stored(recorded, django_db_blocker):
+    from datetime import UTC, timedelta
+
+    from django.db.models import Avg
+    from django.db.models.functions import TruncHour
+
+    from dashboard.history import reads
+    from dashboard.history.models import QueueHourly, QueuePhaseHourly, QueueSample
+
+    cluster, _cache, service = recorded
+    for _ in range(90):  # into a second closed hour
+        cluster.advance(60)
+        service.recorder.step()
+    service.recorder.step(force_flush=True)
+    now = cluster.clock.now()
+    with django_db_blocker.unblock():
+        using = service.using
+        stored = QueueHourly.objects.using(using).filter(queue="default", resource="nvidia.com/gpu")
+        assert stored.count() >= 2 and QueuePhaseHourly.objects.using(using).filter(queue="default").exists()
+        # Every hour before the current one is stored; the week reads as the samples' hourly means.
+        assert max(stored.values_list("hour", flat=True)) == now.replace(minute=0, second=0) - timedelta(
+            hours=1
+        )
+        expected = dict(
+            QueueSample.objects.using(using)
+            .filter(queue="default", resource="nvidia.com/gpu")
+            .annotate(hour=TruncHour("at", tzinfo=UTC))
+            .values("hour")
+            .annotate(a=Avg("allocated"))
+            .values_list("hour", "a")
+        )
+        series = next(
+            s
+            for s in reads.queue_usage(using, "default", now - timedelta(days=7), now)
+            if s.resource == "nvidia.com/gpu"
+        )
+        assert dict(series.allocated) == pytest.approx(expected)
+        assert "data-history" in Client().get("/queues/default/?window=7d").content.decode()
