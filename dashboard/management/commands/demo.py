@@ -65,7 +65,7 @@ class _DemoServer(WSGIServer):
 
 def _start_history(path: Path, cluster, seed: int) -> subprocess.Popen | None:
     """The demo's history: a temporary SQLite file, and a day of the demo scenario recorded into it
-    by a separate process (manage.py demo_history, about 3 minutes of CPU; the pages say how many
+    by a separate process (manage.py demo_history, about 4 minutes of CPU; the pages say how many
     hours are there until it is done) while this one records from now on."""
     if not settings.VOLCANO_UI_HISTORY:
         return None
