@@ -71,6 +71,8 @@ def _start_history(path: Path, cluster, seed: int) -> subprocess.Popen | None:
         return None
     # Before the first connection: the demo's history lives and dies with its temporary directory.
     settings.DATABASES["default"]["NAME"] = str(path)
+    # The tables exist before either process writes, and runserver's check finds nothing unapplied.
+    call_command("migrate", "history", interactive=False, verbosity=0)
     env = {**os.environ, "VOLCANO_UI_HISTORY_DB": str(path), "DJANGO_SETTINGS_MODULE": "volcano_ui.settings"}
     end = cluster.clock.now().isoformat()
     command = [sys.executable, "-m", "django", "demo_history", "--end", end, "--seed", str(seed)]
