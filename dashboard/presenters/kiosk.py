@@ -17,8 +17,10 @@ from dashboard.volcano.objects import namespace as namespace_of
 from dashboard.volcano.time import EPOCH
 
 # Where the object of a "needs attention" item is (the overview's attention dict, one list per
-# concern): the item's key, or None for a pod row (its own name and namespace).
+# concern): the item's key, or None for a pod row (its own name and namespace) or a component row
+# (volcano.scheduler.Readiness: its name, ready and desired replicas).
 _ITEM_OBJECT = {
+    "components": None,
     "crash": None,
     "stuck": "job",
     "below": "pg",
@@ -31,6 +33,12 @@ _ITEM_OBJECT = {
 
 def _worst_text(concern: str, item: Any) -> str:
     key = _ITEM_OBJECT[concern]
+    if concern == "components":
+        return _("Volcano component %(name)s not ready (%(ready)s/%(desired)s)") % {
+            "name": getattr(item, "name", ""),
+            "ready": getattr(item, "ready", "?"),
+            "desired": getattr(item, "desired", "?"),
+        }
     if key is None:  # a pod row (presenters.pods.PodRow)
         name, ns = getattr(item, "name", ""), getattr(item, "namespace", "")
     else:

@@ -76,10 +76,19 @@ KIOSK_WARNING_ROWS = 2
 # "Needs attention" in lines: a group heading (which carries its "+ N more") and an item are one
 # line each, a pending Job three (its name, then the first reason, at most two lines), a stuck Job
 # two (its name, then the pod that holds it). Every group keeps its heading and first item, so with
-# all seven groups at once the cut is 17 lines and may not fit without script (kiosk.js fits it).
+# all eight groups at once the cut is 19 lines and may not fit without script (kiosk.js fits it).
 KIOSK_ATTENTION_LINES = 14
 KIOSK_ATTENTION_LINES_SHARED = 7
-KIOSK_ATTENTION_GROUPS = ("pending", "stuck", "below", "crash", "restarting", "failed", "closed")
+KIOSK_ATTENTION_GROUPS = (
+    "components",
+    "pending",
+    "stuck",
+    "below",
+    "crash",
+    "restarting",
+    "failed",
+    "closed",
+)
 # Lines per item of a group (1 when not listed).
 KIOSK_ITEM_LINES = {"pending": 3, "stuck": 2}
 # What the kiosk sends: more rows than the caps above (queues up to KIOSK_QUEUE_RENDER, attention
@@ -181,12 +190,13 @@ def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict
     KIOSK_ATTENTION_LINES), ``<group>_more``: how many of the group's total that cut leaves out
     (the kiosk says "+ N more" in the group's heading), and ``<group>_cuts``: the "+ N more" line
     for each number of items shown as JSON [N, text] pairs (item k: k + 1 shown; text "" when none
-    is left out), for kiosk.js,
-    which shows as many as fit. Every non-empty group keeps its heading and first item; the lines
-    left go to the groups in turn (pending Jobs first), one item each round. The lists are sent
-    whole. ``attention``: overview.attention's dict (not changed; the overview memoizes it)."""
+    is left out), for kiosk.js, which shows as many as fit. Every non-empty group keeps its heading
+    and first item; the lines left go to the groups in turn (Volcano components first, then pending
+    Jobs), one item each round. The lists are sent whole. ``attention``: overview.attention's dict
+    (not changed; the overview memoizes it)."""
     cost = KIOSK_ITEM_LINES
     totals = {
+        "components": attention.get("components_total", len(attention.get("components") or ())),
         "pending": attention.get("pending_total", 0),
         "stuck": attention.get("stuck_total", 0),
         "below": attention.get("below_total", 0),

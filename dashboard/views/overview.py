@@ -41,7 +41,7 @@ from dashboard.views.rows import (
     snapshot,
     why_pending,
 )
-from dashboard.views.scheduler_health import health_version, scheduler_health_ctx
+from dashboard.views.scheduler_health import components_not_ready, health_version, scheduler_health_ctx
 from dashboard.views.sparklines import queue_sparklines, spark_version, sparks_notice
 from dashboard.volcano import objects, phases
 from dashboard.volcano import states as vs
@@ -76,7 +76,9 @@ def overview(request: HttpRequest) -> HttpResponse:
         now,
         ALL_KINDS,
         counts=lambda: version_key(jv, gv, qv, states),
-        attention=lambda: version_key(jv, gv, snap.pods.version, qv, states, bucket(now)),
+        attention=lambda: version_key(
+            jv, gv, snap.pods.version, qv, snap.deployments.version, states, bucket(now)
+        ),
         queues=lambda: version_key(qv, gv, states, spark),
         events=lambda: version_key(snap.events.version, states),
         health=lambda: version_key(*health_version(snap), states, bucket(now)),
@@ -126,7 +128,14 @@ def sections(
             ctx["queue_rows"], "dashboard/_queue_mini_row.html", (), sparks
         )
     if want is None or want("attention"):
-        versions = (snap.jobs.version, snap.podgroups.version, snap.pods.version, snap.queues.version)
+        versions = (
+            snap.jobs.version,
+            snap.podgroups.version,
+            snap.pods.version,
+            snap.queues.version,
+            snap.deployments.version,
+            snap.deployments.state.name,
+        )
         ctx["attention"] = memo.section(
             # The kinds' states too: what cannot be read is named in the section.
             ("attention", *base, *versions, bucket(now), kind_states(snap, *ATTENTION_KINDS)),
@@ -179,12 +188,13 @@ def _job_since(job: dict) -> tuple[dict, datetime | None, str, str]:
 
 def attention(snap: Snapshot, now: datetime, limit: int = 8) -> dict[str, Any]:
     """The overview's "needs attention" lists (``dashboard.volcano.phases`` for each phase):
-    ``pending`` (longest wait first, with the first why-pending finding), ``failed`` (newest
-    first), ``crash`` (crash-looping pods, most restarts first), ``closed`` (Closed/Closing
-    queues), ``below`` (gangs below minMember), ``stuck`` (Jobs stuck in a transitional phase,
-    longest first), ``restarting`` (Jobs restarting repeatedly, most restarts first,
-    volcano.restarts), each at most ``limit`` long, and ``<name>_total``
-    for each. Read from the Snapshot's indexed queries, not walks over every object."""
+    ``components`` (Volcano components not ready: volcano.scheduler.Readiness rows), ``pending``
+    (longest wait first, with the first why-pending finding), ``failed`` (newest first), ``crash``
+    (crash-looping pods, most restarts first), ``closed`` (Closed/Closing queues), ``below`` (gangs
+    below minMember), ``stuck`` (Jobs stuck in a transitional phase, longest first), ``restarting``
+    (Jobs restarting repeatedly, most restarts first, volcano.restarts), each at most ``limit``
+    long, and ``<name>_total`` for each. Read from the Snapshot's indexed queries, not walks over
+    every object."""
     global _SINCE, _SINCE_NEXT
     with _SINCE_LOCK:  # one pass at a time fills _SINCE_NEXT (the overview memo is single-flight too)
         _SINCE_NEXT = {}
@@ -217,7 +227,10 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
     below.sort(key=lambda r: (namespace_of(r["pg"]), name_of(r["pg"])))
     stuck = _stuck(snap, now)
     restarting = _restarting(snap, now)
+    components = components_not_ready(snap)
     return {
+        "components": components,
+        "components_total": len(components),
         "pending": pending,
         "pending_total": pending_total,
         "failed": [{"job": j, "at": at} for at, j in newest],

@@ -24,11 +24,39 @@ def health_version(snap: Snapshot) -> tuple[Any, ...]:
     )
 
 
+# The kinds the card reads: while one of them is not "synced" (the watch broken, the re-list
+# failing), what it says is only as current as that kind's last known state.
+HEALTH_KINDS = ("deployments", "events", "podgroups")
+
+
+def health_as_of(snap: Snapshot) -> tuple[bool, datetime | None]:
+    """(fresh, as of): ``fresh`` when every HEALTH_KINDS kind is "synced"; otherwise ``as of`` is
+    the oldest moment those kinds were last known current (KindState.current_at; None: never)."""
+    states = [getattr(snap, k).state for k in HEALTH_KINDS]
+    stale = [st for st in states if st is not None and st.name != "synced"]
+    if not stale:
+        return True, None
+    moments = [st.current_at for st in stale]
+    known = [m for m in moments if m is not None]
+    return False, (min(known) if len(known) == len(moments) else None)
+
+
+def components_not_ready(snap: Snapshot) -> list[vs.Readiness]:
+    """The Volcano components whose Deployment is not ready (volcano.scheduler.not_ready), for the
+    "needs attention" lists; empty when the Deployments cannot be read or their namespace is not
+    among those the user may see (the card says so)."""
+    namespace = settings.VOLCANO_UI_VOLCANO_NAMESPACE
+    if unreadable_reason(snap.deployments.state):
+        return []
+    return vs.not_ready(snap.deployments.in_namespace(namespace))
+
+
 def scheduler_health_ctx(snap: Snapshot, now: datetime) -> dict[str, Any]:
     """``components`` (volcano.scheduler.Readiness rows), ``missing`` (known components without a
-    Deployment), ``components_unreadable`` (why the Deployments cannot be read, "" when they can),
-    ``last_action``, ``waiting`` (PodGroups Pending or Inqueue, None when PodGroups cannot be read),
-    ``silent`` and ``threshold`` (seconds)."""
+        Deployment), ``components_unreadable`` (why the Deployments cannot be read, "" when they can),
+        ``last_action``, ``waiting`` (PodGroups Pending or Inqueue, None when PodGroups cannot be read),
+        ``silent`` and ``threshold`` (seconds), ``fresh`` and ``as_of`` (health_as_of: when not fresh
+    the card's facts are those as of ``as_of``, not now)."""
     namespace = settings.VOLCANO_UI_VOLCANO_NAMESPACE
     why = unreadable_reason(snap.deployments.state)
     deps = snap.deployments.in_namespace(namespace) if not why else []
@@ -41,7 +69,10 @@ def scheduler_health_ctx(snap: Snapshot, now: datetime) -> dict[str, Any]:
     )
     threshold = settings.VOLCANO_UI_SCHEDULER_SILENT_SECONDS
     components = vs.components(deps)
+    fresh, as_of = health_as_of(snap)
     return {
+        "fresh": fresh,
+        "as_of": as_of,
         "namespace": namespace,
         "components": components,
         "components_ok": bool(components) and all(c.ok for c in components),

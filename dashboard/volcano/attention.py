@@ -1,9 +1,9 @@
 """What needs attention on a cluster as a whole: the kinds of concern ranked worst first, the
 overall status they add up to, and whether a repeating Warning is new or chronic.
 
-The concerns are those of the overview's "needs attention" lists (crash-looping pods, stuck Jobs,
-gangs below minMember, Jobs restarting repeatedly, failed Jobs, pending Jobs, closed queues); each
-counts once per object.
+The concerns are those of the overview's "needs attention" lists (Volcano components not
+ready, crash-looping pods, stuck Jobs, gangs below minMember, Jobs restarting repeatedly, failed Jobs,
+pending Jobs, closed queues); each counts once per object.
 """
 
 from __future__ import annotations
@@ -13,11 +13,22 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-# Worst first. A crash-looping pod is broken now and restarts again; a stuck Job holds its pods
-# while its controller does not move on; a gang below minMember runs short of the pods it needs;
-# repeated restarts burn the Job's retries; a failed Job is final (nothing left to save, but its
-# owner needs to know); a pending Job waits; a closed queue only refuses new work.
-CONCERNS: tuple[str, ...] = ("crash", "stuck", "below", "restarting", "failed", "pending", "closed")
+# Worst first. A Volcano component not ready (the scheduler, the controller manager, the admission
+# webhook) stops the work of the whole cluster; a crash-looping pod is broken now and restarts
+# again; a stuck Job holds its pods while its controller does not move on; a gang below minMember
+# runs short of the pods it needs; repeated restarts burn the Job's retries; a failed Job is final
+# (nothing left to save, but its owner needs to know); a pending Job waits; a closed queue only
+# refuses new work.
+CONCERNS: tuple[str, ...] = (
+    "components",
+    "crash",
+    "stuck",
+    "below",
+    "restarting",
+    "failed",
+    "pending",
+    "closed",
+)
 
 
 @dataclass(frozen=True)

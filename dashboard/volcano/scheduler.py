@@ -56,6 +56,12 @@ def components(deployments: Iterable[object]) -> list[Readiness]:
     return sorted(found, key=lambda r: (order.get(r.name, len(order)), r.name))
 
 
+def not_ready(deployments: Iterable[object]) -> list[Readiness]:
+    """The Volcano components (COMPONENTS) whose Deployment is not ready, in COMPONENTS order; other
+    Deployments of the namespace are not Volcano's and never count."""
+    return [r for r in components(deployments) if r.name in COMPONENTS and not r.ok]
+
+
 def missing_components(deployments: Iterable[object]) -> list[str]:
     present = {name(d) for d in deployments}
     return [c for c in COMPONENTS if c not in present]

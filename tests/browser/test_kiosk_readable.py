@@ -94,6 +94,31 @@ def test_kiosk_text_is_readable_from_across_the_room(live_dashboard, browser, wi
         context.close()
 
 
+# The notices above the board that reach past their line without an ellipsis (cut), by their text.
+_CUT_NOTICES = """() => [...document.querySelectorAll('.notice .container, .notice .container > span')]
+  .filter(e => e.getClientRects().length).filter(e => {
+    const r = e.getBoundingClientRect();
+    const clipped = e.scrollWidth > e.clientWidth + 1;
+    const ellipsis = getComputedStyle(e).textOverflow === 'ellipsis';
+    return r.right > window.innerWidth + 0.5 || (clipped && !ellipsis);
+  }).map(e => e.textContent.trim().slice(0, 60))"""
+
+
+def test_kiosk_notice_is_never_cut_at_the_screen_edge(live_dashboard, browser):
+    """A stale-data notice with a long error, on the screen the kiosk is made for: it fits one line
+    by giving way (the error first, then an ellipsis), never by running off the right edge."""
+    base, _cluster, cache = live_dashboard
+    cache.store("events").set_state("stale", error="watch dropped: connection reset by peer " * 4)
+    context, page = _open(browser, base + "/kiosk/", 1920, 1080)
+    try:
+        page.locator(".notice").first.wait_for()
+        assert page.evaluate(_CUT_NOTICES) == []
+        message = page.locator(".notice .container > span").first
+        assert "may be out of date" in (message.get_attribute("title") or "")
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("which", ["demo", "demo-notice", "large"])
 def test_kiosk_without_script_shows_whole_rows_on_the_smallest_screen(request, browser, which):
     """Without script the server's cut (views.kiosk KIOSK_*) fits 1280×720 whole, also with the

@@ -100,9 +100,11 @@ def test_queue_cuts_count_what_each_cut_leaves_out():
 
 
 def _attention(
-    pending: int, stuck: int, below: int, crash: int, restarting: int, failed: int, closed: int
+    pending: int, stuck: int, below: int, crash: int, restarting: int, failed: int, closed: int, components=0
 ) -> dict:
     return {
+        "components": [{"n": i} for i in range(components)],
+        "components_total": components,
         "closed_total": closed,
         "pending": [{"n": i} for i in range(min(pending, 8))],
         "pending_total": pending,
@@ -131,20 +133,22 @@ def _lines(a: dict) -> int:
 @pytest.mark.parametrize(
     "counts",
     [
-        (40, 5, 9, 12, 3, 30, 6),
-        (11, 0, 0, 0, 0, 0, 0),
-        (0, 0, 0, 3, 0, 2, 1),
-        (2, 1, 1, 1, 1, 1, 1),
-        (0, 0, 0, 0, 0, 0, 0),
+        (40, 5, 9, 12, 3, 30, 6, 1),
+        (11, 0, 0, 0, 0, 0, 0, 0),
+        (0, 0, 0, 3, 0, 2, 1, 0),
+        (2, 1, 1, 1, 1, 1, 1, 3),
+        (0, 0, 0, 0, 0, 0, 0, 0),
     ],
 )
 def test_attention_fits_its_lines_and_counts_the_rest(counts):
     a = _attention(*counts)
     k = kiosk.kiosk_attention(a)
-    # Every group keeps its heading and first item, even beyond the lines (all seven groups).
+    # Every group keeps its heading and first item, even beyond the lines (all eight groups).
     least = sum(1 + {"pending": 3, "stuck": 2}.get(g, 1) for g in kiosk.KIOSK_ATTENTION_GROUPS if a[g])
     assert _lines(k) <= max(kiosk.KIOSK_ATTENTION_LINES, least)
-    totals = dict(zip(kiosk.KIOSK_ATTENTION_GROUPS, counts, strict=True))
+    order = ("pending", "stuck", "below", "crash", "restarting", "failed", "closed", "components")
+    totals = dict(zip(order, counts, strict=True))
+    assert set(order) == set(kiosk.KIOSK_ATTENTION_GROUPS)
     for g, total in totals.items():
         assert bool(k[f"{g}_base"]) == bool(total)  # every group that has something shows
         assert k[f"{g}_base"] + k[f"{g}_more"] == total

@@ -22,7 +22,9 @@ def test_the_worst_concern_is_named_and_every_one_counted():
     assert (status.total, status.worst, status.clear) == (18, "crash", False)
     assert va.overall({"pending": 1, "closed": 4}).worst == "pending"
     assert va.overall({"closed": 1}).worst == "closed"
-    assert va.CONCERNS[0] == "crash" and va.CONCERNS[-1] == "closed"
+    assert va.CONCERNS[0] == "components" and va.CONCERNS[-1] == "closed"
+    # A Volcano component not ready outranks everything else.
+    assert va.overall({"crash": 5, "components": 1}).worst == "components"
 
 
 def _at(minutes: float) -> datetime:
