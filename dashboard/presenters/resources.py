@@ -17,6 +17,8 @@ from dashboard.volcano.quantities import (
     invalid_amount_note,
     is_byte_resource,
     is_cpu_resource,
+    over_share,
+    percent_over_text,
     plain_decimal,
     quantity,
     resource_amount,
@@ -102,12 +104,18 @@ class ResourceBar:
     invalid_text: str = ""
     # spec.deserved is above spec.capability: ``pct`` is of the capability (the effective share).
     deserved_over_cap: bool = False
+    # For an allocation over its share whose whole percentage would read 100 or less: the exact
+    # reading ("100.4", ">100"; quantities.percent_over_text), shown in place of ``pct``.
+    over_text: str = ""
 
     @property
     def pct_text(self) -> str:
-        """``pct`` for display: "≥9999" when capped at PCT_CAP, "" when there is none."""
+        """``pct`` for display: "≥9999" when capped at PCT_CAP, the exact reading when over but a
+        whole percent would say 100 or less (``over_text``), "" when there is none."""
         if self.pct is None:
             return ""
+        if self.over_text and self.pct <= 100:
+            return self.over_text
         return f"≥{PCT_CAP}" if self.pct >= PCT_CAP else str(self.pct)
 
 
@@ -159,7 +167,8 @@ def _bar(res: str, raw: dict[str, Any], reported: bool) -> ResourceBar:
     # A zero deserved/capability has no percentage: "100%" of 0 would be a lie.
     pct = _pct(alloc, ref) if reported and ref is not None and ref > 0 and not invalid else None
     over_cap = not invalid and cap is not None and alloc > cap
-    over = pct is not None and pct > 100
+    # Exact quantities, not the rounded percentage: 56250m of a deserved 56 is over at "100%".
+    over = pct is not None and ref is not None and over_share(alloc, ref)
     return ResourceBar(
         name=res,
         allocated=shown["allocated"][1]
@@ -179,6 +188,7 @@ def _bar(res: str, raw: dict[str, Any], reported: bool) -> ResourceBar:
         has_ref=any(raw.get(k) is not None for k in ("deserved", "guarantee", "capability")),
         invalid=invalid,
         deserved_over_cap=deserved_over_cap,
+        over_text=percent_over_text(alloc, ref) if over and ref is not None else "",
         invalid_text="; ".join(
             f"{FIELD_WORDS[k]()} {shown[k][1]}" for k in raw if raw[k] is not None and k not in val
         ),

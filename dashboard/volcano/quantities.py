@@ -9,7 +9,7 @@ decimal suffixes, always with enough digits not to round a value into another.
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_DOWN, Decimal, InvalidOperation
 
 from kubernetes.utils import parse_quantity
 
@@ -185,3 +185,23 @@ def queue_resource(key: str) -> str | None:
     if key in ("pods", "count/pods") or key.startswith(("limits.", "count/")):
         return None
     return key[len("requests.") :] if key.startswith("requests.") else key
+
+
+def over_share(amount: Decimal, share: Decimal) -> bool:
+    """Whether ``amount`` is above ``share`` (a Queue's deserved or capability), compared exactly: 56250m
+    of cpu is over a deserved 56 however a percentage of it rounds."""
+    return amount > share
+
+
+def percent_over_text(amount: Decimal, share: Decimal) -> str:
+    """``amount`` as a percentage of ``share`` for an amount over it (``over_share``), never shown as
+    100 or less: one decimal rounded down ("100.4"), or ">100" when even that reads 100.0 (or the
+    amount is 101 % or more, where a whole percent is exact enough). "" when
+    ``amount`` is not over a positive ``share``."""
+    if share <= 0 or not over_share(amount, share):
+        return ""
+    ratio = amount * 100 / share
+    if ratio >= 101:  # far over (a whole percent says so itself); no digits to quantize
+        return ">100"
+    tenth = ratio.quantize(Decimal("0.1"), rounding=ROUND_DOWN)
+    return str(tenth) if tenth > 100 else ">100"
