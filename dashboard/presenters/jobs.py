@@ -40,6 +40,8 @@ class Gang:
     outcome: str = ""
     # False: no pod counter reported yet (running and ready are placeholders): shown as "—".
     known: bool = True
+    # False: a counter or size is negative (volcano.gang.GangCount.trusted): no claim about the gang.
+    trusted: bool = True
 
 
 def gang_bar(gang: vg.GangCount) -> Gang:
@@ -57,6 +59,7 @@ def gang_bar(gang: vg.GangCount) -> Gang:
         min_at=min(100, round(min_available * 100 / scale)),
         met=gang.met,
         known=gang.known,
+        trusted=gang.trusted or not gang.known,
     )
 
 

@@ -116,10 +116,12 @@ def job_counter(job: object, key: str) -> int | None:
 
 
 def job_counters(job: object) -> dict[str, int | None]:
-    """Every counter of JOB_COUNTERS by name (``job_counter``)."""
+    """Every counter of JOB_COUNTERS by name (``job_counter``), for display: a negative counter
+    (the schema admits it, no controller writes it) is unknown, None, never a number."""
     reported = job_status_reported(job)
     st = status(job)
-    return {key: reported_count(st, key, reported) for key in JOB_COUNTERS}
+    values = {key: reported_count(st, key, reported) for key in JOB_COUNTERS}
+    return {key: v if v is None or v >= 0 else None for key, v in values.items()}
 
 
 def job_gang(job: object) -> GangCount:

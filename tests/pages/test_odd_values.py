@@ -437,6 +437,25 @@ def test_negative_counters_never_claim_min_available_reached(odd_cluster, client
     assert ok.met
 
 
+def test_negative_counters_read_unknown_and_the_gang_line_claims_no_need(odd_cluster, client):
+    ns = f"neg-{next(_seq)}"
+    status = {
+        "state": {"phase": "Running"},
+        "running": 999999,
+        "pending": -3,
+        "retryCount": -5,
+        "minAvailable": -2,
+    }
+    _create(odd_cluster, JOBS, _job(ns, "nonsense", status), ns)
+    page = _get_all(client, [f"/jobs/{ns}/nonsense/"])[f"/jobs/{ns}/nonsense/"]
+    shown = _shown(page)
+    assert "needs 0" not in shown, shown
+    assert "what the gang needs is unknown" in shown
+    for label in ("Retries", "Pending"):  # unknown, not a number (the counter check quotes them)
+        cell = page.split(f"{label}</dt><dd>")[1].split("</dd>")[0]
+        assert text(cell).strip().startswith("—"), (label, cell)
+
+
 def test_zero_or_missing_whole_has_no_percentage(odd_cluster, client):
     name = f"zerodes-{next(_seq)}"
     _create(
