@@ -23,6 +23,7 @@ _ITEM_OBJECT = {
     "components": None,
     "crash": None,
     "stuck": "job",
+    "unknown": "job",
     "below": "pg",
     "restarting": "job",
     "failed": "job",
@@ -47,6 +48,7 @@ def _worst_text(concern: str, item: Any) -> str:
     words = {
         "crash": _("crash-looping pod %(name)s in %(namespace)s"),
         "stuck": _("stuck Job %(name)s in %(namespace)s"),
+        "unknown": _("Job %(name)s in %(namespace)s in an unknown phase"),
         "below": _("gang %(name)s in %(namespace)s below minMember"),
         "restarting": _("Job %(name)s in %(namespace)s restarting repeatedly"),
         "failed": _("failed Job %(name)s in %(namespace)s"),

@@ -76,13 +76,14 @@ KIOSK_WARNING_ROWS = 2
 # "Needs attention" in lines: a group heading (which carries its "+ N more") and an item are one
 # line each, a pending Job three (its name, then the first reason, at most two lines), a stuck Job
 # two (its name, then the pod that holds it). Every group keeps its heading and first item, so with
-# all eight groups at once the cut is 19 lines and may not fit without script (kiosk.js fits it).
+# all nine groups at once the cut is 21 lines and may not fit without script (kiosk.js fits it).
 KIOSK_ATTENTION_LINES = 14
 KIOSK_ATTENTION_LINES_SHARED = 7
 KIOSK_ATTENTION_GROUPS = (
     "components",
     "pending",
     "stuck",
+    "unknown",
     "below",
     "crash",
     "restarting",
@@ -199,6 +200,7 @@ def kiosk_attention(attention: dict, lines: int = KIOSK_ATTENTION_LINES) -> dict
         "components": attention.get("components_total", len(attention.get("components") or ())),
         "pending": attention.get("pending_total", 0),
         "stuck": attention.get("stuck_total", 0),
+        "unknown": attention.get("unknown_total", 0),
         "below": attention.get("below_total", 0),
         "crash": attention.get("crash_total", 0),
         "restarting": attention.get("restarting_total", 0),

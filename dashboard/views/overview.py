@@ -193,8 +193,8 @@ def attention(snap: Snapshot, now: datetime, limit: int = 8) -> dict[str, Any]:
     (crash-looping pods, most restarts first), ``closed`` (Closed/Closing queues), ``below`` (gangs
     below minMember), ``stuck`` (Jobs stuck in a transitional phase, longest first), ``restarting``
     (Jobs restarting repeatedly, most restarts first, volcano.restarts), each at most ``limit``
-    long, and ``<name>_total`` for each. Read from the Snapshot's indexed queries, not walks over
-    every object."""
+    long, ``unknown`` (Jobs in a phase Volcano does not define), and ``<name>_total`` for each.
+    Read from the Snapshot's indexed queries, not walks over every object."""
     global _SINCE, _SINCE_NEXT
     with _SINCE_LOCK:  # one pass at a time fills _SINCE_NEXT (the overview memo is single-flight too)
         _SINCE_NEXT = {}
@@ -226,6 +226,13 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
             below.append({"pg": pg, "gang": gang, "phase": podgroup_phase(pg)})
     below.sort(key=lambda r: (namespace_of(r["pg"]), name_of(r["pg"])))
     stuck = _stuck(snap, now)
+    # From the phase index's buckets: O(phases), not a walk over the Jobs.
+    unknown = [
+        {"job": job, "phase": job_phase(job), "raw": ph}
+        for ph in sorted(snap.job_counts_by_phase())
+        if phases.job_phase_unknown(ph)
+        for job in sorted(snap.jobs_in_phase(ph), key=lambda j: (namespace_of(j), name_of(j)))
+    ]
     restarting = _restarting(snap, now)
     components = components_not_ready(snap)
     return {
@@ -250,6 +257,8 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
         ),
         "stuck": stuck[:limit],
         "stuck_total": len(stuck),
+        "unknown": unknown[:limit],
+        "unknown_total": len(unknown),
     }
 
 

@@ -2,8 +2,8 @@
 overall status they add up to, and whether a repeating Warning is new or chronic.
 
 The concerns are those of the overview's "needs attention" lists (Volcano components not
-ready, crash-looping pods, stuck Jobs, gangs below minMember, Jobs restarting repeatedly, failed Jobs,
-pending Jobs, closed queues); each counts once per object.
+ready, crash-looping pods, stuck Jobs, Jobs in an unknown phase, gangs below minMember, Jobs
+restarting repeatedly, failed Jobs, pending Jobs, closed queues); each counts once per object.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Literal
 
 # Worst first. A Volcano component not ready (the scheduler, the controller manager, the admission
 # webhook) stops the work of the whole cluster; a crash-looping pod is broken now and restarts
-# again; a stuck Job holds its pods while its controller does not move on; a gang below minMember
+# again; a stuck Job holds its pods while its controller does not move on, and a Job in a phase
+# Volcano does not define may be just as stuck; a gang below minMember
 # runs short of the pods it needs; repeated restarts burn the Job's retries; a failed Job is final
 # (nothing left to save, but its owner needs to know); a pending Job waits; a closed queue only
 # refuses new work.
@@ -23,6 +24,7 @@ CONCERNS: tuple[str, ...] = (
     "components",
     "crash",
     "stuck",
+    "unknown",
     "below",
     "restarting",
     "failed",

@@ -158,3 +158,9 @@ def job_phase_since(job: object) -> datetime | None:
         if conds:
             since = parse_time(conds[-1].get("lastTransitionTime"))
     return since
+
+
+def job_phase_unknown(phase: str) -> bool:
+    """A Job phase as written that is not one of JOB_PHASES (a newer Volcano's, or nonsense); ""
+    (no status yet) is not unknown. The pages sort such a Job with the stuck ones."""
+    return phase != "" and phase not in JOB_PHASES

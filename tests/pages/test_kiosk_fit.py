@@ -100,9 +100,19 @@ def test_queue_cuts_count_what_each_cut_leaves_out():
 
 
 def _attention(
-    pending: int, stuck: int, below: int, crash: int, restarting: int, failed: int, closed: int, components=0
+    pending: int,
+    stuck: int,
+    below: int,
+    crash: int,
+    restarting: int,
+    failed: int,
+    closed: int,
+    components: int = 0,
+    unknown: int = 0,
 ) -> dict:
     return {
+        "unknown": [{"n": i} for i in range(min(unknown, 8))],
+        "unknown_total": unknown,
         "components": [{"n": i} for i in range(components)],
         "components_total": components,
         "closed_total": closed,
@@ -133,20 +143,20 @@ def _lines(a: dict) -> int:
 @pytest.mark.parametrize(
     "counts",
     [
-        (40, 5, 9, 12, 3, 30, 6, 1),
-        (11, 0, 0, 0, 0, 0, 0, 0),
-        (0, 0, 0, 3, 0, 2, 1, 0),
-        (2, 1, 1, 1, 1, 1, 1, 3),
-        (0, 0, 0, 0, 0, 0, 0, 0),
+        (40, 5, 9, 12, 3, 30, 6, 1, 2),
+        (11, 0, 0, 0, 0, 0, 0, 0, 0),
+        (0, 0, 0, 3, 0, 2, 1, 0, 1),
+        (2, 1, 1, 1, 1, 1, 1, 3, 1),
+        (0, 0, 0, 0, 0, 0, 0, 0, 0),
     ],
 )
 def test_attention_fits_its_lines_and_counts_the_rest(counts):
     a = _attention(*counts)
     k = kiosk.kiosk_attention(a)
-    # Every group keeps its heading and first item, even beyond the lines (all eight groups).
+    # Every group keeps its heading and first item, even beyond the lines (all nine groups).
     least = sum(1 + {"pending": 3, "stuck": 2}.get(g, 1) for g in kiosk.KIOSK_ATTENTION_GROUPS if a[g])
     assert _lines(k) <= max(kiosk.KIOSK_ATTENTION_LINES, least)
-    order = ("pending", "stuck", "below", "crash", "restarting", "failed", "closed", "components")
+    order = ("pending", "stuck", "below", "crash", "restarting", "failed", "closed", "components", "unknown")
     totals = dict(zip(order, counts, strict=True))
     assert set(order) == set(kiosk.KIOSK_ATTENTION_GROUPS)
     for g, total in totals.items():

@@ -440,7 +440,7 @@ def test_negative_counters_never_claim_min_available_reached(odd_cluster, client
 def test_negative_counters_read_unknown_and_the_gang_line_claims_no_need(odd_cluster, client):
     ns = f"neg-{next(_seq)}"
     status = {
-        "state": {"phase": "Running"},
+        "state": {"phase": "Exploding"},
         "running": 999999,
         "pending": -3,
         "retryCount": -5,
@@ -454,6 +454,12 @@ def test_negative_counters_read_unknown_and_the_gang_line_claims_no_need(odd_clu
     for label in ("Retries", "Pending"):  # unknown, not a number (the counter check quotes them)
         cell = page.split(f"{label}</dt><dd>")[1].split("</dd>")[0]
         assert text(cell).strip().startswith("—"), (label, cell)
+    # An unknown phase needs attention, as the stuck Jobs do.
+    overview = client.get("/").content.decode()
+    group = overview.split('data-group="unknown"')[1].split("</ul>")[0]
+    assert "nonsense" in group and "unknown phase Exploding" in text(group)
+    kiosk = text(client.get("/kiosk/").content.decode())
+    assert "in an unknown phase" in kiosk
 
 
 def test_zero_or_missing_whole_has_no_percentage(odd_cluster, client):
