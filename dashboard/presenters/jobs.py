@@ -185,11 +185,18 @@ def job_timeline(job: Mapping, now: datetime) -> list[TimelineEntry]:
     return entries
 
 
-def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping | None) -> list[str]:
+def job_health_hint(
+    job: Mapping, pods: list[Mapping] | None, podgroup: Mapping | None, queue_missing: bool = False
+) -> list[str]:
     """Short hints shown beside a Job's phase in lists: crash-looping pods, pods that cannot pull
-    their image, a Running gang below minAvailable, an unschedulable or not yet admitted PodGroup."""
+    their image, a Running gang below minAvailable, an unschedulable or not yet admitted PodGroup.
+    ``queue_missing``: the Job's queue is known not to exist; for a waiting Job that is the reason
+    and leads, and the scheduler's unschedulable reason (which is not about the queue) is left out."""
     hints = []
     phase = job_phase_name(job)
+    if queue_missing and job_waiting(phase):
+        queue = as_str(spec(job).get("queue"))
+        hints.append(_("queue %(name)s does not exist") % {"name": queue})
     if pods:
         statuses = [pod_display_status(p).status for p in pods]
         crash = sum(1 for p in pods if pod_is_crashlooping(p))
@@ -207,7 +214,7 @@ def job_health_hint(job: Mapping, pods: list[Mapping] | None, podgroup: Mapping 
     # minAvailable 4 is not "below".
     if phase == "Running" and vg.job_below_min_available(job):
         hints.append(_("below minAvailable"))
-    if job_waiting(phase) and podgroup is not None:
+    if job_waiting(phase) and podgroup is not None and not queue_missing:
         if cond := unschedulable_condition(podgroup):
             # The scheduler's reason (NotEnoughResources, NotEnoughTasks, ...) says which wait it is.
             reason = as_str(cond.get("reason"))

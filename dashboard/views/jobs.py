@@ -169,6 +169,11 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     return frags.respond("dashboard/job_detail.html", ctx)
 
 
+def _queue_gone(snap: Snapshot, qname: str, queue: dict | None) -> bool:
+    """The Job names a queue that is known not to exist (Queues readable, this one absent)."""
+    return bool(qname) and queue is None and snap.queues.state.is_usable
+
+
 def _node_fit(snap: Snapshot, job: dict, pg: dict | None) -> dict[str, Any] | None:
     cond = unschedulable_condition(pg) if pg else None
     return node_fit_ctx(snap, job, as_str(cond.get("message")) if cond else "")
@@ -196,7 +201,7 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
         "pg_missing": absent_hint(pg, snap.podgroups.state),
         "pg_unreadable": unreadable_reason(snap.podgroups.state),
         # The same hints as the Job's row in the lists (crash-looping pods, image pulls, ...).
-        "hints": job_health_hint(job, r.pods, pg),
+        "hints": job_health_hint(job, r.pods, pg, queue_missing=_queue_gone(snap, r.qname, queue)),
         "queue_state": badges.queue_state(queue) if queue else None,
         "headroom": r.room.rows,
         "pending_like": r.pending_like,
@@ -222,7 +227,10 @@ def _status_ctx(request: HttpRequest, r: GangReads, job: dict, now: datetime) ->
         "counts": job_counters(job),
         "max_retry": max_retry_text(job),
         "min_resources": min_resources(pg) if pg else [],
-        "node_fit": _node_fit(snap, job, pg) if r.pending_like else None,
+        # Nodes do not matter while the queue does not exist: no node can take a pod of it.
+        "node_fit": _node_fit(snap, job, pg)
+        if r.pending_like and not _queue_gone(snap, r.qname, queue)
+        else None,
         # Checked here, not in the template: the tag only renders what the view allows.
         "actions": job_actions_for(request, job),
     }

@@ -177,7 +177,9 @@ def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
         "name": objects.name(job),
         "namespace": objects.namespace(job),
         "phase": badges.job_phase(job),
-        "hints": job_health_hint(job, pods, pg),
+        "hints": job_health_hint(
+            job, pods, pg, queue_missing=bool(queue_missing(snap, as_str(objects.spec(job).get("queue"))))
+        ),
         "queue": (queue := as_str(objects.spec(job).get("queue"))),
         "queue_missing": queue_missing(snap, queue),
         "gang": job_gang(job),

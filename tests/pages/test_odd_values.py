@@ -540,3 +540,46 @@ def test_a_phase_start_in_the_future_is_not_an_elapsed_time(odd_cluster, client)
     overview = client.get("/").content.decode()
     (row,) = re.findall(rf'<li><div class="att-line">(?:(?!</li>).)*?/jobs/{ns}/fj/.*?</li>', overview, re.S)
     assert "waiting unknown: starts 2999-01-01" in text(row) and "0s" not in text(row), text(row)
+
+
+def test_a_missing_queue_leads_the_pending_job_and_no_nodes_are_offered(odd_cluster, client):
+    cluster, _cache = odd_cluster
+    ns = f"ghostq-{next(_seq)}"
+    if cluster.store.try_get(kind("", "nodes"), None, "ghost-node") is None:
+        node = {
+            "metadata": {"name": "ghost-node"},
+            "status": {
+                "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        }
+        cluster.store.create(kind("", "nodes"), node)
+    job = _job(ns, "lost", {"state": {"phase": "Pending"}, "pending": 1})
+    job["spec"]["queue"] = "ghost-queue"
+    _create(odd_cluster, JOBS, job, ns)
+    cond = {
+        "type": "Unschedulable",
+        "status": "True",
+        "reason": "NotEnoughResources",
+        "message": "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable",
+    }
+    pg = _podgroup(ns, "lost", "ghost-queue", None, {"phase": "Pending", "conditions": [cond]})
+    pg["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "name": "lost",
+            "uid": job["metadata"]["uid"],
+            "controller": True,
+        }
+    ]
+    _create(odd_cluster, PODGROUPS, pg, ns)
+    page = client.get(f"/jobs/{ns}/lost/").content.decode()
+    shown = _shown(page)
+    assert "queue ghost-queue does not exist" in shown
+    assert "unschedulable: NotEnoughResources" not in shown
+    assert "Nodes that could take one pod" not in shown
+    listing = _shown(client.get(f"/jobs/?ns={ns}").content.decode())
+    assert (
+        "queue ghost-queue does not exist" in listing and "unschedulable: NotEnoughResources" not in listing
+    )
