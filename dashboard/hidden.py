@@ -6,6 +6,8 @@ around them reads without being seen themselves:
 
 - C0 and C1 control characters other than tab, newline and carriage return (a NUL vanishes in an
   HTML page; an escape sequence does nothing visible);
+- every Unicode format character (category Cf): zero-width space, joiners and word joiner, the
+  byte-order mark, the soft hyphen, tag characters (U+E0000-U+E007F), and among them
 - Unicode's bidirectional formatting characters: the marks U+200E/U+200F/U+061C, the embeddings
   and overrides U+202A-U+202E and the isolates U+2066-U+2069 (Unicode TR #9 §2). A right-to-left
   override makes "\u202egninnuR" read as "Running": the "Trojan Source" spoofing, CVE-2021-42574.
@@ -32,7 +34,17 @@ from django.utils.functional import Promise
 from django.utils.html import escape
 from django.utils.safestring import SafeString
 
-_CHARS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# Controls, then every character of Unicode's general category Cf ("format": zero-width spaces and
+# joiners, word joiner, byte-order mark, soft hyphen, bidi controls, tag characters U+E0000-U+E007F),
+# which render as nothing or change how their neighbours read ("Runn\u200bing" reads "Running").
+# tests/pages/test_hostile_objects.py checks this list against unicodedata.
+_CHARS = (
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f"
+)
 HIDDEN = re.compile(f"[{_CHARS}]")
 
 

@@ -397,6 +397,7 @@ def test_reveal_marks_hidden_controls_and_escapes():
     # Tab, newline and carriage return are ordinary whitespace: kept, and not reported.
     assert reveal("a\tb\nc\r") == "a\tb\nc\r"
     assert find_hidden("a\tb\nc\r\u05e9") == []
+    assert find_hidden("Runn\u200bing\u2060\ufeff\U000e0041") == ["\u200b", "\u2060", "\ufeff", "\U000e0041"]
     assert find_hidden("\x00x\u202e\x85\u2069\x1b") == ["\x00", "\u202e", "\x85", "\u2069", "\x1b"]
     # Our own markup (a SafeString) is kept; a lazy translation is read as its text.
     from django.utils.safestring import mark_safe
@@ -407,6 +408,17 @@ def test_reveal_marks_hidden_controls_and_escapes():
         == '<b><span class="ctl" title="RIGHT-TO-LEFT OVERRIDE">U+202E</span>x</b>'
     )
     assert reveal(gettext_lazy("a<b")) == "a&lt;b"
+
+
+def test_every_format_character_is_hidden():
+    """Every character Unicode puts in category Cf (format) is marked, whatever this Python's Unicode
+    version adds, and none of ordinary text is."""
+    import sys
+    import unicodedata
+
+    format_chars = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    assert [f"U+{ord(c):04X}" for c in format_chars if not find_hidden(c)] == []
+    assert find_hidden("Running 运行中 é ü ש 🙂") == []
 
 
 def test_bidi_override_and_nul_show_as_markers_on_the_pages(hostile_cluster, client):
