@@ -56,7 +56,7 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     """The simulated cluster's options every benchmark script takes: scale (``--scenario`` and
     per-kind counts that override it; ``--nodes``/``--hypernodes`` reach the simulator's generator),
     churn and which generator loads it (bench/simproc.py)."""
-    parser.add_argument("--scenario", default="large", help="large (the brief's scale) or tiny")
+    parser.add_argument("--scenario", default="large", help="large (the benchmark scale) or tiny")
     parser.add_argument("--jobs", type=int)
     parser.add_argument("--pods", type=int)
     parser.add_argument("--queues", type=int)

@@ -1,7 +1,7 @@
 """Fault run: the API server misbehaves and clients misbehave while users poll; the dashboard must
 keep answering, never call an existing object gone, keep its health probe fast, and heal.
 
-    python -m bench.faults                                  # make faults (the brief's scale)
+    python -m bench.faults                                  # make faults (the benchmark scale)
     python -m bench.faults --scenario tiny --drop-minutes 0.5 --storm-settle-seconds 10 \\
         --outage-seconds 10 --error-minutes 0.5 --stall-seconds 35 --slow-seconds 15 \\
         --saturation-seconds 10 --after-seconds 10

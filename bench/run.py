@@ -1,6 +1,6 @@
 """The scale benchmark: the dashboard under gunicorn against a large, churning simulated cluster.
 
-    python -m bench.run                     # the brief's scale (make bench)
+    python -m bench.run                     # the benchmark scale (make bench)
     python -m bench.run --scenario tiny --seconds 1 --concurrency 1,2 --poll-seconds 4 --pollers 4
 
 Three processes: the simulated cluster (bench/simproc.py), the dashboard (gunicorn, production

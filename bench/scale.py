@@ -1,7 +1,7 @@
 """A bulk loader and a churn driver for the scale benchmark, written straight against the Store.
 
 The simulated cluster's own large-cluster generator (``dashboard/sim/scenarios.py``) is preferred;
-this module is the fallback the brief asks for when that generator is absent or too slow at
+this module is the fallback for when that generator is absent or too slow at
 10,000 Jobs, and the churn driver for runs with the controllers off. Objects follow the shapes Volcano
 writes: Job status, PodGroup (named ``<job>-<uid>``, owned by the Job),
 Queue hierarchy through ``spec.parent``, pod naming ``<job>-<task>-<index>`` with the
@@ -31,7 +31,7 @@ PG_API = "scheduling.volcano.sh/v1beta1"
 
 @dataclass
 class ScaleSpec:
-    """Sizes of the generated cluster (defaults: the brief's scale)."""
+    """Sizes of the generated cluster (defaults: the benchmark scale)."""
 
     jobs: int = 10_000
     pods: int = 50_000

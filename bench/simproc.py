@@ -6,7 +6,7 @@ Prints one JSON line on stdout when it serves (url, admin token, kubeconfig, cou
 then churns until SIGTERM/SIGINT. SIGUSR1 pauses the churn (and the simulated clock), SIGUSR2
 resumes it: the fault run pauses it to compare the dashboard's cache with a fresh list.
 
-Scenarios: ``large`` (the brief's scale, sizes overridable), ``tiny`` (the smoke test's), ``demo``
+Scenarios: ``large`` (the benchmark scale, sizes overridable), ``tiny`` (the smoke test's), ``demo``
 and ``empty`` (the simulated cluster's own). Generator: the simulated cluster's large-cluster
 generator when ``dashboard/sim/scenarios.py`` has one, else ``bench/scale.py``'s bulk loader.
 Churn: ``auto`` (controllers with the simulator's generator, else bench), ``bench``

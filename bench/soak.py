@@ -1,6 +1,6 @@
 """Soak: N minutes of churn with 50 pollers; does the dashboard stay flat?
 
-    python -m bench.soak                    # 30 minutes at the brief's scale (make soak)
+    python -m bench.soak                    # 30 minutes at the benchmark scale (make soak)
     python -m bench.soak --minutes 5        # a shortened run; the report says which duration ran
     python -m bench.soak windows bench/results/soak-<stamp>.json --skip-minutes 30
                                             # re-judge a saved run's later 30-minute windows

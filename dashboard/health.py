@@ -31,7 +31,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram,
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-#: Snapshot attributes of the watched kinds (the cache contract in helper-guide "Cluster cache").
+#: Snapshot attributes of the watched kinds.
 KINDS = ("jobs", "podgroups", "queues", "pods", "events")
 #: Kind states in which the cache will not get any more complete by waiting.
 READY_STATES = frozenset({"synced", "not_installed", "forbidden"})
