@@ -46,8 +46,12 @@ class _QuietHandler(WSGIRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
+    """One Chromium for the browser tests. Package scope, not session: Playwright's sync API runs an
+    event loop on the test thread while it is open, and Django refuses database calls from a thread
+    with a running event loop (SynchronousOnlyOperation), which would fail every later test that
+    touches the history store."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
