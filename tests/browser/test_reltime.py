@@ -5,6 +5,7 @@ pages' clock the simulated cluster's (controllers off, so no object changes)."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from playwright.sync_api import expect
@@ -17,6 +18,14 @@ pytestmark = pytest.mark.browser
 
 def _iso(t) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _hold_browser_clock(page) -> None:
+    """Playwright's clock, installed and paused: only run_for moves it (an installed clock that
+    is not paused also runs at real speed, by however long a loaded machine takes)."""
+    start = datetime.now(UTC).replace(microsecond=0)
+    page.clock.install(time=start)
+    page.clock.pause_at(start + timedelta(seconds=1))
 
 
 @pytest.fixture
@@ -51,7 +60,7 @@ def test_relative_times_tick_without_a_new_fragment(quiet_dashboard, page):
     store.create(kind("batch.volcano.sh", "jobs"), job, "tick", replay=True)
     cache.wait_for(lambda s: s.jobs.get("tick", "ticking") is not None, timeout=10)
 
-    page.clock.install()
+    _hold_browser_clock(page)
     polls: list[int] = []
     page.on("response", lambda r: polls.append(r.status) if "f=status" in r.url else None)
     page.goto(base + "/jobs/tick/ticking/")
@@ -92,7 +101,7 @@ def test_next_runs_count_down(quiet_dashboard, page, language, first, later):
         cluster.advance(60 - second)
 
     page.context.add_cookies([{"name": "django_language", "value": language, "url": base}])
-    page.clock.install()
+    _hold_browser_clock(page)
     page.goto(f"{base}/cronjobs/tick/{name}/")
     upcoming = page.locator("[data-next-runs] time[data-rel='in']").first
     # The browser's clock has moved a few milliseconds past the page's "now": 59 s or 60 s.

@@ -14,6 +14,18 @@ def _phase(snap, name):
     return job_phase(job) if job else ""
 
 
+def _pods_finished(snap, name, count):
+    """``count`` pods of Job ``name`` seen Succeeded: the pod watch is its own stream and may
+    deliver the pods' last update after the Job's."""
+    pods = [
+        p
+        for p in snap.pods.all()
+        if (p["metadata"].get("labels") or {}).get("volcano.sh/job-name") == name
+        and (p.get("status") or {}).get("phase") == "Succeeded"
+    ]
+    return len(pods) == count
+
+
 @pytest.fixture
 def cluster(sim_cluster):
     add_nodes(sim_cluster)
@@ -28,6 +40,7 @@ def test_records_transitions_pods_and_samples_from_the_watch(cluster, make_live_
     gpu_job(cluster, "train", replicas=2, seconds=30)
     settle(cache, cluster, lambda s: _phase(s, "train") == "Running", rec)
     settle(cache, cluster, lambda s: _phase(s, "train") == "Completed", rec, limit=120)
+    cache.wait_for(lambda s: _pods_finished(s, "train", 2), timeout=10)
     rec.step(force_flush=True)
 
     jobs = PhaseTransition.objects.using(history_db).filter(kind="Job", name="train").order_by("seen_at")
