@@ -73,7 +73,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok\n", content_type="text/plain; charset=utf-8")
 
 
-def readyz(request: HttpRequest) -> HttpResponse:
+def readiness() -> tuple[int, dict]:
+    """(HTTP status, body) of /readyz: 200 or 503, and the JSON object described above."""
     cache = _cache()
     if cache is None:
         states, stale = dict.fromkeys(KINDS, "unavailable"), []
@@ -84,7 +85,12 @@ def readyz(request: HttpRequest) -> HttpResponse:
         stale = sorted(k for k, s in kinds.items() if s.name not in READY_STATES and s.synced_at is not None)
     waiting = sorted(k for k, state in states.items() if state not in READY_STATES and k not in stale)
     body = {"ready": not waiting, "kinds": states, "waiting": waiting, "stale": stale}
-    return HttpResponse(json.dumps(body), status=200 if not waiting else 503, content_type="application/json")
+    return (200 if not waiting else 503), body
+
+
+def readyz(request: HttpRequest) -> HttpResponse:
+    status, body = readiness()
+    return HttpResponse(json.dumps(body), status=status, content_type="application/json")
 
 
 def scraper_allowed(request: HttpRequest) -> bool:

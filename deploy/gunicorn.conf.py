@@ -108,18 +108,22 @@ def _kube_hook(name: str):
 
 
 def post_fork(server, worker):
-    """In the new worker: start the informers (list + watch per kind) and the health listener
-    before serving requests. The listener runs in each worker, not in the master: a probe's answer
-    then comes from a process that serves pages, and says what that process's cache holds."""
+    """In the new worker: fork its health listener process, then start the informers (list +
+    watch per kind) before serving requests. The listener is a process of the worker's own, not
+    the master's: its answers say what this worker's cache holds; and a process, not a thread, so
+    that no load on the worker's interpreter lock delays a probe (dashboard/health_server.py). It
+    is forked first, while the worker has no other thread."""
     start = _kube_hook("start")
-    if start is not None:
-        start()
-        server.log.info("worker %s: cluster cache informers started", worker.pid)
     if health_bind:
         from dashboard import health_server
 
-        worker.health_listener = health_server.start(health_bind)
-        server.log.info("worker %s: health listener on %s", worker.pid, health_bind)
+        pages = [sock.fileno() for sock in getattr(worker, "sockets", [])]
+        listener = health_server.start_process(health_bind, stale_after=timeout, close_fds=pages)
+        worker.health_listener = listener
+        server.log.info("worker %s: health listener on %s (pid %s)", worker.pid, health_bind, listener.pid)
+    if start is not None:
+        start()
+        server.log.info("worker %s: cluster cache informers started", worker.pid)
 
 
 def worker_exit(server, worker):
