@@ -320,12 +320,22 @@ class DashHandle:
         return f"http://{self.host}:{self.port}"
 
     def pids(self) -> list[int]:
-        """The master followed by its workers."""
+        """The master followed by every process under it (the workers and their health listener
+        processes): what the dashboard costs in memory and CPU."""
         import psutil
 
         try:
             master = psutil.Process(self.proc.pid)
             return [master.pid] + [child.pid for child in master.children(recursive=True)]
+        except psutil.Error:
+            return []
+
+    def worker_pids(self) -> list[int]:
+        """The gunicorn workers (the master's own children)."""
+        import psutil
+
+        try:
+            return [child.pid for child in psutil.Process(self.proc.pid).children()]
         except psutil.Error:
             return []
 
@@ -469,7 +479,7 @@ def wait_ready(dash: DashHandle, timeout: float = 600.0, path: str = "/readyz") 
     workers came back in a row (a worker that is still syncing answers 503).
     """
     deadline = time.monotonic() + timeout
-    workers = max(1, len(dash.pids()) - 1)
+    workers = max(1, len(dash.worker_pids()))
     streak = 0
     while time.monotonic() < deadline:
         if dash.proc.poll() is not None:

@@ -522,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
             workdir, sim, port=args.port, workers=args.workers, threads=args.threads, extra_env=env
         )
         sync_s = wait_ready(dash)
-        workers = max(1, len(dash.pids()) - 1)
+        workers = max(1, len(dash.worker_pids()))
         notes = resolve_pages(dash.base, users)
         faults = Faults(sim)
         check = ExistenceCheck(sim)

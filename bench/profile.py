@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             if target is None:
                 raise SystemExit(f"no endpoint named {endpoint!r}; have {sorted(by_name)}")
             closed_loop(target, port=dash.port, concurrency=1, max_requests=20, max_seconds=10)  # warm
-            worker = dash.pids()[-1]
+            worker = dash.worker_pids()[-1]
             args.out.mkdir(parents=True, exist_ok=True)
             stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
             slug = "".join(c if c.isalnum() else "-" for c in endpoint).strip("-")
