@@ -208,3 +208,17 @@ def test_the_filter_form_of_the_jobs_and_podgroups_lists_comes_from_one_include(
     for resp in (jobs, podgroups):
         assert "dashboard/_filters.html" in [t.name for t in resp.templates]
     assert _form(jobs.content.decode()) == _form(podgroups.content.decode())
+
+
+# The list pages whose results start with the blocked notice, the hidden-namespace note, the phase
+# chips and the count: each draws them from _results_head.html.
+RESULT_LISTS = ("cronjobs", "jobflows", "jobtemplates", "jobs", "nodes", "podgroups")
+
+
+def test_every_list_page_draws_its_results_head_from_one_include():
+    root = Path(settings.TEMPLATES[0]["DIRS"][0]) / "dashboard"
+    for page in RESULT_LISTS:
+        source = (root / f"{page}.html").read_text(encoding="utf-8")
+        assert source.count('{% include "dashboard/_results_head.html"') == 1, page
+        for own in ('class="result-count', "data-unavailable", '"dashboard/_phase_filter.html"', "_scope.html"):
+            assert own not in source, (page, own)

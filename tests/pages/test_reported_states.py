@@ -363,10 +363,12 @@ def test_counts_limited_to_the_users_namespaces_say_so(reported, client, carol):
     assert "other" not in listing.split("Jobs match")[1]
 
 
-def test_a_namespace_the_user_cannot_see_is_not_no_jobs(reported, client, carol):
-    shown = text(client.get("/jobs/?ns=elsewhere", **carol).content.decode())
-    assert "No Jobs match" not in shown and "0 Jobs match" not in shown
+@pytest.mark.parametrize("kind", ["Jobs", "PodGroups", "CronJobs", "JobFlows", "JobTemplates"])
+def test_a_namespace_the_user_cannot_see_is_not_no_objects(reported, client, carol, kind):
+    shown = text(client.get(f"/{kind.lower()}/?ns=elsewhere", **carol).content.decode())
+    assert f"No {kind} match" not in shown and f"0 {kind} match" not in shown
     assert "Namespace “elsewhere” is not among the namespaces you may see" in shown
+    assert f"so its {kind} cannot be shown" in shown
 
 
 # -- last: the demo's cache stays installed for the rest of the module ------------------------
