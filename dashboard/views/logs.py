@@ -2,10 +2,11 @@
 
 Logs are the one thing a page reads from the API server per request (dashboard/kube/logs.py);
 before any read, ``logs_refusal`` asks whether the user may ``get pods/log`` in the namespace.
-Query parameters (all optional): ``container``, ``previous=1``, ``tail`` (100, 1000, 5000 or
-``all``), ``ts=0`` (hide timestamps), ``wrap=1``, ``q`` (highlight matches), ``task`` (a Job's
-task), ``download=1`` (the shown lines as a text file) and ``after`` (an RFC 3339 timestamp: only
-newer lines, as a bare fragment; static/dashboard/logs.js polls it to follow a log).
+Query parameters (all optional): ``container`` (the first when absent; a name the pod does not
+have is a 404 naming the pod's containers, never another one's log), ``previous=1``, ``tail``
+(100, 1000, 5000 or ``all``), ``ts=0`` (hide timestamps), ``wrap=1``, ``q`` (highlight matches),
+``task`` (a Job's task), ``download=1`` (the shown lines as a text file) and ``after`` (an RFC 3339
+timestamp: only newer lines, as a bare fragment; static/dashboard/logs.js polls it to follow a log).
 """
 
 from __future__ import annotations
@@ -293,17 +294,46 @@ def _denied(request: HttpRequest, ctx: dict[str, Any], why: str) -> HttpResponse
     return render(request, template, ctx, status=403)
 
 
+def _container_names(pod: dict, field_name: str) -> list[str]:
+    """The names of ``pod``'s spec.containers or spec.initContainers (``field_name``), as listed."""
+    names = (as_str(as_dict(c).get("name")) for c in as_list(objects.spec(pod).get(field_name)))
+    return [c for c in names if c]
+
+
+def unknown_container_text(asked: str, containers: list[str], init: list[str]) -> str:
+    """What a ``?container=`` naming none of the pod's containers gets: the name asked for and
+    the names the pod has (spec.containers, then spec.initContainers when it has any)."""
+    text = _("This pod has no container “%(asked)s”.") % {"asked": asked}
+    text += " " + _("Its containers: %(names)s.") % {"names": ", ".join(containers) or "—"}
+    if init:
+        text += " " + _("Its init containers: %(names)s.") % {"names": ", ".join(init)}
+    return text
+
+
+def _unknown_container(request: HttpRequest, ctx: dict[str, Any], text: str) -> HttpResponse:
+    """404 for a container the pod does not have: as text for a download or a follow poll, else
+    the page (or the failure card's tail) with ``text`` as its notice; never another container's log."""
+    if request.GET.get("download") == "1" or request.GET.get("after"):
+        return HttpResponse(text, status=404, content_type="text/plain; charset=utf-8")
+    ctx.update({"container_error": text, "opts": _options(request), "tails": TAILS})
+    if request.GET.get("fragment") == "tail":
+        ctx["problems"] = [text]
+        return render(request, "dashboard/_log_tail.html", ctx, status=404)
+    return render(request, "dashboard/logs.html", ctx, status=404)
+
+
 @require_safe
 def pod_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     found = find_object(request, "pods", _("Pod"), namespace, name)
     if isinstance(found, HttpResponse):
         return found
     snap, pod = found
-    containers = [as_str(as_dict(c).get("name")) for c in as_list(objects.spec(pod).get("containers"))]
-    containers += [as_str(as_dict(c).get("name")) for c in as_list(objects.spec(pod).get("initContainers"))]
-    containers = [c for c in containers if c]
+    app = _container_names(pod, "containers")
+    init = _container_names(pod, "initContainers")
+    containers = app + init
     opts = _options(request)
-    if opts.container not in containers:
+    asked = opts.container
+    if not asked:
         opts.container = containers[0] if containers else ""
     ctx = page_ctx(snap, reference_now(snap), ("pods",), "jobs")
     labels, ann = labels_of(pod), annotations_of(pod)
@@ -319,6 +349,8 @@ def pod_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     )
     if why := logs_refusal(request, namespace):
         return _denied(request, ctx, why)
+    if asked and asked not in containers:
+        return _unknown_container(request, ctx, unknown_container_text(asked, app, init))
     try:
         result = _collect(namespace, [(name, opts.container)], opts) if opts.container else Result()
     except LogsBusy:

@@ -24,7 +24,7 @@ def own(tmp_path_factory):
         yield cluster, cache
 
 
-def make_pod(cluster, cache, name, *, containers=("main",), command=None, labels=None, last=None):
+def make_pod(cluster, cache, name, *, containers=("main",), command=None, labels=None, last=None, init=()):
     started = rfc3339(cluster.clock.now())
     spec = {
         "nodeName": "node-1",
@@ -34,6 +34,8 @@ def make_pod(cluster, cache, name, *, containers=("main",), command=None, labels
             for c in containers
         ],
     }
+    if init:
+        spec["initContainers"] = [{"name": c, "image": "busybox:1.36"} for c in init]
     cluster.store.create(
         POD, {"metadata": {"name": name, "namespace": NS, "labels": labels or {}}, "spec": spec}
     )
@@ -135,6 +137,29 @@ def test_multi_container_picker_and_download(client, own):
     assert dl.content.decode().splitlines() == lines_of(sidecar.content.decode())
     missing = client.get(f"/pods/{NS}/duo/logs/?previous=1").content.decode()
     assert "previous terminated container &quot;trainer&quot; in pod &quot;duo&quot; not found" in missing
+
+
+def test_an_unknown_container_is_named_not_replaced_by_another(client, own):
+    cluster, cache = own
+    make_pod(cluster, cache, "trio", containers=("trainer", "sidecar"), init=("fetch",))
+    cluster.advance(20)
+    base = f"/pods/{NS}/trio/logs/?container=%3Cb%3Enope"
+    page = client.get(base)
+    body = page.content.decode()
+    assert page.status_code == 404
+    assert "This pod has no container “&lt;b&gt;nope”." in body and "<b>nope" not in body
+    assert "Its containers: trainer, sidecar. Its init containers: fetch." in body
+    assert 'id="log-lines"' not in body
+    for extra in ("&download=1", "&after=2026-01-01T00:00:00Z"):
+        answer = client.get(base + extra)
+        assert answer.status_code == 404 and answer["Content-Type"].startswith("text/plain"), extra
+        assert "no container “<b>nope”" in answer.content.decode()
+    tail = client.get(base + "&fragment=tail")
+    assert tail.status_code == 404 and "no container “&lt;b&gt;nope”" in tail.content.decode()
+    chosen = client.get(f"/pods/{NS}/trio/logs/?container=fetch")
+    assert chosen.status_code == 200 and '<option value="fetch" selected>' in chosen.content.decode()
+    default = client.get(f"/pods/{NS}/trio/logs/?container=").content.decode()
+    assert '<option value="trainer" selected>' in default
 
 
 def test_follow_receives_new_lines_and_stops_with_the_container(client, own):
