@@ -120,6 +120,19 @@ _DECIMAL = [
     (Decimal(10) ** 3, "k"),
 ]
 
+# From this many of the largest unit (Ei, E) up, an amount is written with an exponent
+# ("8.67e11 Ei"): a dozen digits before a unit are unreadable.
+LARGEST_UNIT_LIMIT = 1000
+
+
+def _scientific(value: Decimal) -> str:
+    """``value`` with 3 significant digits and an exponent, trailing zeros dropped: "8.67e11", "1e12"."""
+    mantissa, exponent = f"{value:.2e}".split("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}e{int(exponent)}"
+
+
 # Shown in place of a quantity that is absent.
 MISSING = "—"
 # A value shown as written is cut to this many characters.
@@ -148,8 +161,10 @@ def format_quantity(resource: str, value: Decimal | None, raw: object = None) ->
     """The short form of an amount of ``resource``: cpu in cores, or millicores below 1 core
     ("1.5", "250m"); byte resources in binary units ("4Gi", "953.7Mi"); everything else with a
     decimal suffix ("16k", "2"). At least 3 significant digits ("1500m" bytes -> "1.5") and
-    scientific notation for absurd magnitudes (``compact_number``). ``value`` None (unreadable)
-    shows ``raw`` as written, cut to RAW_LIMIT characters, or MISSING when there is none."""
+    scientific notation for absurd magnitudes (``compact_number``; from LARGEST_UNIT_LIMIT of the
+    largest unit up, the exponent goes before the unit: "1e30" bytes -> "8.67e11 Ei"). ``value``
+    None (unreadable) shows ``raw`` as written, cut to RAW_LIMIT characters, or MISSING when there
+    is none."""
     if value is None:
         if raw is None or raw == "":
             return MISSING
@@ -162,7 +177,10 @@ def format_quantity(resource: str, value: Decimal | None, raw: object = None) ->
     units = _BINARY if is_byte_resource(resource) else _DECIMAL
     for size, unit in units:
         if abs(value) >= size:
-            return f"{compact_number(value / size, 1)}{unit}"
+            scaled = value / size
+            if size is units[0][0] and abs(scaled) >= LARGEST_UNIT_LIMIT:
+                return f"{_scientific(scaled)} {unit}"
+            return f"{compact_number(scaled, 1)}{unit}"
     return compact_number(value, 0) if units is _BINARY else compact_number(value)
 
 

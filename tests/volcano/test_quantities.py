@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -72,6 +73,9 @@ def test_resource_amounts_are_not_negative():
         ("nvidia.com/gpu", "16k", "16k"),  # decimal suffixes for the rest
         ("example.com/widgets", "2500000", "2.5M"),
         ("cpu", "1e20", "1e+20"),  # absurd magnitudes turn scientific
+        ("memory", "1e30", "8.67e11 Ei"),  # beyond the largest unit: an exponent before it
+        ("nvidia.com/gpu", "1e30", "1e12 E"),
+        ("memory", "999Ei", "999Ei"),
         ("memory", "-1Gi", "-1Gi"),
     ],
 )
@@ -123,3 +127,17 @@ def test_never_raises(text):
     for res in ("cpu", "memory", "nvidia.com/gpu", "requests.cpu", "pods"):
         assert len(q.format_quantity(res, value, text)) <= 40 or value is not None
     q.invalid_amount_note(text)
+
+
+@given(
+    st.decimals(min_value=1, max_value=Decimal("1e30"), allow_nan=False, allow_infinity=False),
+    st.sampled_from(["memory", "ephemeral-storage", "nvidia.com/gpu", "pods"]),
+)
+def test_large_amounts_stay_short_and_true(value, resource):
+    shown = q.format_quantity(resource, value)
+    number = re.match(r"-?[0-9.]+(e[0-9]+)?", shown).group(0)
+    unit = shown[len(number) :].strip()
+    # At most 3 digits before the point or the exponent, never a dozen before a unit.
+    assert len(number.split("e")[0].split(".")[0]) <= 3, shown
+    back = Decimal(number) * (q.quantity("1" + unit) if unit else 1)
+    assert abs(back - value) <= value / 100, shown
