@@ -28,6 +28,21 @@ class Member:
     value: str
     selector: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    @property
+    def error(self) -> str:
+        """Why a regexMatch pattern matches nothing here (``pattern_error``), else ""."""
+        return pattern_error(self.value) if self.how == "regexMatch" and self.value else ""
+
+
+def pattern_error(pattern: str) -> str:
+    """Why Python's ``re`` cannot compile ``pattern`` (its error message), "" when it can. Such a
+    pattern matches no name here (Go's regexp may read some of them: RE2 syntax is not Python's)."""
+    try:
+        re.compile(pattern)
+    except (re.error, OverflowError, RecursionError) as exc:
+        return str(exc) or exc.__class__.__name__
+    return ""
+
 
 def tier(hn: object) -> int | None:
     value = spec(hn).get("tier")
@@ -95,11 +110,8 @@ def label_selector_matches(sel: Mapping[str, Any], node_labels: Mapping[str, str
 def _name_matches(member: Member, target: str) -> bool:
     if member.how == "exactMatch":
         return bool(member.value) and member.value == target
-    if member.how == "regexMatch" and member.value:
-        try:
-            return re.search(member.value, target) is not None
-        except re.error:
-            return False
+    if member.how == "regexMatch" and member.value and not member.error:
+        return re.search(member.value, target) is not None
     return False
 
 

@@ -70,6 +70,21 @@ def test_hypernode_example_label_match_and_tree():
     assert topo.smallest_containing(["n1", "n2"]) is None
 
 
+def test_a_pattern_re_cannot_compile_is_named_and_matches_nothing():
+    hn = {"spec": {"members": [{"type": "Node", "selector": {"regexMatch": {"pattern": "gpu-(a"}}}]}}
+    member = vh.members(hn)[0]
+    assert member.error == "missing ), unterminated subpattern at position 4"
+    assert not vh.member_matches_node(member, {"metadata": {"name": "gpu-(a"}})
+    assert (
+        vh.pattern_error("^gpu-[ab]$") == ""
+        and vh.members(
+            {"spec": {"members": [{"type": "Node", "selector": {"exactMatch": {"name": "gpu-(a"}}}]}}
+        )[0].error
+        == ""
+    )
+    assert vh.pattern_error("a{99999999999}")  # too large a repeat: no crash, a reason
+
+
 def test_node_fit_message_and_slots():
     total, reasons = vn.node_fit_reasons(
         "0/10 nodes are unavailable: 9 Insufficient nvidia.com/gpu, 1 node(s) were unschedulable."
