@@ -87,7 +87,8 @@ class TreeNode:
     """One queue in the tree. ``parent`` is ``effective_parent``. ``problem`` is "" or why the
     queue hangs outside the real tree: "missing_parent" (spec.parent names no Queue),
     "self_parent" or "cycle" (``cycle``: the parent chain from this queue back to it, e.g.
-    ("cyc-a", "cyc-b", "cyc-a")). Volcano's webhook rejects all three; the API may still hold them."""
+    ("cyc-a", "cyc-b", "cyc-a"), ("q", "q") for a self-parent). Volcano's webhook rejects all
+    three; the API may still hold them."""
 
     queue: dict[str, Any]
     depth: int
@@ -106,7 +107,7 @@ def _problems(by_name: dict[str, dict[str, Any]], parent_of: dict[str, str]) -> 
     for n in by_name:
         parent = parent_of[n]
         if parent == n:
-            problems[n] = ("self_parent", ())
+            problems[n] = ("self_parent", (n, n))
         elif parent and parent not in by_name:
             problems[n] = ("missing_parent", ())
     # Follow each queue's parent chain until it ends (no parent, missing, itself) or reaches a

@@ -189,6 +189,10 @@ def test_overview_and_kiosk_queue_tables_show_the_hints(broken, client):
         assert name in shown or re.search(rf"outside the tree[^<]*{name}", kiosk), name
 
 
+def _crumbs(page: str) -> str:
+    return page.split('class="crumbs" aria-label="Breadcrumb">')[1].split("</nav>")[0]
+
+
 def test_queue_detail_pages_say_why_the_parent_is_odd(broken, client):
     page = client.get("/queues/orphan-q/").content.decode()
     assert "parent “no-such-parent” not found" in text(page)
@@ -198,6 +202,11 @@ def test_queue_detail_pages_say_why_the_parent_is_odd(broken, client):
     assert "parent cycle: cyc-a → cyc-b → cyc-a" in text(page)
     page = client.get("/queues/self-q/").content.decode()
     assert "its own parent" in text(page)
+    crumbs = _crumbs(page)
+    assert text(crumbs).split() == ["Queues", "/", "parent", "cycle:", "self-q", "→", "self-q"], text(crumbs)
+    assert crumbs.count('aria-current="page"') == 1
+    crumbs = _crumbs(client.get("/queues/cyc-a/").content.decode())
+    assert "parent cycle: cyc-a → cyc-b → cyc-a" in text(crumbs) and 'href="/queues/cyc-b/"' in crumbs
     assert "Child queues" not in text(page)  # not listed as its own child
     # A child's page is not an orphan's: its parent is in the cache, just not on the page.
     assert "tree-hint" not in client.get("/queues/orphan-kid/").content.decode()

@@ -73,7 +73,7 @@ def test_tree_problems():
         ]
     )
     problems = {r.queue["metadata"]["name"]: (r.problem, r.cycle) for r in rows}
-    assert problems["self"] == ("self_parent", ())
+    assert problems["self"] == ("self_parent", ("self", "self"))
     assert problems["orphan"] == ("missing_parent", ())
     assert problems["c1"] == ("cycle", ("c1", "c2", "c1"))
     assert [r.queue["metadata"]["name"] for r in rows] == ["root", "c1", "c2", "orphan", "self"]
