@@ -28,6 +28,9 @@ SORT_KINDS = {
     "failed": "number",
     "retries": "number",
     "minmember": "number",
+    "free_cpu": "number",
+    "free_memory": "number",
+    "free_gpu": "number",
 }
 
 
@@ -55,6 +58,9 @@ def _column(key: str, columns: Mapping[str, str]) -> str:
         "failed": _("Failed"),
         "retries": _("Retries"),
         "minmember": _("minMember"),
+        "free_cpu": _("Free CPU"),
+        "free_memory": _("Free memory"),
+        "free_gpu": _("Free GPUs"),
     }
     return words.get(key, key)
 

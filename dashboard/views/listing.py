@@ -3,13 +3,13 @@
 One implementation serves every list: a ``ListSpec`` names what differs (the kind, its sort keys,
 its phases, its row), ``list_page(request, spec)`` is the view body. Query string: ``ns``,
 ``queue``, ``phase`` (repeatable), ``q`` (name or namespace contains), ``selector`` (a label
-selector), ``sort`` (a key of ``spec.sorts``, ``-`` for descending), ``page``.
+selector), ``sort`` (a key of ``spec.sorts`` or ``spec.snap_sorts``, ``-`` for descending), ``page``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -48,7 +48,11 @@ class ListQuery:
     """Filter, sort and page state of a list page, read from (and written back to) the query string."""
 
     def __init__(
-        self, request: HttpRequest, sorts: dict, default_sort: str = "age", known_phases: Iterable[str] = ()
+        self,
+        request: HttpRequest,
+        sorts: Collection[str],
+        default_sort: str = "age",
+        known_phases: Iterable[str] = (),
     ) -> None:
         get = request.GET
         self.namespace = get.get("ns", "").strip()
@@ -119,7 +123,9 @@ class ListSpec:
     ``phase``: its ``presenters.phases.Phase``; ``row(snap, obj, now)``: the row dict of one object;
     ``active_phases``: the phases of the "Active" filter (every non-final one); ``default_sort``:
     the order without ``?sort=``; ``sort_columns``: sort key -> the (untranslated) header of its
-    column where this list names it otherwise than presenters.sorting does ("State")."""
+    column where this list names it otherwise than presenters.sorting does ("State");
+    ``snap_sorts``: sort keys whose value also reads the kinds of ``depends`` (a node's free GPUs
+    read the pods on it), key -> a function of the snapshot giving the sort function."""
 
     kind: str
     nav: str
@@ -137,13 +143,19 @@ class ListSpec:
     active_phases: tuple[str, ...] = ()
     default_sort: str = "age"
     sort_columns: dict[str, str] = field(default_factory=dict)
+    snap_sorts: dict[str, Callable[[Snapshot], Callable[[dict], Any]]] = field(default_factory=dict)
+
+    @property
+    def sort_keys(self) -> tuple[str, ...]:
+        """Every ``?sort=`` key of the list: ``sorts``, then ``snap_sorts``."""
+        return (*self.sorts, *self.snap_sorts)
 
 
 def list_page(request: HttpRequest, spec: ListSpec) -> HttpResponse:
     """The list page of ``spec`` (fragment ``results``: the phase chips, the table, the pager)."""
     snap = snapshot(request)
     now = reference_now(snap)
-    lq = ListQuery(request, spec.sorts, default_sort=spec.default_sort, known_phases=spec.known_phases)
+    lq = ListQuery(request, spec.sort_keys, default_sort=spec.default_sort, known_phases=spec.known_phases)
     states = kind_states(snap, *spec.kinds)
     frags = Fragments(
         request,
@@ -170,7 +182,12 @@ def list_page(request: HttpRequest, spec: ListSpec) -> HttpResponse:
 def _results(request: HttpRequest, snap: Snapshot, now: datetime, lq: ListQuery, spec: ListSpec) -> dict:
     view = getattr(snap, spec.kind)
     slot = (spec.kind, memo.cache_token(get_cluster_cache()), visible_namespaces(request), lq.key())
-    objs, counts = filtered(_narrowed(snap, spec, lq), slot, view.version, lq, spec)
+    sort_fn = spec.sorts.get(lq.sort_key)
+    version: Any = view.version
+    if sort_fn is None:  # a snap sort: its values change with the kinds it reads
+        sort_fn = spec.snap_sorts[lq.sort_key](snap)
+        version = (view.version, *(getattr(snap, k).version for k in spec.depends))
+    objs, counts = filtered(_narrowed(snap, spec, lq), slot, version, lq, spec, sort_fn)
     page = Paginator(objs, PAGE_SIZE).get_page(lq.page)
     return {
         "page": page,
@@ -180,12 +197,12 @@ def _results(request: HttpRequest, snap: Snapshot, now: datetime, lq: ListQuery,
         "phase_counts": phase_choices(phase_cards(counts, spec.phase_order, spec.phase), lq, spec),
         "active_phases": list(spec.active_phases),
         "active_selected": bool(lq.phases) and set(lq.phases) == set(spec.active_phases),
-        "sort_options": sort_options(spec.sorts.keys(), lq.sort, spec.sort_columns),
+        "sort_options": sort_options(spec.sort_keys, lq.sort, spec.sort_columns),
         "sort_note": attention_note() if lq.sort_key == "attention" else "",
         # Still filtered literally (a newer Volcano may have phases this UI does not know).
         "unknown_phases": [x for x in lq.phases if x not in spec.known_phases],
         "known_phases": spec.phase_order,
-        "sort_columns": spec.sorts.keys(),
+        "sort_columns": spec.sort_keys,
         # ?ns= of a namespace outside the viewer's: its objects are not shown, whether or not it has
         # any, so "No Jobs match" would be a claim the page cannot make.
         "ns_hidden": bool(lq.namespace)
@@ -255,14 +272,21 @@ def _fields(obj: dict, spec: ListSpec) -> tuple:
 
 
 def filtered(
-    source: Callable[[], list[dict]], slot: tuple, version: Any, lq: ListQuery, spec: ListSpec
+    source: Callable[[], list[dict]],
+    slot: tuple,
+    version: Any,
+    lq: ListQuery,
+    spec: ListSpec,
+    sort_fn: Callable[[dict], Any] | None = None,
 ) -> tuple[list[dict], Counter]:
     """(the matching objects in display order, counts per phase ignoring the phase filter).
 
     One pass over ``source()`` (already narrowed by the cache's namespace/queue index when a filter
     allows it) and one sort; the result is memoised (memo.LIST_MEMO) on the collection's change
-    counter (``version``), so the polls of an unchanged list cost only the page's rows. ``slot``
-    (kind, cache, namespaces, query) keeps one entry: the newest computed.
+    counter (``version``; with a snap sort, also those of the kinds it reads), so the polls of an
+    unchanged list cost only the page's rows. ``slot`` (kind, cache, namespaces, query) keeps one
+    entry: the newest computed. ``sort_fn``: the value of ``lq.sort_key`` of an object (by default
+    ``spec.sorts``'s).
     """
     memo_key = (slot, version)
     hit = memo.LIST_MEMO.get(memo_key)
@@ -279,9 +303,12 @@ def filtered(
     previous = LIST_FIELDS.get(spec.kind, {})
     current: dict[int, tuple] = {}
     by_field = _FIELD_SORTS.get(lq.sort_key)
-    sort_fn = spec.sorts[lq.sort_key]
+    # A snap sort's value may change while the object stays the same: never reused.
+    reuse = lq.sort_key in spec.sorts
+    if sort_fn is None:
+        sort_fn = spec.sorts[lq.sort_key]
     last_values = SORT_VALUES.get(spec.kind)
-    previous_values = last_values[1] if last_values and last_values[0] == lq.sort_key else {}
+    previous_values = last_values[1] if reuse and last_values and last_values[0] == lq.sort_key else {}
     values: dict[int, tuple] = {}
     for obj in source():
         entry = previous.get(id(obj))
@@ -306,7 +333,7 @@ def filtered(
         values[id(obj)] = (obj, value)
         append((value, ns, name, obj))
     LIST_FIELDS[spec.kind] = current
-    if not by_field:
+    if not by_field and reuse:
         SORT_VALUES[spec.kind] = (lq.sort_key, values)
     rows.sort(reverse=lq.descending != (lq.sort_key in INVERTED_SORTS))
     objs = [row[3] for row in rows]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -53,6 +55,20 @@ def _row(snap: Snapshot, node: dict, now: datetime) -> dict[str, Any]:
     }
 
 
+def _free_sort(resource: str) -> Callable[[Snapshot], Callable[[dict], tuple[int, Decimal]]]:
+    """The sort by what of ``resource`` a node has free (``vn.free_amount`` over the pods bound to
+    it): an unknown amount below every known one, negative ones included."""
+
+    def of_snapshot(snap: Snapshot) -> Callable[[dict], tuple[int, Decimal]]:
+        def key(node: dict) -> tuple[int, Decimal]:
+            free = vn.free_amount(vn.node_usage(node, snap.pods_on_node(objects.name(node))), resource)
+            return (0, Decimal(0)) if free is None else (1, free)
+
+        return key
+
+    return of_snapshot
+
+
 NODE_LIST = ListSpec(
     kind="nodes",
     nav="nodes",
@@ -64,6 +80,11 @@ NODE_LIST = ListSpec(
         "name": objects.name,
         "phase": vn.node_state,
         "age": _created,
+    },
+    snap_sorts={
+        "free_cpu": _free_sort("cpu"),
+        "free_memory": _free_sort("memory"),
+        "free_gpu": _free_sort(vn.GPU),
     },
     known_phases=frozenset(vn.NODE_STATES),
     phase_order=vn.NODE_STATES,

@@ -144,6 +144,15 @@ def free_of(usage: Sequence[Usage]) -> dict[str, Decimal | None]:
     return {u.resource: u.free for u in usage}
 
 
+def free_amount(usage: Sequence[Usage], resource: str) -> Decimal | None:
+    """What of ``resource`` a node has free (``node_usage``): 0 when it neither offers nor is
+    asked for any, None when its allocatable is unknown."""
+    for u in usage:
+        if u.resource == resource:
+            return u.free
+    return Decimal(0)
+
+
 def schedulable(node: object) -> bool:
     """Ready and not cordoned: the scheduler may place a new pod there."""
     return node_ready(node) is True and not node_cordoned(node)

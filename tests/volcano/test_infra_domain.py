@@ -85,6 +85,15 @@ def test_a_pattern_re_cannot_compile_is_named_and_matches_nothing():
     assert vh.pattern_error("a{99999999999}")  # too large a repeat: no crash, a reason
 
 
+def test_free_amount_of_a_node():
+    node = {"status": {"allocatable": {"cpu": "4", "nvidia.com/gpu": "lots"}}}
+    pod = {"spec": {"nodeName": "n", "containers": [{"resources": {"requests": {"cpu": "1500m"}}}]}}
+    usage = vn.node_usage(node, [pod])
+    assert vn.free_amount(usage, "cpu") == Decimal("2.5")
+    assert vn.free_amount(usage, "nvidia.com/gpu") is None  # unreadable allocatable: unknown
+    assert vn.free_amount(usage, "example.com/fpga") == 0  # neither offered nor asked for
+
+
 def test_node_fit_message_and_slots():
     total, reasons = vn.node_fit_reasons(
         "0/10 nodes are unavailable: 9 Insufficient nvidia.com/gpu, 1 node(s) were unschedulable."
