@@ -40,7 +40,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 
@@ -490,17 +490,30 @@ def _health_process(server: HealthServer, parent: int, close_fds: list[int]) -> 
 
 
 class HealthProcess:
-    """The worker's side of ``start_process``: the child's pid, the port it serves, and the
-    beacon and relay threads; ``stop()`` ends all of them."""
+    """The worker's side of ``start_process``: the child's pid and the port it serves;
+    ``start_beacon()`` starts the beacon and relay threads, ``stop()`` ends all of them."""
 
-    def __init__(self, pid: int, port: int, relay: HealthServer, stopping: threading.Event) -> None:
+    def __init__(self, pid: int, port: int, beacon: Beacon, relay_address: str) -> None:
         self.pid = pid
         self.port = port
-        self._relay = relay
-        self._stopping = stopping
+        self._beacon = beacon
+        self._relay_address = relay_address
+        self._relay: HealthServer | None = None
+        self._stopping = threading.Event()
+        self.exit_status: int | None = None
         self._reaper = threading.Thread(target=self._reap, name="health-reaper", daemon=True)
         self._reaper.start()
-        self.exit_status: int | None = None
+
+    def start_beacon(self) -> HealthProcess:
+        """Start writing the beacon and relaying /metrics (once the worker's cache is started:
+        the first beat reads it). Until then /readyz answers 503 and /healthz 200 for
+        ``stale_after`` seconds."""
+        if self._relay is None:
+            self._relay = HealthServer(_unix_socket(self._relay_address), trust_peer_header=True).start()
+            threading.Thread(
+                target=_beat, args=(self._beacon, self._stopping), name="health-beacon", daemon=True
+            ).start()
+        return self
 
     def _reap(self) -> None:
         with contextlib.suppress(ChildProcessError):
@@ -518,20 +531,21 @@ class HealthProcess:
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGTERM)
         self._reaper.join(5)
-        self._relay.stop()
+        if self._relay is not None:
+            self._relay.stop()
 
 
-def start_process(bind: str, stale_after: float, close_fds: tuple[int, ...] = ()) -> HealthProcess:
-    """Fork the health listener process for ``bind`` (host:port) and start, in this process, the
-    beacon thread and the /metrics relay listener. Call it while this process has no other thread
-    (a fork copies only the calling one). ``stale_after``: seconds without a beat after which
-    /healthz answers 503. ``close_fds``: descriptors the child closes (the page listeners)."""
+def start_process(bind: str, stale_after: float, close_fds: Sequence[int] = ()) -> HealthProcess:
+    """Fork the health listener process for ``bind`` (host:port); then call ``start_beacon()``
+    on the result. Call it while this process has no other thread (a fork copies only the calling
+    one), and as early as possible (the child shares the memory the worker has at that moment and
+    needs none of Django). ``stale_after``: seconds without a beat after which /healthz answers
+    503. ``close_fds``: descriptors the child closes (the page listeners)."""
     host, port = parse_bind(bind)
     listener = _tcp_socket(host, port)
     relay_address = f"\0volcano-ui-health-{os.getpid()}"
     beacon = Beacon()
-    answers = _BeaconAnswers(beacon, stale_after)
-    server = HealthServer(listener, answers=answers, relay=relay_address)
+    server = HealthServer(listener, answers=_BeaconAnswers(beacon, stale_after), relay=relay_address)
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - runs in the child, which never returns
@@ -545,7 +559,4 @@ def start_process(bind: str, stale_after: float, close_fds: tuple[int, ...] = ()
     bound_port = listener.getsockname()[1]
     server._selector.close()
     listener.close()
-    relay = HealthServer(_unix_socket(relay_address), trust_peer_header=True).start()
-    stopping = threading.Event()
-    threading.Thread(target=_beat, args=(beacon, stopping), name="health-beacon", daemon=True).start()
-    return HealthProcess(pid, bound_port, relay, stopping)
+    return HealthProcess(pid, bound_port, beacon, relay_address)

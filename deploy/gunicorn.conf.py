@@ -112,8 +112,9 @@ def post_fork(server, worker):
     watch per kind) before serving requests. The listener is a process of the worker's own, not
     the master's: its answers say what this worker's cache holds; and a process, not a thread, so
     that no load on the worker's interpreter lock delays a probe (dashboard/health_server.py). It
-    is forked first, while the worker has no other thread."""
-    start = _kube_hook("start")
+    is forked first, while the worker has no other thread and before Django's apps are loaded
+    (it needs none of them)."""
+    listener = None
     if health_bind:
         from dashboard import health_server
 
@@ -121,9 +122,12 @@ def post_fork(server, worker):
         listener = health_server.start_process(health_bind, stale_after=timeout, close_fds=pages)
         worker.health_listener = listener
         server.log.info("worker %s: health listener on %s (pid %s)", worker.pid, health_bind, listener.pid)
+    start = _kube_hook("start")
     if start is not None:
         start()
         server.log.info("worker %s: cluster cache informers started", worker.pid)
+    if listener is not None:
+        listener.start_beacon()
 
 
 def worker_exit(server, worker):

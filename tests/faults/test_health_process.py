@@ -31,16 +31,16 @@ REPO = Path(__file__).resolve().parents[2]
 WORKER = textwrap.dedent(
     """
     import os, sys
+    from dashboard import health_server
+    mode = sys.argv[1]
+    # As gunicorn's post_fork does: fork the listener before Django's apps are loaded.
+    early = health_server.start_process("127.0.0.1:0", stale_after=30) if mode == "process" else None
     import django
     django.setup()
     from prometheus_client import Counter
-    from dashboard import health, health_server
+    from dashboard import health
     health._cache = lambda: None  # no cluster here: every kind "unavailable"
-    mode = sys.argv[1]
-    if mode == "process":
-        listener = health_server.start_process("127.0.0.1:0", stale_after=30)
-    else:
-        listener = health_server.start("127.0.0.1:0")
+    listener = early.start_beacon() if early else health_server.start("127.0.0.1:0")
     after_fork = Counter("volcano_ui_test_after_fork", "counted in the worker after the fork")
     after_fork.inc(7)
     print(listener.port, getattr(listener, "pid", os.getpid()), flush=True)
