@@ -3,19 +3,25 @@
 ``fast_forward`` starts a simulated cluster with the demo scenario ``hours`` before ``end``, mirrors
 every change of its store into an in-memory ClusterCache (the recorder's usual input, without
 HTTP) and advances its clock to ``end`` a minute at a time, recording transitions, pod lifetimes
-and queue samples as a dashboard watching it would have. The simulator runs in ``tick_seconds``
-steps (its default is 1 s): timers and pod lifecycles land on that grid, which a chart of minute
-samples does not show, at about half the CPU. Progress is kept in a HistoryFill row, so pages can
-say how much of the window is there yet.
+and queue samples as a dashboard watching it would have.
+
+What it skips is what the recorder does not read (docs/benchmarks.md has the measurement): the
+simulator's Kubernetes Events (capped at 0 per object) and the cache's records of deleted pods.
+The simulator runs in ``tick_seconds`` steps (its default is 1 s): timers and pod lifecycles land
+on that grid, which a chart of minute samples does not show. The recorder writes every
+``flush_minutes`` of simulated time, so a pod's row is written once per flush rather than at each
+of its changes. Progress is kept in a HistoryFill row (pages say how much of the window is there
+yet) and told to ``progress(hours done, hours in all)``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from dashboard.history.recorder import Recorder, RecorderOptions
-from dashboard.kube.cache import ClusterCache
+from dashboard.kube.cache import CacheOptions, ClusterCache
 
 # The simulator's kinds (group, plural) the recorder reads, by the cache's kind names.
 _MIRRORED = {
@@ -26,24 +32,23 @@ _MIRRORED = {
 }
 
 
-def fast_forward(
-    using: str,
-    end: datetime,
-    hours: float = 24.0,
-    seed: int = 0,
-    sample_seconds: float = 60.0,
-    tick_seconds: float = 10.0,
-) -> int:
-    """Record ``hours`` of the demo scenario ending at ``end`` into database ``using``; returns
-    the rows written."""
-    from dashboard.history.models import HistoryFill
+def demo_cluster(start: datetime, seed: int, tick_seconds: float) -> Any:
+    """The demo scenario's simulated cluster from ``start``, stepping ``tick_seconds``, without
+    Kubernetes Events (the recorder reads none)."""
     from dashboard.sim.cluster import SimulatedCluster
 
-    start = end - timedelta(hours=hours)
     cluster = SimulatedCluster(seed=seed, scenario="demo", controllers=True, start_time=start)
-    if cluster.controllers is not None:
-        cluster.controllers.tick = float(tick_seconds)
-    cache = ClusterCache()
+    cluster.controllers.tick = float(tick_seconds)
+    cluster.controllers.events.per_object_cap = 0
+    return cluster
+
+
+def mirrored_cache(cluster: Any) -> tuple[ClusterCache, Callable[..., None]]:
+    """A synced in-memory cache holding ``cluster``'s Jobs, PodGroups, Queues and pods, and the
+    store listener that keeps it current (added to the cluster's store)."""
+    from dashboard.sim.kinds import JOB, POD, PODGROUP, QUEUE
+
+    cache = ClusterCache(options=CacheOptions(pod_record_seconds=0))
     for name in ("jobs", "podgroups", "queues", "pods", "events"):
         cache.store(name).set_state("synced")
 
@@ -57,26 +62,53 @@ def fast_forward(
         else:
             store.upsert(obj)
 
-    from dashboard.sim.kinds import JOB, POD, PODGROUP, QUEUE
-
     for kind in (QUEUE, JOB, PODGROUP, POD):
         for obj in cluster.store.list(kind)[0]:
             mirror("ADDED", kind, obj)
     cluster.store.add_listener(mirror)
-    options = RecorderOptions(sample_seconds=sample_seconds, flush_seconds=0, retention_days=3660)
+    return cache, mirror
+
+
+def fast_forward(
+    using: str,
+    end: datetime,
+    hours: float = 24.0,
+    seed: int = 0,
+    sample_seconds: float = 60.0,
+    tick_seconds: float = 10.0,
+    flush_minutes: float = 60.0,
+    progress: Callable[[float, float], None] | None = None,
+    cluster: Any = None,
+) -> int:
+    """Record ``hours`` of the demo scenario ending at ``end`` into database ``using``; returns
+    the rows written. ``cluster``: a simulated cluster at ``end - hours`` to run instead of a new
+    demo one (tests keep it to compare the history with what it did)."""
+    from dashboard.history.models import HistoryFill
+
+    start = end - timedelta(hours=hours)
+    cluster = cluster or demo_cluster(start, seed, tick_seconds)
+    cache, mirror = mirrored_cache(cluster)
+    # The flushes are driven by simulated time below, not by the recorder's wall-clock period.
+    options = RecorderOptions(sample_seconds=sample_seconds, flush_seconds=float("inf"), retention_days=3660)
     recorder = Recorder(cache, using, options, clock=cluster.clock.now)
     cache.add_listener(recorder.listener)
     recorder.step()
     fill = HistoryFill.objects.using(using).create(start=start, end=end, reached=start)
-    while cluster.clock.now() < end:
-        cluster.advance(min(sample_seconds, (end - cluster.clock.now()).total_seconds()))
-        recorder.step()
-        if cluster.clock.now() - fill.reached >= timedelta(minutes=10):
-            fill.reached = cluster.clock.now()
-            fill.save(update_fields=["reached"])
-    recorder.step(force_flush=True)
+    flush_every = timedelta(minutes=flush_minutes)
+    try:
+        while cluster.clock.now() < end:
+            cluster.advance(min(sample_seconds, (end - cluster.clock.now()).total_seconds()))
+            due = cluster.clock.now() - fill.reached >= flush_every
+            recorder.step(force_flush=due)
+            if due:
+                fill.reached = cluster.clock.now()
+                fill.save(update_fields=["reached"])
+                if progress is not None:
+                    progress((fill.reached - start).total_seconds() / 3600, hours)
+        recorder.step(force_flush=True)
+    finally:
+        cache.remove_listener(recorder.listener)
+        cluster.store.remove_listener(mirror)
     fill.reached, fill.done = end, True
     fill.save(update_fields=["reached", "done"])
-    cache.remove_listener(recorder.listener)
-    cluster.store.remove_listener(mirror)
     return recorder.status().written
