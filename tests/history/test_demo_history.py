@@ -115,14 +115,19 @@ class Truth:
     def _take(self, at: datetime) -> None:
         queues: dict[str, dict[str, Any]] = {}
         for (_ns, name), q in self.now["queues"].items():
-            allocated = {r: float(parse_quantity(v)) for r, v in (q.get("status") or {}).get("allocated", {}).items()}
+            allocated = {
+                r: float(parse_quantity(v)) for r, v in (q.get("status") or {}).get("allocated", {}).items()
+            }
             queues[name] = {"allocated": allocated, "phases": {}, "pod_gpus": 0.0}
         for pg in self.now["podgroups"].values():
             phase = (pg.get("status") or {}).get("phase") or "Pending"
             counts = queues.setdefault(pg["spec"].get("queue", "default"), {"phases": {}})["phases"]
             counts[phase] = counts.get(phase, 0) + 1
         for pod in self.now["pods"].values():
-            running = pod["spec"].get("nodeName") and pod.get("status", {}).get("phase") in ("Pending", "Running")
+            running = pod["spec"].get("nodeName") and pod.get("status", {}).get("phase") in (
+                "Pending",
+                "Running",
+            )
             queue = self.queue_of_pod(pod)
             if running and queue in queues:
                 queues[queue]["pod_gpus"] += _requests(pod).get(GPU, 0.0)
@@ -210,7 +215,13 @@ def _table(page: str, marker: str) -> list[list[str]]:
     part = page.split(marker, 1)[1]
     body = part.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
-    return [[htmllib.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)] for r in rows]
+    return [
+        [
+            htmllib.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+            for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)
+        ]
+        for r in rows
+    ]
 
 
 def _busy_queues(truth: Truth) -> list[str]:
@@ -308,7 +319,9 @@ def test_usage_gpu_and_cpu_hours_are_the_pods_requests_times_their_running_time(
     since = END - timedelta(hours=24)
     gpu = truth.resource_hours(GPU, since, END)
     cpu = truth.resource_hours("cpu", since, END)
-    rows = list(csv.reader(io.StringIO(client.get("/usage/?window=24h&by=queue&format=csv").content.decode())))
+    rows = list(
+        csv.reader(io.StringIO(client.get("/usage/?window=24h&by=queue&format=csv").content.decode()))
+    )
     got = {r[0]: (float(r[1]), float(r[2])) for r in rows[1:]}
     assert sum(gpu.values()) > 10  # the demo's GPU jobs ran: the sums are not trivially 0
     for queue in set(gpu) | set(cpu) | set(got):
@@ -322,7 +335,9 @@ def test_usage_gpu_and_cpu_hours_are_the_pods_requests_times_their_running_time(
     # Pods of no queue (their PodGroup unknown) are a row "unknown", a bar "—".
     assert set(shown) == {q or "unknown" for q in ran}
     for queue in ran:
-        assert shown[queue or "unknown"] == (f"{gpu.get(queue, 0.0):.1f}", f"{cpu.get(queue, 0.0):.1f}"), queue
+        assert shown[queue or "unknown"] == (f"{gpu.get(queue, 0.0):.1f}", f"{cpu.get(queue, 0.0):.1f}"), (
+            queue
+        )
     bars = page.split("chart-bar-labels", 1)[1].split("</ul>", 1)[0]
     labels = re.findall(r"<span>([^<]*)</span> <strong>([^<]*)</strong>", bars)
     top = sorted(((q, h) for q, h in gpu.items() if h), key=lambda x: (-x[1], -cpu.get(x[0], 0.0), x[0]))

@@ -135,7 +135,7 @@ def test_simcluster_replays_a_file_frozen(tmp_path):
 @pytest.mark.skipif(not (REPO / "manage.py").exists(), reason="needs the Django project")
 def test_demo_command_serves_the_dashboard_against_the_demo_cluster():
     port = free_port()
-    proc = Proc("demo", "--port", str(port), "--seed", "1")
+    proc = Proc("demo", "--port", str(port), "--seed", "1", "--history-hours", "1")
     try:
         kc_line = proc.wait_for("Simulated Volcano cluster:")
         kubeconfig = kc_line.split("kubeconfig ", 1)[1].split(",", 1)[0]

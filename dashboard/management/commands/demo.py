@@ -63,20 +63,36 @@ class _DemoServer(WSGIServer):
             raise _listen_error(str(server_address[0]), int(server_address[1]), exc) from None
 
 
-def _start_history(path: Path, cluster, seed: int) -> subprocess.Popen | None:
-    """The demo's history: a temporary SQLite file, and a day of the demo scenario recorded into it
-    by a separate process (manage.py demo_history, about 4 minutes of CPU; the pages say how many
-    hours are there until it is done) while this one records from now on."""
+def _fill_history(path: Path, cluster, seed: int, hours: float, out) -> None:
+    """The demo's history: a temporary SQLite file holding the last ``hours`` of the demo scenario,
+    recorded by a separate process (manage.py demo_history; it frees its simulated cluster's
+    memory when it ends) before the dashboard is served, so every chart has them when the demo
+    opens. Its progress lines are written to ``out``. docs/benchmarks.md has the time it takes."""
     if not settings.VOLCANO_UI_HISTORY:
-        return None
+        return
     # Before the first connection: the demo's history lives and dies with its temporary directory.
     settings.DATABASES["default"]["NAME"] = str(path)
     # The tables exist before either process writes, and runserver's check finds nothing unapplied.
     call_command("migrate", "history", interactive=False, verbosity=0)
+    if hours <= 0:
+        return
     env = {**os.environ, "VOLCANO_UI_HISTORY_DB": str(path), "DJANGO_SETTINGS_MODULE": "volcano_ui.settings"}
+    env["PYTHONUNBUFFERED"] = "1"
     end = cluster.clock.now().isoformat()
     command = [sys.executable, "-m", "django", "demo_history", "--end", end, "--seed", str(seed)]
-    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+    command += ["--hours", f"{hours:g}", "--progress"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            out.write(line.rstrip("\n"))
+            out.flush()
+        if proc.wait() != 0:
+            raise CommandError(f"the demo's history could not be recorded (exit {proc.returncode})")
+    finally:
+        if proc.poll() is None:  # Ctrl-C or SIGTERM while it runs
+            proc.terminate()
+            proc.wait(10)
 
 
 class _DemoRunserver(RunserverCommand):
@@ -103,6 +119,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=0, help="seed for the simulation (default 0)")
         parser.add_argument("--scenario", default="demo", help="scenario for the cluster (default demo)")
+        parser.add_argument(
+            "--history-hours",
+            type=float,
+            default=24.0,
+            help="hours of the demo scenario recorded as history before the dashboard opens "
+            "(default 24; 0: none)",
+        )
 
     def handle(self, *args, **opts) -> None:
         # Before anything is started or printed: a taken port is the common failure.
@@ -163,7 +186,12 @@ class Command(BaseCommand):
             # collect into the demo's temporary directory so a fresh checkout needs no extra step.
             settings.STATIC_ROOT = str(workdir / "static")
             call_command("collectstatic", interactive=False, verbosity=0)
-        history = _start_history(workdir / "history.sqlite3", cluster, opts["seed"])
+        self.stdout.write(
+            f"Simulated Volcano cluster: {sim_url} (kubeconfig {kubeconfig}, "
+            f"speed {opts['speed']:g}x, seed {opts['seed']})"
+        )
+        self.stdout.flush()
+        _fill_history(workdir / "history.sqlite3", cluster, opts["seed"], opts["history_hours"], self.stdout)
         cluster.start_realtime()
         # Ages and wait times on the pages follow the simulated clock (it runs at --speed).
         from dashboard.presenters.clock import set_time_source
@@ -172,20 +200,11 @@ class Command(BaseCommand):
         url = (
             f"http://{opts['host'] if ':' not in opts['host'] else '[' + opts['host'] + ']'}:{opts['port']}/"
         )
-        self.stdout.write(
-            f"Simulated Volcano cluster: {sim_url} (kubeconfig {kubeconfig}, "
-            f"speed {opts['speed']:g}x, seed {opts['seed']})"
-        )
         self.stdout.write(f"volcano-ui dashboard: {url}")
         self.stdout.flush()
-        try:
-            call_command(
-                _DemoRunserver(),
-                f"{opts['host']}:{opts['port']}",
-                use_reloader=False,
-                use_threading=True,
-            )
-        finally:
-            if history is not None and history.poll() is None:
-                history.terminate()
-                history.wait(10)
+        call_command(
+            _DemoRunserver(),
+            f"{opts['host']}:{opts['port']}",
+            use_reloader=False,
+            use_threading=True,
+        )
