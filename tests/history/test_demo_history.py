@@ -392,3 +392,30 @@ def test_the_job_timeline_is_its_pods_lifetimes(demo_day):
         x1 = 100 * (end - created).total_seconds() / span
         assert float(rect.group(1)) == pytest.approx(x0, abs=0.01)
         assert float(rect.group(2)) == pytest.approx(max(x1 - x0, 0.3), abs=0.02)
+
+
+def test_queue_sparklines_are_the_hourly_means_of_the_queues_allocation(demo_day):
+    from dashboard.views.history import amount_text
+
+    _cluster, truth, _alias = demo_day
+    client = Client()
+    queues_page, overview = client.get("/queues/").content.decode(), client.get("/").content.decode()
+    checked = 0
+    for queue in _busy_queues(truth):
+        hourly: dict[datetime, list[float]] = {}
+        for at, queues in sorted(truth.samples.items()):
+            value = queues[queue]["allocated"].get(GPU)
+            hourly.setdefault(at.replace(minute=0), [])
+            if value is not None:
+                hourly[at.replace(minute=0)].append(value)
+        means = [statistics.fmean(v) if v else None for _h, v in sorted(hourly.items())]
+        fmt = amount_text(GPU)
+        # An hour whose samples name no GPUs in status.allocated has no known mean.
+        now = fmt(means[-1]) if means[-1] is not None else "unknown"
+        peak = fmt(max(m for m in means if m is not None))
+        label = f"{GPU} allocated over the last 24 h: now {now}, peak {peak}"
+        row = queues_page.split(f'data-queue="{queue}"', 1)[1].split("</tr>", 1)[0]
+        assert f'aria-label="{label}"' in row, queue
+        assert f"<title>{label}</title>" in overview, queue
+        checked += 1
+    assert checked >= 2
