@@ -15,8 +15,9 @@ $(BIN)/.installed: pyproject.toml
 setup: $(BIN)/.installed
 
 # The simulated Volcano cluster plus the dashboard on http://127.0.0.1:$(PORT)/
+# (more options of `manage.py demo` through DEMO_ARGS, e.g. DEMO_ARGS="--history-hours 0").
 demo: setup
-	$(BIN)/python manage.py demo --port $(PORT)
+	$(BIN)/python manage.py demo --port $(PORT) $(DEMO_ARGS)
 
 # Headless Chromium for the browser tests comes from Debian's package (never a downloaded build).
 browser:
