@@ -382,9 +382,13 @@ class Recorder:
         if not (snap.queues.state.name == "synced" and snap.podgroups.state.name == "synced"):
             return
         self._last_sample = now
-        for q in snap.queues.all():
+        queues = snap.queues.all()
+        # Every resource some Queue names, for every Queue: a queue with none of it allocated
+        # records 0, so its series has no gap (and an hourly mean no inflation) while it is idle.
+        names = set().union(*(queue_amounts(q) for q in queues)) if queues else set()
+        for q in queues:
             qname = name(q)
-            for res, amounts in queue_amounts(q).items():
+            for res, amounts in queue_amounts(q, names).items():
                 values = {k: (float(v) if v is not None else None) for k, v in amounts.items()}
                 self._samples.append(QueueSample(at=now, queue=qname, resource=res, **values))
             counts: dict[str, int] = {}

@@ -19,6 +19,7 @@ from decimal import Decimal
 from dashboard.volcano.objects import as_dict, as_list, meta, spec, status
 from dashboard.volcano.podrecords import container_ends
 from dashboard.volcano.quantities import resource_amount
+from dashboard.volcano.queues import subtree_allocated
 from dashboard.volcano.time import parse_time
 
 
@@ -156,10 +157,13 @@ def position(gangs: Iterable[QueuedGang], namespace: str, name: str) -> tuple[in
 QUEUE_FIELDS = ("allocated", "deserved", "capability", "guarantee")
 
 
-def queue_amounts(queue: object) -> dict[str, dict[str, Decimal | None]]:
+def queue_amounts(queue: object, resources: Iterable[str] = ()) -> dict[str, dict[str, Decimal | None]]:
     """A Queue's amounts per resource: {resource: {field: amount or None}} for the fields of
     ``QUEUE_FIELDS`` (status.allocated, spec.deserved, spec.capability,
-    spec.guarantee.resource); a value that is no usable amount reads None, never 0."""
+    spec.guarantee.resource); a value that is no usable amount reads None, never 0. A resource
+    that status.allocated leaves out is allocated 0 (the scheduler lists only what it placed:
+    ``queues.subtree_allocated``, the rule the pages use). ``resources``: more resources to give
+    (e.g. every one some Queue names), so that a series stays continuous while none is allocated."""
     sp, st = spec(queue), status(queue)
     lists = {
         "allocated": as_dict(st.get("allocated")),
@@ -171,6 +175,11 @@ def queue_amounts(queue: object) -> dict[str, dict[str, Decimal | None]]:
     for field_name, values in lists.items():
         for res, raw in values.items():
             out.setdefault(str(res), dict.fromkeys(QUEUE_FIELDS))[field_name] = resource_amount(raw)
+    for res in resources:
+        out.setdefault(str(res), dict.fromkeys(QUEUE_FIELDS))
+    for res, amounts in out.items():
+        if res not in lists["allocated"]:
+            amounts["allocated"] = subtree_allocated(queue if isinstance(queue, dict) else {}, res, None)
     return out
 
 

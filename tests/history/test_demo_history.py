@@ -261,8 +261,9 @@ def test_the_queue_page_tables_show_the_last_hour_of_samples(demo_day):
         page = client.get(f"/queues/{queue}/?window=1h").content.decode()
         rows = _table(page, f'data-chart="{GPU}"')
         # One sample per minute, 96 spans of 37.5 s: every row is one sample, in time order.
-        # A Queue whose status.allocated names no GPUs has no GPU value then ("—").
-        expected = [truth.samples[at][queue]["allocated"].get(GPU) for at in last_hour]
+        # A Queue whose status.allocated names no GPUs has none allocated (the scheduler lists
+        # only what it placed).
+        expected = [truth.samples[at][queue]["allocated"].get(GPU, 0.0) for at in last_hour]
         assert [None if r[1] == "—" else float(r[1]) for r in rows] == expected, queue
         if not any(truth.samples[at][queue]["phases"] for at in last_hour):
             assert 'data-chart="PodGroups by phase"' not in page, queue  # a parent queue: no gangs
@@ -404,18 +405,17 @@ def test_queue_sparklines_are_the_hourly_means_of_the_queues_allocation(demo_day
     for queue in _busy_queues(truth):
         hourly: dict[datetime, list[float]] = {}
         for at, queues in sorted(truth.samples.items()):
-            value = queues[queue]["allocated"].get(GPU)
+            value = queues[queue]["allocated"].get(GPU, 0.0)
             hourly.setdefault(at.replace(minute=0), [])
             if value is not None:
                 hourly[at.replace(minute=0)].append(value)
         means = [statistics.fmean(v) if v else None for _h, v in sorted(hourly.items())]
         fmt = amount_text(GPU)
-        # An hour whose samples name no GPUs in status.allocated has no known mean.
         now = fmt(means[-1]) if means[-1] is not None else "unknown"
         peak = fmt(max(m for m in means if m is not None))
         label = f"{GPU} allocated over the last 24 h: now {now}, peak {peak}"
         row = queues_page.split(f'data-queue="{queue}"', 1)[1].split("</tr>", 1)[0]
-        assert f'aria-label="{label}"' in row, queue
+        assert f'aria-label="{label}"' in row, (queue, re.findall(r"aria-label=\"[^\"]*\"", row))
         assert f"<title>{label}</title>" in overview, queue
         checked += 1
     assert checked >= 2

@@ -80,6 +80,11 @@ def test_gpu_amount_and_queue_amounts_never_read_unknown_as_zero():
         "guarantee": None,
     }
     assert amounts["nvidia.com/gpu"]["capability"] == 4
+    # The scheduler lists only what it placed: a GPU it left out of status.allocated is 0 (as
+    # the pages read it), a value it wrote that is no amount stays unknown.
+    assert amounts["nvidia.com/gpu"]["allocated"] == 0
+    odd = queue_amounts({"spec": {"capability": {"cpu": "4"}}, "status": {"allocated": {"cpu": "x"}}})
+    assert odd["cpu"]["allocated"] is None
 
 
 def test_pod_times_from_the_pod_status():
