@@ -233,7 +233,7 @@ def test_demo_deletes_its_directory_on_sighup_and_ctrl_c(tmp_path, signum):
     # SIGTERM is covered by tests/sim_behaviour/test_commands_cli.py.
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(REPO / "manage.py"), "demo", "--port", str(port)],
+        [sys.executable, str(REPO / "manage.py"), "demo", "--port", str(port), "--history-hours", "0"],
         cwd=REPO,
         env=_env({"TMPDIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}),
         stdout=subprocess.PIPE,
