@@ -30,7 +30,7 @@ import copy
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
+from croniter import CroniterBadDateError, croniter
 
 from .clock import rfc3339
 from .controllers import JOB, _optional_kind, owner_reference
@@ -73,12 +73,15 @@ def job_name(cronjob_name: str, scheduled: datetime) -> str:
 
 def most_recent(expr: str, zone, earliest: datetime, now: datetime) -> tuple[datetime | None, int]:
     """(the most recent schedule time in (earliest, now], or None; how many were due, capped at
-    MANY_MISSED + 1)."""
+    MANY_MISSED + 1). A schedule that matches no date (30 February) has none."""
     it = croniter(expr, earliest.astimezone(zone))
     due = 0
     last = None
     while due <= MANY_MISSED:
-        t = it.get_next(datetime)
+        try:
+            t = it.get_next(datetime)
+        except CroniterBadDateError:
+            return last, due
         if t > now:
             return last, due
         last, due = t, due + 1
@@ -87,8 +90,12 @@ def most_recent(expr: str, zone, earliest: datetime, now: datetime) -> tuple[dat
     return prev, due
 
 
-def next_after(expr: str, zone, moment: datetime) -> datetime:
-    return croniter(expr, moment.astimezone(zone)).get_next(datetime)
+def next_after(expr: str, zone, moment: datetime) -> datetime | None:
+    """The first schedule time after ``moment``; None for a schedule that matches no date."""
+    try:
+        return croniter(expr, moment.astimezone(zone)).get_next(datetime)
+    except CroniterBadDateError:
+        return None
 
 
 def _ref(job: dict) -> dict:
@@ -276,7 +283,9 @@ class CronJobController:
         if deadline is not None:
             earliest = max(earliest, now - timedelta(seconds=int(deadline)))
         scheduled, due = most_recent(expr, zone, earliest, now)
-        self._wake_at(key, next_after(expr, zone, now).timestamp() + 0.1)
+        wake = next_after(expr, zone, now)
+        if wake is not None:
+            self._wake_at(key, wake.timestamp() + 0.1)
         if scheduled is None:
             return
         if due > MANY_MISSED:

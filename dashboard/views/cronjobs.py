@@ -58,6 +58,7 @@ def _row(snap: Snapshot, cj: dict, now: datetime) -> dict[str, Any]:
         "active": len(vc.active_refs(cj)),
         "last": vc.last_schedule_time(cj),
         "next": upcoming[0] if upcoming and not vc.suspended(cj) else None,
+        "never": upcoming == [],
         "created": created_at(cj),
     }
 
@@ -133,6 +134,7 @@ def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> di
         job = snap.jobs.get(objects.as_str(ref.get("namespace")) or objects.namespace(cj), ref_name)
         active.append({"name": ref_name, "job": job, "phase": badges.job_phase(job) if job else None})
     missed = vc.missed_runs(cj, now, jobs)
+    upcoming = vc.next_runs(cj, now, NEXT_RUNS)
     return {
         "state": pc.cronjob_badge(pc.cronjob_state(cj)),
         "schedule": vc.schedule(cj),
@@ -149,7 +151,8 @@ def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> di
         "failed_limit": failed_limit,
         "last_schedule": vc.last_schedule_time(cj),
         "last_success": vc.last_successful_time(cj),
-        "next_runs": vc.next_runs(cj, now, NEXT_RUNS) or [],
+        "next_runs": upcoming or [],
+        "never_runs": upcoming == [],
         "active": active,
         "runs": [
             {"run": r, "phase": badges.job_phase(r.job), "name": objects.name(r.job)}

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
+from croniter import CroniterBadDateError, croniter
 
 from dashboard.volcano import objects
 from dashboard.volcano.objects import as_dict, as_list, as_str, name, spec, status
@@ -133,12 +133,19 @@ def _times(cj: object, start: datetime) -> Any:
 
 
 def next_runs(cj: object, now: datetime, n: int = 5) -> list[datetime] | None:
-    """The next ``n`` scheduled times after ``now`` (aware, in the CronJob's zone); None when the
-    schedule or the zone cannot be read. A suspended CronJob still has them (they are skipped)."""
+    """The next ``n`` scheduled times after ``now`` (aware, in the CronJob's zone); fewer, or [],
+    when the schedule matches no later date (``0 0 30 2 *``: it never runs); None when the schedule
+    or the zone cannot be read. A suspended CronJob still has them (they are skipped)."""
     it = _times(cj, now)
     if it is None:
         return None
-    return [it.get_next(datetime) for _ in range(n)]
+    out: list[datetime] = []
+    for _ in range(n):
+        try:
+            out.append(it.get_next(datetime))
+        except CroniterBadDateError:  # croniter looked years ahead and found no date
+            break
+    return out
 
 
 def scheduled_time(job: object) -> datetime | None:
@@ -199,7 +206,10 @@ def missed_runs(cj: object, now: datetime, jobs: list[dict[str, Any]]) -> list[d
     deadline = starting_deadline(cj)
     due: list[datetime] = []
     while len(due) <= MISSED_LIMIT:
-        t = it.get_next(datetime)
+        try:
+            t = it.get_next(datetime)
+        except CroniterBadDateError:
+            break
         if t > now:
             break
         if t.astimezone(UTC).replace(second=0, microsecond=0) not in have:

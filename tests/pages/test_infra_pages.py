@@ -106,6 +106,30 @@ def test_cronjobs_list_and_detail(infra, client):
     check_fragment(client, detail, "status")
 
 
+def test_a_schedule_that_matches_no_date_never_runs(infra, client):
+    """30 February: croniter finds no date; the list and the page say "never", nothing fails."""
+    cluster, cache, now = infra
+    cj_kind = io.kind("batch.volcano.sh", "cronjobs")
+    cj = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "CronJob",
+        "metadata": {"name": "feb30", "namespace": NS, "creationTimestamp": io.iso(now)},
+        "spec": {"schedule": "0 0 30 2 *", "jobTemplate": {"spec": {"tasks": []}}},
+    }
+    cluster.store.create(cj_kind, cj, NS, replay=True)
+    try:
+        cache.wait_for(lambda s: s.cronjobs.get(NS, "feb30") is not None, timeout=10)
+        listing = _get(client, "/cronjobs/")
+        row = listing.split(f'data-cronjob="{NS}/feb30"')[1].split("</tr>")[0]
+        assert "never" in text(row)
+        detail = _get(client, f"/cronjobs/{NS}/feb30/")
+        assert "This schedule matches no date: the CronJob never runs." in text(detail)
+        assert "data-next-runs" not in detail
+    finally:
+        cluster.store.delete(cj_kind, NS, "feb30")
+        cache.wait_for(lambda s: s.cronjobs.get(NS, "feb30") is None, timeout=10)
+
+
 def test_suspended_cronjob_with_unknown_zone(infra, client):
     detail = _get(client, f"/cronjobs/{NS}/paused/")
     body = text(detail)
