@@ -32,12 +32,20 @@ _MIRRORED = {
 }
 
 
+# Mixed into the recorded past's uids: the demo's live cluster starts from the same scenario and
+# seed, and its objects are other objects than the past's (a wait recorded for one uid must not
+# be read as the wait of a live Job that happens to get the same uid).
+PAST_UID_SALT = 0x7061_7374_6461_7900_0000_0000_0000_0001
+
+
 def demo_cluster(start: datetime, seed: int, tick_seconds: float) -> Any:
     """The demo scenario's simulated cluster from ``start``, stepping ``tick_seconds``, without
-    Kubernetes Events (the recorder reads none)."""
+    Kubernetes Events (the recorder reads none); its uids are not the live demo's."""
     from dashboard.sim.cluster import SimulatedCluster
 
-    cluster = SimulatedCluster(seed=seed, scenario="demo", controllers=True, start_time=start)
+    cluster = SimulatedCluster(
+        seed=seed, scenario="demo", controllers=True, start_time=start, uid_salt=PAST_UID_SALT
+    )
     cluster.controllers.tick = float(tick_seconds)
     cluster.controllers.events.per_object_cap = 0
     return cluster

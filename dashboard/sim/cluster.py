@@ -82,6 +82,7 @@ class SimulatedCluster:
         webhooks: bool = False,
         state_file: str | Path | None = None,
         resource_version_base: int | None = None,
+        uid_salt: int = 0,
     ) -> None:
         self.seed = seed
         self.state_file = Path(state_file) if state_file is not None else None
@@ -106,7 +107,13 @@ class SimulatedCluster:
             resource_version_base = self.epoch * EPOCH_SPAN
         self.speed = speed
         self.clock = SimClock(start_time)
-        self.store = Store(self.clock, history_size, seed=seed, resource_version_base=resource_version_base)
+        self.store = Store(
+            self.clock,
+            history_size,
+            seed=seed,
+            resource_version_base=resource_version_base,
+            uid_salt=uid_salt,
+        )
         self.rng = random.Random(seed)
         self.auth = Authorizer(admin_token)
         self.server = SimServer(

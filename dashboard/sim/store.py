@@ -388,8 +388,16 @@ class Store:
     or newer than the store (504 too large, see ``too_large_rv``); both make informers re-list."""
 
     def __init__(
-        self, clock: SimClock, history_size: int = 10000, *, seed: int = 0, resource_version_base: int = 0
+        self,
+        clock: SimClock,
+        history_size: int = 10000,
+        *,
+        seed: int = 0,
+        resource_version_base: int = 0,
+        uid_salt: int = 0,
     ) -> None:
+        """``uid_salt``: mixed into every uid (128 bits), so that two stores with the same seed give
+        the same names but never the same uids (two clusters, like a real one and its recorded past)."""
         if resource_version_base < 0:
             raise ValueError("resource_version_base must be >= 0")
         self.clock = clock
@@ -397,6 +405,7 @@ class Store:
         self._lock = threading.RLock()
         self._rv = resource_version_base
         self._rng = random.Random(seed)
+        self._uid_salt = uid_salt & ((1 << 128) - 1)
         # namespace (or cluster-scoped object name) -> the generator for uids and generated names
         # there; see create.
         self.uid_streams: dict[str, random.Random] = {}
@@ -452,7 +461,7 @@ class Store:
 
     def _new_uid(self, rng: random.Random | None = None) -> str:
         # Same value as str(uuid.UUID(int=bits, version=4)), without the object (hot path).
-        bits = (rng or self._rng).getrandbits(128)
+        bits = (rng or self._rng).getrandbits(128) ^ self._uid_salt
         bits = (bits & ~(0xC000 << 48) | (0x8000 << 48)) & ~(0xF000 << 64) | (4 << 76)
         h = f"{bits:032x}"
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"

@@ -419,3 +419,18 @@ def test_queue_sparklines_are_the_hourly_means_of_the_queues_allocation(demo_day
         assert f"<title>{label}</title>" in overview, queue
         checked += 1
     assert checked >= 2
+
+
+def test_the_recorded_past_shares_no_uid_with_the_live_demo(demo_day):
+    """The live demo starts the same scenario with the same seed: its objects are other objects
+    than the recorded past's, and a wait looked up by uid must not find another object's."""
+    from dashboard.history.models import PhaseTransition
+    from dashboard.sim.cluster import SimulatedCluster
+    from dashboard.sim.kinds import JOB, PODGROUP
+
+    _cluster, _truth, alias = demo_day
+    live = SimulatedCluster(seed=0, scenario="demo", controllers=True, start_time=END)
+    live_uids = {o["metadata"]["uid"] for k in (JOB, PODGROUP) for o in live.store.list(k)[0]}
+    recorded = set(PhaseTransition.objects.using(alias).values_list("uid", flat=True))
+    assert live_uids and recorded
+    assert not live_uids & recorded
