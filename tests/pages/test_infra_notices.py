@@ -33,8 +33,15 @@ def bare(tmp_path_factory):
     previous = set_time_source(cluster.clock.now)
     try:
         cache.wait_synced(timeout=20, kinds=("jobs", "podgroups", "queues", "pods", "events"))
+        # Each informer finds its kind missing on its own: wait for every one of them.
         cache.wait_for(
-            lambda s: s.jobtemplates.state.name == "not_installed" and s.nodes.state.name == "forbidden",
+            lambda s: (
+                all(
+                    getattr(s, k).state.name == "not_installed"
+                    for k in ("cronjobs", "jobflows", "jobtemplates", "hypernodes")
+                )
+                and s.nodes.state.name == "forbidden"
+            ),
             timeout=15,
         )
         with override_cluster_cache(cache):
