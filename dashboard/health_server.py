@@ -54,6 +54,10 @@ _POLL_S = 0.25
 # How often the worker writes its beacon, and how long a relayed /metrics may take (Prometheus'
 # default scrape timeout is 10 s).
 BEAT_S = 0.5
+# /readyz turns 503 once the beacon is this old (or ``stale_after``, if shorter): a worker that has
+# not run its beacon thread for 10 s is not answering pages either, and its Service should stop
+# sending it users long before the liveness probe's allowance ends.
+READY_STALE_S = 10.0
 _RELAY_TIMEOUT = 10.0
 # The header by which the health process tells the worker's relay listener the scraper's address.
 _PEER_HEADER = "x-volcano-health-peer"
@@ -164,7 +168,7 @@ class _BeaconAnswers:
 
     def readyz(self, head_only: bool) -> bytes:
         last = self.beacon.read()
-        if last is None or time.monotonic() - last[0] > self.stale_after:
+        if last is None or time.monotonic() - last[0] > min(self.stale_after, READY_STALE_S):
             body = json.dumps({"ready": False, "waiting": ["worker"], "kinds": {}, "stale": []}).encode()
             return _response(503, body, "application/json", {}, head_only)
         return _response(last[1], last[2], "application/json", {}, head_only)

@@ -166,6 +166,10 @@ def test_a_silent_worker_fails_the_liveness_answer():
     beacon.write(200, b'{"ready": true}', at=time.monotonic() - 5)
     assert answers.healthz(False).startswith(b"HTTP/1.1 200 ")
     assert answers.readyz(False).endswith(b'{"ready": true}')
+    # Silent for longer than READY_STALE_S: out of the Service, not yet restarted.
+    beacon.write(200, b'{"ready": true}', at=time.monotonic() - health_server.READY_STALE_S - 1)
+    assert answers.healthz(False).startswith(b"HTTP/1.1 200 ")
+    assert answers.readyz(False).startswith(b"HTTP/1.1 503 ")
     beacon.write(200, b'{"ready": true}', at=time.monotonic() - 31)
     silent = answers.healthz(False)
     assert silent.startswith(b"HTTP/1.1 503 ") and b"worker not responding for 31 s" in silent
