@@ -377,8 +377,15 @@ VOLCANO_UI_LOGS = env_bool("VOLCANO_UI_LOGS", True)
 VOLCANO_UI_LOGS_MAX_BYTES = env_int(
     "VOLCANO_UI_LOGS_MAX_BYTES", 2 * 1024 * 1024, minimum=1024, maximum=64 * 1024 * 1024
 )
-# Log reads open at once in one process; more wait briefly, then get a "busy" notice.
-VOLCANO_UI_LOGS_MAX_STREAMS = env_int("VOLCANO_UI_LOGS_MAX_STREAMS", 8, minimum=1, maximum=256)
+# Log reads open at once in one process; more wait briefly, then get a "busy" notice. By default
+# half the worker's threads (deploy/gunicorn.conf.py reads VOLCANO_UI_THREADS too): a log read
+# waits on the API server, and a slow one must not take every thread the pages need.
+VOLCANO_UI_LOGS_MAX_STREAMS = env_int(
+    "VOLCANO_UI_LOGS_MAX_STREAMS",
+    max(1, env_int("VOLCANO_UI_THREADS", 8, minimum=1, maximum=512) // 2),
+    minimum=1,
+    maximum=256,
+)
 # Seconds a page keeps following a log before it stops and says so.
 VOLCANO_UI_LOGS_FOLLOW_SECONDS = env_int("VOLCANO_UI_LOGS_FOLLOW_SECONDS", 900, minimum=10, maximum=86400)
 # Seconds to connect and per read of one log answer.
