@@ -22,6 +22,7 @@ from dashboard.history import reads
 from dashboard.history.service import HistoryService, get_service
 from dashboard.presenters.charts import bars, line_chart
 from dashboard.presenters.clock import reference_now
+from dashboard.views.downloads import download_header
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import snapshot
 from dashboard.volcano.history import daily_percentiles
@@ -166,7 +167,7 @@ def usage(request: HttpRequest) -> HttpResponse:
 
 def _csv(rows: list[reads.UsageRow], by: str, window: str) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="usage-{by}-{window}.csv"'
+    response["Content-Disposition"] = download_header(f"usage-{by}-{window}.csv")
     writer = csv.writer(response)
     writer.writerow([by, "gpu_hours", "cpu_hours", "pods"])
     for r in rows:

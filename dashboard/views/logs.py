@@ -31,6 +31,7 @@ from dashboard.kube import get_cluster_cache
 from dashboard.kube.client import KubeError
 from dashboard.kube.logs import LogLine, LogRead, LogsBusy, LogSlots, read_pod_log
 from dashboard.presenters.clock import reference_now
+from dashboard.views.downloads import download_header
 from dashboard.views.errors import find_object
 from dashboard.views.notices import page_ctx
 from dashboard.volcano import objects
@@ -247,7 +248,7 @@ def _respond(
         resp = HttpResponse(
             _text(result.lines, opts, source=source), content_type="text/plain; charset=utf-8"
         )
-        resp["Content-Disposition"] = f'attachment; filename="{filename}"'
+        resp["Content-Disposition"] = download_header(filename)
         return resp
     html = [render_line(ln, opts, source=source) for ln in result.lines]
     last = result.lines[-1].at if result.lines else opts.after

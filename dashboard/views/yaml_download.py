@@ -4,10 +4,10 @@ rows.yaml_text), for the same viewers (the request's snapshot holds only what th
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from dashboard.views.downloads import download_header
 from dashboard.views.errors import find_object
 from dashboard.views.rows import yaml_text
 
@@ -26,7 +26,7 @@ def object_yaml(request: HttpRequest, kind: str, name: str, namespace: str | Non
     _snap, obj = found
     resp = HttpResponse(yaml_text(obj), content_type="application/yaml; charset=utf-8")
     stem = f"{namespace}_{name}" if namespace else name
-    resp["Content-Disposition"] = content_disposition_header(True, f"{stem}.{kind[:-1]}.yaml") or ""
+    resp["Content-Disposition"] = download_header(f"{stem}.{kind[:-1]}.yaml")
     resp["X-Content-Type-Options"] = "nosniff"
     resp["Cache-Control"] = "private, no-store"
     return resp

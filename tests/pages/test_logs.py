@@ -139,6 +139,17 @@ def test_multi_container_picker_and_download(client, own):
     assert "previous terminated container &quot;trainer&quot; in pod &quot;duo&quot; not found" in missing
 
 
+def test_a_hostile_container_name_is_quoted_in_the_download_name(client, own):
+    cluster, cache = own
+    evil = 'a"; filename=evil.html; x="\r\nSet-Cookie: y'
+    make_pod(cluster, cache, "quoted", containers=(evil,))
+    cluster.advance(20)
+    dl = client.get(f"/pods/{NS}/quoted/logs/", {"container": evil, "download": "1"})
+    assert dl.status_code == 200
+    header = dl["Content-Disposition"]
+    assert header == 'attachment; filename="default_quoted_a\\"; filename=evil.html; x=\\"__Set-Cookie: y.log"'
+
+
 def test_an_unknown_container_is_named_not_replaced_by_another(client, own):
     cluster, cache = own
     make_pod(cluster, cache, "trio", containers=("trainer", "sidecar"), init=("fetch",))
