@@ -137,7 +137,10 @@ def _tree_rows(
     """The tree depth-first from the roots: one row per (HyperNode, path), with ``depth``."""
     rows: list[dict[str, Any]] = []
 
+    visited: set[str] = set()
+
     def walk(name: str, depth: int, path: frozenset[str]) -> None:
+        visited.add(name)
         hn = topo.hypernodes[name]
         direct = topo.direct_nodes.get(name, [])
         under = topo.nodes_under(name)
@@ -167,6 +170,11 @@ def _tree_rows(
 
     for root in topo.roots:
         walk(root, 0, frozenset({root}))
+    # HyperNodes that are only members of each other (a cycle with no root above it): drawn from
+    # the first by name, so that every HyperNode counted is in the tree.
+    for name in sorted(topo.hypernodes):
+        if name not in visited:
+            walk(name, 0, frozenset({name}))
     return rows
 
 

@@ -72,6 +72,25 @@ def test_hypernode_tree_resolves_members_and_places_gangs(infra, client):
     check_fragment(client, page, "tree")
 
 
+def test_a_membership_cycle_without_a_root_is_in_the_tree(infra, client):
+    cluster, cache, _now = infra
+    hn_kind = io.kind("topology.volcano.sh", "hypernodes")
+    a = io.hypernode("ring-a", 2, "zone", [io.exact("HyperNode", "ring-b")])
+    b = io.hypernode("ring-b", 3, "region", [io.exact("HyperNode", "ring-a")])
+    for obj in (a, b):
+        cluster.store.create(hn_kind, obj, None, replay=True)
+    try:
+        cache.wait_for(lambda s: s.hypernodes.get(None, "ring-b") is not None, timeout=10)
+        page = _get(client, "/hypernodes/")
+        order = re.findall(r'data-hypernode="([^"]+)" data-depth="(\d)"', page)
+        assert ("ring-a", "0") in order and ("ring-b", "1") in order, order
+        assert "(already above: a membership cycle)" in text(page)
+    finally:
+        for name in ("ring-a", "ring-b"):
+            cluster.store.delete(hn_kind, None, name)
+        cache.wait_for(lambda s: s.hypernodes.get(None, "ring-a") is None, timeout=10)
+
+
 def test_hypernode_detail_lists_nodes_and_pods(infra, client):
     page = _get(client, "/hypernodes/spine-0/")
     assert set(re.findall(r'<tr data-node="([^"]+)"', page)) == {"gpu-a", "gpu-b", "cpu-c", "cpu-d"}
