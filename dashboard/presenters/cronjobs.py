@@ -82,6 +82,10 @@ def zone_text(cj: Mapping[str, Any]) -> str:
         return _("not set (the controller's local time zone)")
     if vc.time_zone(cj) is None:
         return _("%(zone)s (not a known time zone)") % {"zone": zone}
+    if vc.zone_prefixed(cj):
+        return _("%(zone)s (named in the schedule: CRON_TZ and TZ there are not officially supported)") % {
+            "zone": zone
+        }
     return zone
 
 

@@ -47,15 +47,39 @@ MACROS = {
 }
 
 
-def expanded_schedule(cj: object) -> str:
-    """The schedule with a predefined macro ("@hourly") replaced by its five fields."""
+# A schedule may start with its own zone, "CRON_TZ=Asia/Tokyo 0 9 * * *": the controller's cron
+# parser (robfig/cron) reads it and Volcano's controller, like Kubernetes', runs the CronJob with
+# an UnsupportedSchedule warning ("not officially supported").
+ZONE_PREFIXES = ("CRON_TZ=", "TZ=")
+
+
+def _split(cj: object) -> tuple[str, str | None]:
+    """(the cron expression, the zone of a CRON_TZ=/TZ= prefix or None)."""
     text = schedule(cj)
+    for prefix in ZONE_PREFIXES:
+        if text.startswith(prefix):
+            zone, _, rest = text[len(prefix) :].partition(" ")
+            return rest.strip(), zone
+    return text, None
+
+
+def zone_prefixed(cj: object) -> bool:
+    """The schedule names its own zone (CRON_TZ=/TZ=): it runs, with Volcano's warning."""
+    return _split(cj)[1] is not None
+
+
+def expanded_schedule(cj: object) -> str:
+    """The schedule's cron expression (without a zone prefix), a predefined macro ("@hourly")
+    replaced by its five fields."""
+    text = _split(cj)[0]
     return MACROS.get(text.lower(), text)
 
 
 def time_zone_name(cj: object) -> str:
-    """``spec.timeZone`` as written, "" when unset."""
-    return as_str(spec(cj).get("timeZone")).strip()
+    """The zone the schedule names: a CRON_TZ=/TZ= prefix (it wins), else ``spec.timeZone`` as
+    written; "" when neither is set."""
+    prefixed = _split(cj)[1]
+    return prefixed if prefixed is not None else as_str(spec(cj).get("timeZone")).strip()
 
 
 def time_zone(cj: object) -> tzinfo | None:
@@ -71,7 +95,7 @@ def time_zone(cj: object) -> tzinfo | None:
 
 
 def schedule_valid(cj: object) -> bool:
-    text = schedule(cj)
+    text = _split(cj)[0]
     try:
         return bool(text) and bool(croniter.is_valid(text))
     except Exception:  # noqa: BLE001  croniter raises several types on odd input
@@ -129,7 +153,7 @@ def _times(cj: object, start: datetime) -> Any:
     zone = time_zone(cj)
     if zone is None or not schedule_valid(cj):
         return None
-    return croniter(schedule(cj), start.astimezone(zone))
+    return croniter(_split(cj)[0], start.astimezone(zone))
 
 
 def next_runs(cj: object, now: datetime, n: int = 5) -> list[datetime] | None:

@@ -180,3 +180,17 @@ def test_unreadable_field_names_the_schedule_or_the_zone():
     assert vc.unreadable_field({"spec": {"schedule": "", "timeZone": "Nowhere/X"}}) == "schedule"
     assert vc.unreadable_field({"spec": {"schedule": "0 * * * *", "timeZone": "Nowhere/X"}}) == "timeZone"
     assert vc.unreadable_field({"spec": {"schedule": "@hourly", "timeZone": "Asia/Shanghai"}}) == ""
+
+
+def test_a_zone_named_in_the_schedule_is_read_like_the_controller_reads_it():
+    from datetime import UTC, datetime
+
+    from dashboard.volcano import cronjobs as vc
+
+    cj = {"spec": {"schedule": "CRON_TZ=Asia/Tokyo 0 9 * * *", "timeZone": "Europe/Paris"}}
+    assert vc.schedule_valid(cj) and vc.zone_prefixed(cj) and vc.unreadable_field(cj) == ""
+    assert vc.time_zone_name(cj) == "Asia/Tokyo" and vc.expanded_schedule(cj) == "0 9 * * *"
+    (first,) = vc.next_runs(cj, datetime(2026, 12, 1, 1, 0, tzinfo=UTC), 1)
+    assert first.astimezone(UTC) == datetime(2026, 12, 2, 0, 0, tzinfo=UTC)  # 09:00 in Tokyo
+    assert not vc.zone_prefixed({"spec": {"schedule": "* * * * *"}})
+    assert vc.unreadable_field({"spec": {"schedule": "TZ=Nowhere/Land * * * * *"}}) == "timeZone"
