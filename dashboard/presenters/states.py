@@ -48,11 +48,16 @@ def wait_heading(question: vs.WaitQuestion) -> str:
     return ""
 
 
+# The Job counters the gang bar adds up (volcano.gang.job_gang).
+GANG_COUNTERS = ("running", "succeeded", "failed")
+
+
 @dataclass(frozen=True)
 class CounterNote:
     """The Job's counters checked against the pods: ``rows`` (label, reported, counted from the
     pods) of the counters that disagree, ``pods`` the pods counted, ``terminating`` the pods with
-    a deletionTimestamp; ``lines`` the rows in words; ``text`` says so ("" when the counters agree)."""
+    a deletionTimestamp; ``lines`` the rows in words; ``text`` says so ("" when the counters agree);
+    ``gang_disputed``: a counter the gang bar is made of (running, succeeded, failed) is among them."""
 
     rows: tuple[tuple[str, int, int], ...]
     lines: tuple[str, ...]
@@ -60,6 +65,7 @@ class CounterNote:
     terminating: int
     text: str
     terminating_text: str
+    gang_disputed: bool = False
 
 
 def counter_note(
@@ -85,7 +91,8 @@ def counter_note(
             "%(n)d pod still terminating", "%(n)d pods still terminating", terminating
         ) % {"n": terminating}
     lines = tuple(counter_row_text(row) for row in rows)
-    return CounterNote(rows, lines, n, terminating, text, terminating_text)
+    disputed = any(c.counter in GANG_COUNTERS for c in checks)
+    return CounterNote(rows, lines, n, terminating, text, terminating_text, disputed)
 
 
 def counter_row_text(row: tuple[str, int, int]) -> str:

@@ -213,6 +213,15 @@ def test_aborted_job_with_terminating_pods_says_so(reported, client):
     assert "Aborted: its pods were released. It can be resumed (vcctl job resume)." in page
 
 
+def test_a_gang_bar_whose_counters_the_pods_contradict_claims_nothing(reported, client):
+    # status.running says 5 of minAvailable 2 while the cluster holds no pod of the Job.
+    ns = _setup(reported, {"state": {"phase": "Running"}, "running": 5, "minAvailable": 2})
+    page = text(_page(client, f"/jobs/{ns}/j/"))
+    assert "Running: 5 reported, 0 counted from the pods" in page
+    assert "Its counters disagree with the pods (see below): the gang's progress is uncertain." in page
+    assert "minAvailable reached" not in page
+
+
 @pytest.mark.parametrize(
     "tasks", [[], [{"name": "worker", "replicas": 0}]], ids=["no-tasks", "zero-replicas"]
 )
