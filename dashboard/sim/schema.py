@@ -39,13 +39,22 @@ def name_problem(kind: Kind, name: str) -> str | None:
     return None
 
 
+# JSON scalars: drop_nulls returns them as they are, so it need not be called for them.
+_LEAVES = frozenset({str, int, float, bool})
+
+
 def drop_nulls(value: Any) -> Any:
     """Remove ``null`` map entries recursively (Go ``omitempty`` / CRD nullable=false)."""
     # Returns a fresh deep copy as a side effect (the store relies on that).
-    if type(value) is dict:
-        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
-    if type(value) is list:
-        return [drop_nulls(v) for v in value]
+    t = type(value)
+    if t is dict:
+        out = {}
+        for k, v in value.items():
+            if v is not None:
+                out[k] = v if type(v) in _LEAVES else drop_nulls(v)
+        return out
+    if t is list:
+        return [v if type(v) in _LEAVES else drop_nulls(v) for v in value]
     if isinstance(value, dict):  # dict subclasses (e.g. from YAML loaders)
         return {k: drop_nulls(v) for k, v in value.items() if v is not None}
     if isinstance(value, list | tuple):
