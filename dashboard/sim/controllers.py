@@ -545,8 +545,9 @@ class Controllers:
         handler(event_type, obj, own)
 
     def write(self, key: str, namespace: str | None, name: str, fn: Callable[[dict], None]) -> dict:
-        """``store.mutate`` plus write-through into the indexes."""
-        obj = self.store.mutate(KIND_OBJECTS[key], namespace, name, fn)
+        """``store.mutate`` plus write-through into the indexes. Returns the stored object
+        (READ-ONLY: the callers only read it)."""
+        obj = self.store.mutate_stored(KIND_OBJECTS[key], namespace, name, fn)
         self.observe(key, "MODIFIED", obj, own=True)
         return obj
 

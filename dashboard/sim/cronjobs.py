@@ -144,7 +144,7 @@ class CronJobController:
         uid = cronjob["metadata"]["uid"]
         out = []
         for namespace, name in list(self.c.jobs_by_owner.get(uid, ())):
-            job = self.c.store.try_get(JOB, namespace, name)
+            job = self.c.store.peek(JOB, namespace, name)  # read-only, as is everything here
             if job is not None:
                 out.append(job)
         return out
@@ -155,7 +155,7 @@ class CronJobController:
     # ------------------------------------------------------------------ one CronJob
     def _sync(self, key: tuple[str, str]) -> None:
         c = self.c
-        cronjob = c.store.try_get(CRONJOB, *key)
+        cronjob = c.store.peek(CRONJOB, *key)  # read-only: the new status is a copy
         if cronjob is None or cronjob["metadata"].get("deletionTimestamp"):
             self._wake.pop(key, None)
             return

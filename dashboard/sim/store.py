@@ -677,6 +677,13 @@ class Store:
             raise _not_found(k, name)
         return entry
 
+    def peek(self, kind: Kind | str, namespace: str | None, name: str) -> Obj | None:
+        """The stored object itself (no copy; READ-ONLY, never modify it), or None when absent."""
+        k = resolve(kind)
+        with self._lock:
+            entry = self._state(k).objects.get(self._key(k, namespace, name))
+        return entry.obj if entry is not None else None
+
     def try_get(self, kind: Kind | str, namespace: str | None, name: str) -> Obj | None:
         """A copy of the object, or None when absent."""
         try:
@@ -890,10 +897,19 @@ class Store:
         )
 
     def _write(
-        self, st: _KindState, k: Kind, key: Key, old: _Entry, new: Obj, *, dry_run: bool = False
+        self,
+        st: _KindState,
+        k: Kind,
+        key: Key,
+        old: _Entry,
+        new: Obj,
+        *,
+        dry_run: bool = False,
+        copy: bool = True,
     ) -> Obj:
         """Common tail of update/patch/mutate: keep server-owned metadata, bump generation on spec
-        change, skip no-op writes, finish deletion when the last finalizer goes."""
+        change, skip no-op writes, finish deletion when the last finalizer goes. Returns a copy of
+        the stored object, or with ``copy=False`` the stored object itself (read-only)."""
         old_meta, meta = old.obj["metadata"], new.setdefault("metadata", {})
         for field in _TERMINAL_META:
             if field in old_meta:
@@ -913,15 +929,16 @@ class Store:
         meta["generation"] = generation
         meta["resourceVersion"] = old_meta.get("resourceVersion", "")
         if new == old.obj:
-            return old.clone()
+            return old.clone() if copy else old.obj
         if dry_run:
             return new
         if meta.get("deletionTimestamp") and not meta.get("finalizers"):
             meta.pop("finalizers", None)
             entry = self._commit(st, "MODIFIED", key, old, new)
             self._finish_delete(k, key, entry, "Background")
-            return entry.clone()
-        return self._commit(st, "MODIFIED", key, old, new).clone()
+        else:
+            entry = self._commit(st, "MODIFIED", key, old, new)
+        return entry.clone() if copy else entry.obj
 
     def patch(
         self,
@@ -982,6 +999,18 @@ class Store:
         result is committed atomically (no subresource rules, no admission), bumping
         resourceVersion and emitting MODIFIED — unless nothing changed. Returns the stored copy.
         404 when absent."""
+        return self._mutate(kind, namespace, name, fn, copy=True)
+
+    def mutate_stored(
+        self, kind: Kind | str, namespace: str | None, name: str, fn: Callable[[Obj], Obj | None]
+    ) -> Obj:
+        """``mutate`` returning the stored object itself, not a copy: READ-ONLY, never modify it
+        (for controllers that only read the result)."""
+        return self._mutate(kind, namespace, name, fn, copy=False)
+
+    def _mutate(
+        self, kind: Kind | str, namespace: str | None, name: str, fn: Callable[[Obj], Obj | None], *, copy: bool
+    ) -> Obj:
         k = resolve(kind)
         with self._lock:
             st = self._state(k)
@@ -992,7 +1021,7 @@ class Store:
             work = old.clone()
             result = fn(work)
             new = result if isinstance(result, dict) else work
-            return self._write(st, k, key, old, schema.drop_nulls(new))
+            return self._write(st, k, key, old, schema.drop_nulls(new), copy=copy)
 
     # ---------------------------------------------------------------- delete
     def delete(
