@@ -301,11 +301,8 @@ class JobController:
         self.c.dirty_jobs[(namespace, name)] = None
 
     def sync(self, key: tuple[str, str]) -> None:
-        try:
-            job = self.c.store.get(JOB, *key)
-        except ApiError:
-            return
-        if job["metadata"].get("deletionTimestamp"):
+        job = self.c.store.peek(JOB, *key)  # read-only: the new status is a copy
+        if job is None or job["metadata"].get("deletionTimestamp"):
             return
         self._sync(job)
 

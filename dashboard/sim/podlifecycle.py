@@ -206,12 +206,10 @@ class Kubelet:
         annotations = dict((obj.get("metadata") or {}).get("annotations") or {})
         job_key = self.c.jobs_by_uid.get(pod.owner_uid)
         if job_key is not None and not all(k in annotations for k in (BEHAVIOUR, DURATION)):
-            try:
-                job = self.c.store.get(JOB, *job_key)
+            job = self.c.store.peek(JOB, *job_key)
+            if job is not None:
                 for key, value in ((job.get("metadata") or {}).get("annotations") or {}).items():
                     annotations.setdefault(key, value)
-            except ApiError:
-                pass
         rng = self.c.pod_rng(pod.namespace, pod.name, annotations.get("volcano.sh/job-version", ""))
         behaviour = str(annotations.get(BEHAVIOUR, "succeed")).strip().lower()
         behaviour = _ALIASES.get(behaviour, behaviour)
@@ -234,9 +232,8 @@ class Kubelet:
         if pod is None or pod.uid != uid or pod.deleting:
             self.runs.pop(uid, None)
             return None
-        try:
-            obj = self.c.store.get(POD, run.namespace, run.name)
-        except ApiError:
+        obj = self.c.store.peek(POD, run.namespace, run.name)  # read-only: the steps write via copies
+        if obj is None:
             self.runs.pop(uid, None)
             return None
         return run, obj

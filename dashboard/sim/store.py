@@ -1009,7 +1009,13 @@ class Store:
         return self._mutate(kind, namespace, name, fn, copy=False)
 
     def _mutate(
-        self, kind: Kind | str, namespace: str | None, name: str, fn: Callable[[Obj], Obj | None], *, copy: bool
+        self,
+        kind: Kind | str,
+        namespace: str | None,
+        name: str,
+        fn: Callable[[Obj], Obj | None],
+        *,
+        copy: bool,
     ) -> Obj:
         k = resolve(kind)
         with self._lock:
