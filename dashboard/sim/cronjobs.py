@@ -27,6 +27,7 @@ time zone of a controller manager run in a UTC container).
 from __future__ import annotations
 
 import copy
+import functools
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -41,6 +42,11 @@ CRONJOB = _optional_kind("CronJob", "batch.volcano.sh")
 SCHEDULED_ANNOTATION = "volcano.sh/cronjob-scheduled-timestamp"
 FINISHED = ("Completed", "Failed", "Terminated")
 MANY_MISSED = 100
+
+
+@functools.lru_cache(maxsize=1024)  # each sync checks its CronJob's schedule; parsing one is slow
+def _valid_cron(expr: str) -> bool:
+    return bool(croniter.is_valid(expr))
 
 
 def split_schedule(schedule: str, time_zone: str | None) -> tuple[str, str | None, bool]:
@@ -264,7 +270,7 @@ class CronJobController:
         except ValueError as exc:
             self._event(cronjob, "Warning", "InvalidTimeZone", f'Invalid time zone "{zone_name}": {exc}')
             return
-        if not croniter.is_valid(expr):
+        if not _valid_cron(expr):
             self._event(
                 cronjob,
                 "Warning",

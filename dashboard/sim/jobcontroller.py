@@ -16,6 +16,7 @@ Facts from Volcano's job controller (volcano-sh/volcano ``pkg/controllers/job``)
 from __future__ import annotations
 
 import copy
+import functools
 from datetime import UTC, datetime
 
 from . import resources as R
@@ -30,7 +31,9 @@ RETAIN = {"Aborting": "soft", "Completing": "soft", "Terminating": "soft", "Rest
 RESTART_ACTIONS = ("RestartJob", "RestartTask", "RestartPod", "RestartPartition")
 
 
+@functools.lru_cache(maxsize=8192)  # the same stamps are parsed on every sync; strptime is slow
 def parse_time(value: str | None) -> float | None:
+    """Seconds since the epoch of an RFC 3339 timestamp, or None when empty or unparseable."""
     if not value:
         return None
     try:
