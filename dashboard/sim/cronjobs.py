@@ -36,7 +36,7 @@ from croniter import CroniterBadDateError, croniter
 from .clock import rfc3339
 from .controllers import JOB, _optional_kind, owner_reference
 from .jobcontroller import COMPONENT, parse_time
-from .store import ApiError
+from .store import ApiError, copy_json
 
 CRONJOB = _optional_kind("CronJob", "batch.volcano.sh")
 SCHEDULED_ANNOTATION = "volcano.sh/cronjob-scheduled-timestamp"
@@ -167,7 +167,7 @@ class CronJobController:
             return
         spec = cronjob.get("spec") or {}
         old_status = cronjob.get("status") or {}
-        status = copy.deepcopy(old_status)
+        status = copy_json(old_status)
         jobs = self._owned_jobs(cronjob)
         self._process_finished(cronjob, spec, status, jobs)
         self._drop_stale(cronjob, status, jobs)

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 
 from . import resources as R
 from .controllers import GROUP_NAME_ANNOTATION, JOB, PodInfo, owner_reference
-from .store import ApiError
+from .store import ApiError, copy_json
 
 COMPONENT = "vc-controller-manager"
 TERMINAL = ("Completed", "Failed", "Terminated")
@@ -316,7 +316,7 @@ class JobController:
         uid = md["uid"]
         spec = job.get("spec") or {}
         old_status = job.get("status") or {}
-        status = copy.deepcopy(old_status)
+        status = copy_json(old_status)
         stamp = c.stamp()
         phase = (status.get("state") or {}).get("phase") or ""
         if not phase:
@@ -401,7 +401,7 @@ class JobController:
                 "Job",
                 md["namespace"],
                 md["name"],
-                lambda obj: obj.__setitem__("status", copy.deepcopy(status)),
+                lambda obj: obj.__setitem__("status", status),  # mutate stores a copy
             )
         if phase in ("Pending", "Running") and (md["namespace"], podgroup_name(job)) not in c.podgroups:
             # Entered Pending in this sync (after a restart): create the PodGroup next tick.
