@@ -106,12 +106,15 @@ class Scheduler:
         self._attempt: dict[tuple[str, str], tuple[int, float]] = {}
         self._ungrouped: dict[tuple[str, str], None] = {}
         self._node_order: list[str] | None = None
+        # The nodes in _nodes_for's order, for pods without and with a GPU request.
+        self._node_lists: dict[bool, list] = {}
         self.session_uid = ""
         self.sessions = 0
 
     # ------------------------------------------------------------------ hooks
     def nodes_changed(self) -> None:
         self._node_order = None
+        self._node_lists.clear()
 
     def forget_pod(self, pod: PodInfo) -> None:
         self._ungrouped.pop(pod.key, None)
@@ -386,15 +389,20 @@ class Scheduler:
 
     # ------------------------------------------------------------------ allocate
     def _nodes_for(self, pod: PodInfo) -> list:
+        """The nodes to try for ``pod`` in order (a shared list: read it, never modify it)."""
         c = self.c
         if self._node_order is None:
             names = sorted(c.nodes)
             self._node_order = [n for n in names if not c.nodes[n].gpu] + [n for n in names if c.nodes[n].gpu]
         wants_gpu = any(k.endswith("/gpu") and v > 0 for k, v in pod.requests.items())
+        cached = self._node_lists.get(wants_gpu)
+        if cached is not None:
+            return cached
         order = self._node_order
         if wants_gpu:
             order = [n for n in order if c.nodes[n].gpu] + [n for n in order if not c.nodes[n].gpu]
-        return [c.nodes[n] for n in order if n in c.nodes]
+        nodes = self._node_lists[wants_gpu] = [c.nodes[n] for n in order if n in c.nodes]
+        return nodes
 
     def _fit(
         self,
