@@ -560,7 +560,8 @@ class Controllers:
         self, key: str, namespace: str | None, name: str, propagation: str = "Background"
     ) -> dict | None:
         try:
-            out = self.store.delete(KIND_OBJECTS[key], namespace, name, propagation=propagation)
+            # The stored object (read-only): the callers only read it.
+            out = self.store.delete(KIND_OBJECTS[key], namespace, name, propagation=propagation, copy=False)
         except ApiError as exc:
             if exc.code == 404:
                 return None

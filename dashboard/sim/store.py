@@ -1040,11 +1040,13 @@ class Store:
         uid: str | None = None,
         resource_version: str | None = None,
         dry_run: bool = False,
+        copy: bool = True,
     ) -> Obj:
         """DELETE. Returns the object as last seen (with deletionTimestamp set when finalizers keep
-        it). ``propagation``: "Background" (delete, then dependents), "Foreground" (dependents
-        first), "Orphan" (remove this owner from dependents' ownerReferences). Dependents are the
-        objects whose ownerReferences name the deleted uid and have no other live owner.
+        it): a copy, or with ``copy=False`` the stored object itself (read-only). ``propagation``:
+        "Background" (delete, then dependents), "Foreground" (dependents first), "Orphan" (remove
+        this owner from dependents' ownerReferences). Dependents are the objects whose
+        ownerReferences name the deleted uid and have no other live owner.
         ``uid``/``resource_version`` are preconditions (409 Conflict when they do not match)."""
         k = resolve(kind)
         if propagation not in ("Background", "Foreground", "Orphan"):
@@ -1068,17 +1070,18 @@ class Store:
             for hook in self._admission:
                 hook("DELETE", k, old.obj, old.obj)  # read-only here: validating only
             if dry_run:
-                return old.clone()
+                return old.clone() if copy else old.obj
             if propagation == "Orphan":
                 self._orphan(meta.get("uid", ""))
                 old = st.objects[key]
             if meta.get("finalizers"):
                 if meta.get("deletionTimestamp"):
-                    return old.clone()
+                    return old.clone() if copy else old.obj
                 new = old.clone()
                 new["metadata"]["deletionTimestamp"] = self.clock.rfc3339()
                 new["metadata"]["deletionGracePeriodSeconds"] = 0
-                return self._commit(st, "MODIFIED", key, old, new).clone()
+                entry = self._commit(st, "MODIFIED", key, old, new)
+                return entry.clone() if copy else entry.obj
             if propagation == "Foreground":
                 self._cascade(meta.get("uid", ""), "Foreground", exclude=(k, key))
             final = old.clone()
@@ -1087,7 +1090,7 @@ class Store:
                 final["metadata"]["deletionGracePeriodSeconds"] = 0
             entry = self._commit(st, "DELETED", key, old, final)
             self._after_delete(k, entry, propagation)
-            return entry.clone()
+            return entry.clone() if copy else entry.obj
 
     def _finish_delete(self, k: Kind, key: Key, entry: _Entry, propagation: str) -> None:
         st = self._kinds[k]
@@ -1136,7 +1139,7 @@ class Store:
             if live:
                 continue
             with contextlib.suppress(ApiError):  # already gone
-                self.delete(dep_kind, dep_key[0] or None, dep_key[1], propagation=propagation)
+                self.delete(dep_kind, dep_key[0] or None, dep_key[1], propagation=propagation, copy=False)
 
     def _orphan(self, owner_uid: str) -> None:
         for dep_kind, dep_key in list(self._dependents.get(owner_uid, set())):
