@@ -8,7 +8,9 @@ resourceVersion, deletionTimestamp with finalizers).
 
 Stored objects are never mutated after they are committed: every write builds a new dict. That lets
 lists and watch fan-out hand out references and cache each object's JSON encoding. The public
-methods deep-copy on the way in and out, so callers may edit what they get.
+methods deep-copy on the way in and out, so callers may edit what they get; the exceptions, for
+the simulated controllers' hot paths, hand out the stored object itself, read-only: ``peek``,
+``iter_objects``, ``mutate_stored``, ``delete(copy=False)``, listeners and ``get_entry``.
 
 Thread-safety: one re-entrant lock guards everything. Listeners and admission hooks run under it.
 """
