@@ -15,6 +15,8 @@ import os
 import statistics
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 
 def main() -> None:
@@ -42,65 +44,14 @@ def main() -> None:
         "print the size of the pages' memos and the process RSS",
     )
     args = ap.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
-    import django
-
-    django.setup()
-    from django.conf import settings
+    setup_django()
     from django.test import Client
 
-    settings.ALLOWED_HOSTS = ["*"]
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    from bench.scale import ScaleSpec, _kinds, bulk_load
-    from dashboard.kube import ClusterCache, override_cluster_cache
-    from dashboard.sim.cluster import SimulatedCluster
+    from dashboard.kube import override_cluster_cache
 
-    cluster = SimulatedCluster(seed=0, scenario="empty", controllers=False)
-    spec = ScaleSpec(jobs=args.jobs, pods=args.pods, queues=200, events=args.events, namespaces=50)
     t0 = time.perf_counter()
-    if args.generator == "large":
-        from dashboard.sim.generator import generate_large
-
-        generate_large(cluster, jobs=args.jobs, pods=args.pods, queues=200, events=args.events)
-    else:
-        bulk_load(cluster, spec)
-    cache = ClusterCache()
-    kinds = _kinds()
-    sim_names = {"jobs": "job", "podgroups": "pg", "queues": "queue", "pods": "pod", "events": "event"}
-    for name, sim_name in sim_names.items():
-        objs, _ = cluster.store.list(kinds[sim_name])
-        st = cache.store(name)
-        st.replace(objs)
-        st.set_state("synced")
+    cache, churn = load_cache(args.generator, args.jobs, args.pods, args.events)
     print(f"loaded in {time.perf_counter() - t0:.1f}s", flush=True)
-    pods = cache.store("pods")
-    jobs = cache.store("jobs")
-    pod_objs, _ = cluster.store.list(kinds["pod"])
-    job_objs, _ = cluster.store.list(kinds["job"])
-    pgs = cache.store("podgroups")
-    pg_objs, _ = cluster.store.list(kinds["pg"])
-    n = [0]
-    lock = threading.Lock()
-
-    def churn() -> None:
-        with lock:
-            n[0] += 1
-            for i in range(3):
-                o = copy.deepcopy(pod_objs[(n[0] * 7 + i) % len(pod_objs)])
-                o["metadata"]["resourceVersion"] = str(10**9 + n[0] * 10 + i)
-                o["metadata"].setdefault("labels", {})["churn"] = str(n[0])
-                pods.upsert(o)
-            o = copy.deepcopy(job_objs[n[0] % len(job_objs)])
-            o["metadata"]["resourceVersion"] = str(10**9 + n[0])
-            o["metadata"].setdefault("labels", {})["churn"] = str(n[0])
-            jobs.upsert(o)
-            o = copy.deepcopy(pg_objs[n[0] % len(pg_objs)])
-            o["metadata"]["resourceVersion"] = str(10**9 + n[0])
-            o["metadata"].setdefault("labels", {})["churn"] = str(n[0])
-            pgs.upsert(o)
 
     with override_cluster_cache(cache):
         for path, mode, threads in (
@@ -157,6 +108,68 @@ def main() -> None:
             )
         if args.memos:
             _fill_and_measure(cache)
+
+
+def setup_django() -> None:
+    """Django with the benchmark settings, serving the test Client (any host, static files
+    without the manifest)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    settings.ALLOWED_HOSTS = ["*"]
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+
+
+def load_cache(generator: str, jobs: int, pods: int, events: int) -> tuple[Any, Callable[[], None]]:
+    """A synced in-memory ClusterCache holding a generated cluster of 200 queues and 50 namespaces
+    (``generator``: "bulk", bench/scale.py's loader, or "large", dashboard/sim/generator.py), and
+    ``churn()``, which modifies three pods, a Job and a PodGroup (new resourceVersions), the way a
+    live watch does between two page views."""
+    from bench.scale import ScaleSpec, _kinds, bulk_load
+    from dashboard.kube import ClusterCache
+    from dashboard.sim.cluster import SimulatedCluster
+
+    cluster = SimulatedCluster(seed=0, scenario="empty", controllers=False)
+    if generator == "large":
+        from dashboard.sim.generator import generate_large
+
+        generate_large(cluster, jobs=jobs, pods=pods, queues=200, events=events)
+    else:
+        bulk_load(cluster, ScaleSpec(jobs=jobs, pods=pods, queues=200, events=events, namespaces=50))
+    cache = ClusterCache()
+    kinds = _kinds()
+    sim_names = {"jobs": "job", "podgroups": "pg", "queues": "queue", "pods": "pod", "events": "event"}
+    for name, sim_name in sim_names.items():
+        objs, _ = cluster.store.list(kinds[sim_name])
+        st = cache.store(name)
+        st.replace(objs)
+        st.set_state("synced")
+    stores = {name: cache.store(name) for name in ("pods", "jobs", "podgroups")}
+    objs = {name: cluster.store.list(kinds[sim_names[name]])[0] for name in stores}
+    n = [0]
+    lock = threading.Lock()
+
+    def changed(name: str, i: int, version: int) -> None:
+        o = copy.deepcopy(objs[name][i % len(objs[name])])
+        o["metadata"]["resourceVersion"] = str(version)
+        o["metadata"].setdefault("labels", {})["churn"] = str(n[0])
+        stores[name].upsert(o)
+
+    def churn() -> None:
+        with lock:
+            n[0] += 1
+            for i in range(3):
+                changed("pods", n[0] * 7 + i, 10**9 + n[0] * 10 + i)
+            changed("jobs", n[0], 10**9 + n[0])
+            changed("podgroups", n[0], 10**9 + n[0])
+
+    return cache, churn
 
 
 def _rss_mb() -> float:
