@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
+from dashboard.history import reads
 from dashboard.history.models import PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
+from dashboard.volcano.history import admission_wait
 from dashboard.volcano.phases import job_phase
 from tests.history.helpers import add_nodes, gpu_job, recorder, settle
 
@@ -64,6 +68,26 @@ def test_records_transitions_pods_and_samples_from_the_watch(cluster, make_live_
     assert max(s.allocated or 0 for s in samples) == 2
     assert QueuePhaseSample.objects.using(history_db).filter(queue="default", phase="Running").exists()
     assert rec.status().dropped == 0 and rec.status().written > 0
+    assert reads.admission_waits(history_db, "default", cluster.clock.now() - timedelta(days=7)) == (
+        _waits(groups)
+    )
+
+
+def _waits(transitions):
+    """(Running, seconds waited) per PodGroup from its transitions, computed here row by row."""
+    firsts, created = {}, {}
+    for t in transitions:
+        at = t.object_time or t.seen_at
+        firsts[t.uid, t.phase] = min(at, firsts.get((t.uid, t.phase), at))
+        created[t.uid] = t.created
+    out = []
+    for uid, made in created.items():
+        running = firsts.get((uid, "Running"))
+        wait = admission_wait(made, firsts.get((uid, "Inqueue")), running)
+        if running is not None and wait is not None:
+            out.append((running, wait.total_seconds()))
+    assert out
+    return sorted(out)
 
 
 def test_a_restart_keeps_history_and_adds_no_duplicates(cluster, make_live_cache, history_db):
