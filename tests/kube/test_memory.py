@@ -256,7 +256,9 @@ def test_the_cache_releases_free_memory_while_it_runs_and_stops_doing_so(sim_clu
     cache = make_live_cache(sim_cluster, memory_release_interval=0.05)
     releaser = cache.memory_releaser
     done = threading.Event()
-    deadline = 100  # up to 5 s in steps of 0.05 s: a condition with a timeout, not a sleep for state
+    # Up to 30 s in steps of 0.05 s: a condition with a timeout, not a sleep for state (a release
+    # walks the test process's whole heap, which after a long test run takes a while).
+    deadline = 600
     while releaser.releases < 2 and deadline:
         done.wait(0.05)
         deadline -= 1
