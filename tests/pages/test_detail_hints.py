@@ -81,6 +81,8 @@ def test_final_job_shows_outcome_not_minavailable_reached(client, cache, phase, 
 
 def test_running_job_still_shows_gang_bar(client, cache):
     cache.store("jobs").upsert(job("run", "Running", running=4))
+    for i in range(4):  # the pods behind the counter: a counter no pod backs is disputed
+        cache.store("pods").upsert(pod(f"run-main-{i}", "run", {"ready": True, "restartCount": 0}))
     page = text(client.get("/jobs/ml/run/").content.decode())
     assert "minAvailable reached" in page and "4 /4" in page
 
