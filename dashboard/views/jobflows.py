@@ -163,6 +163,7 @@ def _flow_ctx(snap: Snapshot, jf: dict, jobs: dict[str, dict], now: datetime) ->
     phase_of_flow = {f: s[0] if s[3] else "" for f, s in state.items()}
     statuses = vf.job_statuses(jf)
     ns = objects.namespace(jf)
+    cyclic = vf.in_cycles(items)
     rows = []
     for f in items:
         job_name = vf.flow_job_name(jf, f.name)
@@ -177,6 +178,7 @@ def _flow_ctx(snap: Snapshot, jf: dict, jobs: dict[str, dict], now: datetime) ->
                 "phase": badges.job_phase(job) if job else None,
                 "recorded": st.state if st else "",
                 "unmet": vf.unmet(f, phase_of_flow),
+                "in_cycle": f.name in cyclic,
                 "restarts": st.restarts if st else None,
             }
         )
@@ -184,6 +186,7 @@ def _flow_ctx(snap: Snapshot, jf: dict, jobs: dict[str, dict], now: datetime) ->
     return {
         "graph": pf.flow_graph(items, state),
         "rows": rows,
+        "cyclic": sorted(cyclic),
         "retain": vf.retain_policy(jf),
         "timeline": pf.timeline(ordered, now),
         "counted": [(k, v) for k, v in vf.counted_jobs(jf).items() if v],

@@ -99,6 +99,27 @@ def depths(items: Sequence[Flow]) -> dict[str, int]:
     return out
 
 
+def in_cycles(items: Sequence[Flow]) -> set[str]:
+    """The flows that depend on themselves, directly (a target naming the flow) or through other
+    flows: their dependencies never complete before them, so the JobFlow controller never
+    creates their Jobs."""
+    by_name = {f.name: f for f in items}
+    out: set[str] = set()
+    for f in items:
+        seen: set[str] = set()
+        todo = [t for t in f.targets if t in by_name]
+        while todo:
+            n = todo.pop()
+            if n == f.name:
+                out.add(f.name)
+                break
+            if n in seen:
+                continue
+            seen.add(n)
+            todo.extend(t for t in by_name[n].targets if t in by_name)
+    return out
+
+
 @dataclass(frozen=True)
 class Span:
     """One entry of ``runningHistories``: ``state`` from ``start`` to ``end`` (None: ongoing)."""

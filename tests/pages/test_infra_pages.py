@@ -157,6 +157,35 @@ def test_suspended_cronjob_with_unknown_zone(infra, client):
     assert "data-bad-schedule" in detail
 
 
+def test_flows_in_a_dependency_cycle_are_named(infra, client):
+    cluster, cache, _now = infra
+    jf_kind = io.kind("flow.volcano.sh", "jobflows")
+    jf = {
+        "apiVersion": "flow.volcano.sh/v1alpha1",
+        "kind": "JobFlow",
+        "metadata": {"name": "loop", "namespace": NS},
+        "spec": {
+            "flows": [
+                {"name": "a", "dependsOn": {"targets": ["b"]}},
+                {"name": "b", "dependsOn": {"targets": ["a"]}},
+                {"name": "c", "dependsOn": {"targets": ["c"]}},
+                {"name": "d", "dependsOn": {"targets": ["a"]}},
+            ]
+        },
+    }
+    cluster.store.create(jf_kind, jf, NS, replay=True)
+    try:
+        cache.wait_for(lambda s: s.jobflows.get(NS, "loop") is not None, timeout=10)
+        page = _get(client, f"/jobflows/{NS}/loop/")
+        note = text(page.split("data-flow-cycle>")[1].split("</p>")[0])
+        assert "never start: a, b, c" in note, note  # d waits on the cycle but is not in it
+        rows = dict(re.findall(r'data-flow-row="([^"]+)">(.*?)</tr>', page, re.S))
+        assert {f for f, row in rows.items() if "data-in-cycle" in row} == {"a", "b", "c"}
+    finally:
+        cluster.store.delete(jf_kind, NS, "loop")
+        cache.wait_for(lambda s: s.jobflows.get(NS, "loop") is None, timeout=10)
+
+
 def test_jobflow_graph_and_flows(infra, client):
     page = _get(client, "/jobflows/")
     assert re.findall(r'<tr data-jobflow="([^"]+)"', page) == [f"{NS}/pipe"]
