@@ -22,6 +22,8 @@ from dashboard.volcano import jobflows as vf
 BOX_W, BOX_H = 180, 50
 GAP_X, GAP_Y = 70, 22
 PAD = 10
+# How far right of a box an edge drawn around it bulges.
+LOOP_OUT = 40
 # Names longer than this are cut in the box (the full name is in its <title> and the table).
 LABEL_CHARS = 22
 STATE_PX = 160  # the state line's room in a box: BOX_W less both margins
@@ -125,18 +127,33 @@ def flow_graph(items: Sequence[vf.Flow], state: Mapping[str, tuple[str, str, str
                 ),
             )
     edges = []
+    reach = 0  # how far right an edge drawn around the boxes goes
     for f in items:
         to = boxes.get(f.name)
         for t in f.targets:
             src = boxes.get(t)
-            if src is None or to is None or src is to:
+            if src is None or to is None:
                 continue
-            x1, y1 = src.x + BOX_W, src.cy
-            x2, y2 = to.x, to.cy
-            mid = (x1 + x2) // 2
             met = state.get(t, ("", "", "", False))[0] == vf.MET_PHASE
-            edges.append(Edge(f"M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}", met, t, f.name))
-    width = max((b.x + BOX_W for b in boxes.values()), default=0) + PAD
+            x1, y1 = src.x + BOX_W, src.cy
+            if src is to:
+                # A flow that depends on itself: a loop on its right side.
+                loop = x1 + LOOP_OUT
+                reach = max(reach, loop)
+                path = f"M{x1},{y1 - 12} C{loop},{y1 - 30} {loop},{y1 + 30} {x1},{y1 + 12}"
+            elif src.x >= to.x:
+                # Back to a column at or left of the source (a cycle): around the right sides,
+                # never through the boxes in between.
+                x2, y2 = to.x + BOX_W, to.cy
+                out = max(x1, x2) + LOOP_OUT
+                reach = max(reach, out)
+                path = f"M{x1},{y1} C{out},{y1} {out},{y2} {x2},{y2}"
+            else:
+                x2, y2 = to.x, to.cy
+                mid = (x1 + x2) // 2
+                path = f"M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}"
+            edges.append(Edge(path, met, t, f.name))
+    width = max(max((b.x + BOX_W for b in boxes.values()), default=0), reach) + PAD
     height = max((b.y + BOX_H for b in boxes.values()), default=0) + PAD
     return Graph(list(boxes.values()), edges, width, height)
 

@@ -181,6 +181,9 @@ def test_flows_in_a_dependency_cycle_are_named(infra, client):
         assert "never start: a, b, c" in note, note  # d waits on the cycle but is not in it
         rows = dict(re.findall(r'data-flow-row="([^"]+)">(.*?)</tr>', page, re.S))
         assert {f for f, row in rows.items() if "data-in-cycle" in row} == {"a", "b", "c"}
+        # Every dependency is drawn, the self-dependency as a loop, the way back around the boxes.
+        svg = page.split('<svg class="flow-graph"')[1].split("</svg>")[0]
+        assert set(re.findall(r'data-edge="([^"]+)"', svg)) == {"b→a", "a→b", "c→c", "a→d"}
     finally:
         cluster.store.delete(jf_kind, NS, "loop")
         cache.wait_for(lambda s: s.jobflows.get(NS, "loop") is None, timeout=10)
