@@ -73,9 +73,10 @@
   function all(root, sel) { return Array.prototype.slice.call(root.querySelectorAll(sel)); }
 
   // A list of li items in importance order with its "+ N more" line (an attention group, the warnings).
-  function itemList(items, more) {
+  function itemList(items, more, el) {
     var texts = cuts(more);
     return {
+      el: el || null,
       size: items.length,
       min: more.getAttribute("data-cuts-from") === "0" ? 0 : 1,
       show: function (k) {
@@ -116,7 +117,7 @@
     all(col, ".att-group").forEach(function (g) {
       var items = all(g, ".att-list > li");
       var more = g.querySelector(".kiosk-more[data-cuts]");
-      if (items.length && more) out.push(itemList(items, more));
+      if (items.length && more) out.push(itemList(items, more, g));
     });
     var q = col.querySelector('[data-panel="queues"]');
     var ql = q && queueList(q);
@@ -138,7 +139,12 @@
     if (!lists.length) return;
     var boxes = [col].concat(all(col, "[data-panel]"));
     function over() { return boxes.some(overflows); }
-    lists.forEach(function (l) { l.shown = 1; l.done = false; l.show(1); });
+    lists.forEach(function (l) {
+      if (l.el) l.el.hidden = false;
+      l.shown = 1;
+      l.done = false;
+      l.show(1);
+    });
     lists.forEach(function (l) {
       while (l.first && l.shown < l.first) {
         l.show(l.shown + 1);
@@ -146,10 +152,20 @@
         l.shown += 1;
       }
     });
-    // Too short even for that: the lists that may show none (Recent warnings) give way.
+    // Too short even for that: the lists that may show none (Recent warnings) give way, then the
+    // least important lists (the last ones) show no row (their heading keeps the count), then
+    // their headings go too: a row is left out whole, never cut at the screen's edge.
     lists.forEach(function (l) {
       if (l.min === 0 && over()) { l.shown = 0; l.show(0); }
     });
+    for (var i = lists.length - 1; i >= 0 && over(); i--) {
+      lists[i].shown = 0;
+      lists[i].done = true;
+      lists[i].show(0);
+    }
+    for (var j = lists.length - 1; j >= 0 && over(); j--) {
+      if (lists[j].el) lists[j].el.hidden = true;
+    }
     var grew = true;
     while (grew) {
       grew = false;

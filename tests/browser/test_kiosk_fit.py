@@ -335,3 +335,55 @@ def test_kiosk_refits_after_a_live_swap(live_dashboard, browser):
             assert g["more"] == g["total"] - g["shown"], g
     finally:
         context.close()
+
+
+# Whole rows only: every shown row and heading of the attention panel ends inside it, and each
+# group's "+ N more" counts what is not shown.
+_CUT = """() => {
+  const shown = (e) => e.getClientRects().length > 0;
+  const p = document.querySelector('[data-panel="attention"]');
+  const bottom = p.getBoundingClientRect().bottom;
+  const cut = [...p.querySelectorAll('h3, .att-list > li, .kiosk-more')].filter(shown)
+    .filter(e => e.getBoundingClientRect().bottom > bottom + 1).map(e => e.textContent.trim());
+  const groups = [...p.querySelectorAll('.att-group')].filter(shown).map(g => ({
+    total: parseInt(g.querySelector('h3').textContent.trim(), 10),
+    shown: [...g.querySelectorAll('.att-list > li')].filter(shown).length,
+    more: g.querySelector('.kiosk-more') && shown(g.querySelector('.kiosk-more'))
+      ? +g.querySelector('.kiosk-more').dataset.more : 0,
+  }));
+  return {cut, groups, all: p.querySelectorAll('.att-group').length};
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1024, 576), (1280, 720)], ids=["1024x576", "1280x720"])
+def test_more_attention_groups_than_fit_leave_rows_out_whole(live_dashboard, browser, width, height):
+    base, cluster, cache = live_dashboard
+    from tests.pages.helpers import kind
+
+    queue_kind = kind("scheduling.volcano.sh", "queues")
+    job_kind = kind("batch.volcano.sh", "jobs")
+    for i in range(6):  # closed queues and Jobs in a phase no Volcano version has: two more groups
+        cluster.store.create(
+            queue_kind,
+            {"metadata": {"name": f"shut-{i}"}, "spec": {"weight": 1}, "status": {"state": "Closed"}},
+        )
+        job = {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "metadata": {"name": f"odd-{i}", "namespace": "default"},
+            "spec": {"queue": "default", "tasks": []},
+            "status": {"state": {"phase": f"Exploding{i}"}},
+        }
+        cluster.store.create(job_kind, job, "default", replay=True)
+    cache.wait_for(
+        lambda s: s.jobs.get("default", "odd-5") is not None and s.queues.get(None, "shut-5"), timeout=10
+    )
+    context, page = _open_kiosk(browser, base, width, height)
+    try:
+        fit = page.evaluate(_CUT)
+        assert fit["cut"] == [], fit["cut"]
+        for g in fit["groups"]:
+            # A group left with no row keeps its count in its heading ("13 pending Jobs").
+            assert g["more"] == (g["total"] - g["shown"] if g["shown"] else 0), g
+    finally:
+        context.close()
