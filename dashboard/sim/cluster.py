@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import random
 import secrets
 import threading
@@ -297,6 +298,10 @@ class SimulatedCluster:
         }
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(config, indent=2) + "\n")  # JSON is YAML: both loaders accept it
+        # JSON is YAML: both loaders accept it. Written whole (a temporary file renamed over it): a
+        # dashboard watching the path never reads half of it.
+        partial = path.with_name(f".{path.name}.partial")
+        partial.write_text(json.dumps(config, indent=2) + "\n")
+        os.replace(partial, path)
         path.chmod(0o600)
         return path
