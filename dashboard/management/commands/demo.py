@@ -134,13 +134,15 @@ class Command(BaseCommand):
         check_port_free(opts["host"], opts["port"])
 
         def on_signal(signum, frame) -> None:
-            # SIGTERM/SIGHUP stop the demo like Ctrl-C: KeyboardInterrupt is not an Exception, so
+            # SIGINT/SIGTERM/SIGHUP stop the demo like Ctrl-C: KeyboardInterrupt is not an Exception, so
             # no handler on the way swallows it before the cleanup below.
             raise KeyboardInterrupt
 
         stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
         previous = {sig: signal.getsignal(sig) for sig in stop_signals}
-        for sig in (signal.SIGTERM, signal.SIGHUP):
+        # SIGINT too: a demo started in the background of a non-interactive shell inherits it
+        # ignored, and Ctrl-C (or kill -INT) must still stop it.
+        for sig in stop_signals:
             signal.signal(sig, on_signal)
         cluster = None
         workdir: Path | None = None
