@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import html
+import json
 import re
+import urllib.request
 
 from django.urls import reverse
 
@@ -93,3 +95,14 @@ def check_fragment(client, page: str, fragment: str) -> str:
     assert "HX-Request" in resp["Vary"]
     assert client.get(fragment_url(body, fragment), headers=htmx).status_code == 204
     return body
+
+
+def sim_faults(cluster, **switches) -> None:
+    """Set the simulated API server's fault switches (``POST /_sim/faults``, admin token)."""
+    req = urllib.request.Request(
+        cluster.url + "/_sim/faults", data=json.dumps(switches).encode(), method="POST"
+    )
+    req.add_header("Authorization", f"Bearer {cluster.admin_token}")
+    req.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        assert resp.status == 200

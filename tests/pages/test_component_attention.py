@@ -4,25 +4,13 @@ says unknown, never ready."""
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 
 import pytest
 
-from tests.pages.helpers import check_fragment, text
+from tests.pages.helpers import check_fragment, sim_faults, text
 
 pytestmark = pytest.mark.usefixtures("demo_cache")
-
-
-def _faults(cluster, **switches) -> None:
-    req = urllib.request.Request(
-        cluster.url + "/_sim/faults", data=json.dumps(switches).encode(), method="POST"
-    )
-    req.add_header("Authorization", f"Bearer {cluster.admin_token}")
-    req.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        assert resp.status == 200
 
 
 def _components_current(cluster, snap) -> bool:
@@ -50,14 +38,14 @@ def _scheduler_ready(snap) -> bool | None:
 @pytest.fixture
 def scheduler_down(demo_cluster, demo_cache):
     demo_cache.wait_for(lambda s: _scheduler_ready(s) is True, timeout=20)
-    _faults(demo_cluster, components_down=["volcano-scheduler"])
+    sim_faults(demo_cluster, components_down=["volcano-scheduler"])
     try:
         demo_cache.wait_for(
             lambda s: _scheduler_ready(s) is False and _components_current(demo_cluster, s), timeout=20
         )
         yield demo_cluster, demo_cache
     finally:
-        _faults(demo_cluster, components_down=[])
+        sim_faults(demo_cluster, components_down=[])
         demo_cache.wait_for(
             lambda s: _scheduler_ready(s) is True and _components_current(demo_cluster, s), timeout=20
         )
@@ -81,12 +69,12 @@ def test_a_scheduler_outage_is_the_kiosk_headline_and_first_in_needs_attention(s
 @pytest.fixture
 def api_failing(demo_cluster, demo_cache):
     """Every request fails and the watches drop: the kinds the card reads go stale."""
-    _faults(demo_cluster, error_rate=1.0, drop_watches=True)
+    sim_faults(demo_cluster, error_rate=1.0, drop_watches=True)
     try:
         demo_cache.wait_for(lambda s: s.deployments.state.name != "synced", timeout=20)
         yield demo_cache
     finally:
-        _faults(demo_cluster, error_rate=0.0)
+        sim_faults(demo_cluster, error_rate=0.0)
         demo_cache.wait_for(lambda s: all(v.state.name == "synced" for v in s.views().values()), timeout=30)
 
 

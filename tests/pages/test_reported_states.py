@@ -12,16 +12,14 @@ fragment's visible text.
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.request
 from datetime import timedelta
 
 import pytest
 from django.test import override_settings
 
 from bench.page_text import _Text
-from tests.pages.helpers import fragment_url, kind, text, with_version
+from tests.pages.helpers import fragment_url, kind, sim_faults, text, with_version
 
 QUEUES = ("scheduling.volcano.sh", "queues")
 PODGROUPS = ("scheduling.volcano.sh", "podgroups")
@@ -267,16 +265,6 @@ def test_no_page_or_fragment_of_these_states_shows_a_placeholder_word(reported, 
 # -- counts that cannot be computed --------------------------------------------------------------
 
 
-def _faults(cluster, **switches) -> None:
-    req = urllib.request.Request(
-        cluster.url + "/_sim/faults", data=json.dumps(switches).encode(), method="POST"
-    )
-    req.add_header("Authorization", f"Bearer {cluster.admin_token}")
-    req.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        assert resp.status == 200
-
-
 @pytest.fixture
 def pgs_forbidden(tmp_path_factory):
     """A cluster whose PodGroups the dashboard may not list while Queues and Jobs are readable."""
@@ -288,7 +276,7 @@ def pgs_forbidden(tmp_path_factory):
     kubeconfig = cluster.write_kubeconfig(
         tmp_path_factory.mktemp("pgs-forbidden") / "kubeconfig", user="admin"
     )
-    _faults(cluster, forbidden=["podgroups"])
+    sim_faults(cluster, forbidden=["podgroups"])
     cache = build_cluster_cache(
         kubeconfig=str(kubeconfig), context="", mode="kubeconfig", options=fast_cache_options()
     )
