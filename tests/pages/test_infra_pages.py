@@ -3,6 +3,7 @@ objects created through the simulated API server (tests/pages/infra_objects.py).
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
@@ -11,6 +12,24 @@ from tests.pages import infra_objects as io
 from tests.pages.helpers import check_fragment, text
 
 NS = io.NS
+
+
+@contextlib.contextmanager
+def added(infra, plural: str, group: str, objs: list[dict], namespace: str | None = NS):
+    """``objs`` of one kind created in the shared infra cluster for one test, seen by the cache
+    before the test reads a page, and deleted (and seen gone) after it."""
+    cluster, cache, _now = infra
+    k = io.kind(group, plural)
+    names = [o["metadata"]["name"] for o in objs]
+    for obj in objs:
+        cluster.store.create(k, obj, namespace, replay=True)
+    try:
+        cache.wait_for(lambda s: all(getattr(s, plural).get(namespace, n) for n in names), timeout=10)
+        yield
+    finally:
+        for n in names:
+            cluster.store.delete(k, namespace, n)
+        cache.wait_for(lambda s: not any(getattr(s, plural).get(namespace, n) for n in names), timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -73,22 +92,13 @@ def test_hypernode_tree_resolves_members_and_places_gangs(infra, client):
 
 
 def test_a_membership_cycle_without_a_root_is_in_the_tree(infra, client):
-    cluster, cache, _now = infra
-    hn_kind = io.kind("topology.volcano.sh", "hypernodes")
     a = io.hypernode("ring-a", 2, "zone", [io.exact("HyperNode", "ring-b")])
     b = io.hypernode("ring-b", 3, "region", [io.exact("HyperNode", "ring-a")])
-    for obj in (a, b):
-        cluster.store.create(hn_kind, obj, None, replay=True)
-    try:
-        cache.wait_for(lambda s: s.hypernodes.get(None, "ring-b") is not None, timeout=10)
+    with added(infra, "hypernodes", "topology.volcano.sh", [a, b], None):
         page = _get(client, "/hypernodes/")
         order = re.findall(r'data-hypernode="([^"]+)" data-depth="(\d)"', page)
         assert ("ring-a", "0") in order and ("ring-b", "1") in order, order
         assert "(already above: a membership cycle)" in text(page)
-    finally:
-        for name in ("ring-a", "ring-b"):
-            cluster.store.delete(hn_kind, None, name)
-        cache.wait_for(lambda s: s.hypernodes.get(None, "ring-a") is None, timeout=10)
 
 
 def test_hypernode_detail_lists_nodes_and_pods(infra, client):
@@ -127,26 +137,20 @@ def test_cronjobs_list_and_detail(infra, client):
 
 def test_a_schedule_that_matches_no_date_never_runs(infra, client):
     """30 February: croniter finds no date; the list and the page say "never", nothing fails."""
-    cluster, cache, now = infra
-    cj_kind = io.kind("batch.volcano.sh", "cronjobs")
+    _cluster, _cache, now = infra
     cj = {
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "CronJob",
         "metadata": {"name": "feb30", "namespace": NS, "creationTimestamp": io.iso(now)},
         "spec": {"schedule": "0 0 30 2 *", "jobTemplate": {"spec": {"tasks": []}}},
     }
-    cluster.store.create(cj_kind, cj, NS, replay=True)
-    try:
-        cache.wait_for(lambda s: s.cronjobs.get(NS, "feb30") is not None, timeout=10)
+    with added(infra, "cronjobs", "batch.volcano.sh", [cj]):
         listing = _get(client, "/cronjobs/")
         row = listing.split(f'data-cronjob="{NS}/feb30"')[1].split("</tr>")[0]
         assert "never" in text(row)
         detail = _get(client, f"/cronjobs/{NS}/feb30/")
         assert "This schedule matches no date: the CronJob never runs." in text(detail)
         assert "data-next-runs" not in detail
-    finally:
-        cluster.store.delete(cj_kind, NS, "feb30")
-        cache.wait_for(lambda s: s.cronjobs.get(NS, "feb30") is None, timeout=10)
 
 
 def test_suspended_cronjob_with_unknown_zone(infra, client):
@@ -158,8 +162,6 @@ def test_suspended_cronjob_with_unknown_zone(infra, client):
 
 
 def test_flows_in_a_dependency_cycle_are_named(infra, client):
-    cluster, cache, _now = infra
-    jf_kind = io.kind("flow.volcano.sh", "jobflows")
     jf = {
         "apiVersion": "flow.volcano.sh/v1alpha1",
         "kind": "JobFlow",
@@ -173,9 +175,7 @@ def test_flows_in_a_dependency_cycle_are_named(infra, client):
             ]
         },
     }
-    cluster.store.create(jf_kind, jf, NS, replay=True)
-    try:
-        cache.wait_for(lambda s: s.jobflows.get(NS, "loop") is not None, timeout=10)
+    with added(infra, "jobflows", "flow.volcano.sh", [jf]):
         page = _get(client, f"/jobflows/{NS}/loop/")
         note = text(page.split("data-flow-cycle>")[1].split("</p>")[0])
         assert "never start: a, b, c" in note, note  # d waits on the cycle but is not in it
@@ -184,9 +184,6 @@ def test_flows_in_a_dependency_cycle_are_named(infra, client):
         # Every dependency is drawn, the self-dependency as a loop, the way back around the boxes.
         svg = page.split('<svg class="flow-graph"')[1].split("</svg>")[0]
         assert set(re.findall(r'data-edge="([^"]+)"', svg)) == {"b→a", "a→b", "c→c", "a→d"}
-    finally:
-        cluster.store.delete(jf_kind, NS, "loop")
-        cache.wait_for(lambda s: s.jobflows.get(NS, "loop") is None, timeout=10)
 
 
 def test_jobflow_graph_and_flows(infra, client):
