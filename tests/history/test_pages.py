@@ -13,7 +13,7 @@ from dashboard.history.service import HistoryService, override_service
 from dashboard.kube import override_cluster_cache
 from dashboard.presenters.clock import set_time_source
 from dashboard.sim.kinds import POD
-from dashboard.volcano.phases import job_phase
+from dashboard.volcano.phases import job_phase, podgroup_phase, podgroup_queued
 from dashboard.volcano.time import parse_time
 from tests.history.conftest import add_alias, drop_alias, sqlite_alias
 from tests.history.helpers import add_nodes, gpu_job, settle
@@ -135,16 +135,17 @@ def test_job_page_timeline_wait_and_place_in_queue(recorded):
     for _ in range(5):
         cluster.advance(1)
         service.recorder.step(force_flush=True)
-    cache.wait_for(lambda s: s.podgroups.get("default", _pg_name(s, "big-b")) is not None, timeout=5)
+    cache.wait_for(lambda s: _queued(s, "big-a") and _queued(s, "big-b"), timeout=5)
     page = client.get("/jobs/default/big-b/").content.decode()
     assert "data-queue-place" in page and "Number 2 of 2 waiting gangs in queue default" in page
     assert "Estimate:" in page
 
 
-def _pg_name(snap, job_name):
+def _queued(snap, job_name):
+    """The Job's PodGroup is in the cache, in a phase that waits for admission."""
     job = snap.jobs.get("default", job_name)
     pg = snap.podgroup_for_job(job) if job else None
-    return pg["metadata"]["name"] if pg else ""
+    return pg is not None and podgroup_queued(podgroup_phase(pg))
 
 
 def test_history_pages_are_well_formed(recorded):
