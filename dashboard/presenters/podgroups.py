@@ -39,7 +39,8 @@ _VOLCANO_KIND_NAMES = ("Job", "PodGroup", "Queue", "Command")
 
 
 def owner_of(obj: Mapping) -> dict[str, str] | None:
-    """The controller ownerReference (or the first one) as {kind, name, apiVersion, kind_label}.
+    """The controller ownerReference (or the first one) as {kind, name, apiVersion, kind_label,
+    volcano_job} (``volcano_job`` "1" when it names a Volcano Job (batch.volcano.sh), else "").
 
     ``kind_label`` is the kind, qualified by its apiVersion when the bare kind would read as a
     Volcano one: "Job (batch/v1)" owns the PodGroup of a Kubernetes Job scheduled by Volcano."""
@@ -54,4 +55,5 @@ def owner_of(obj: Mapping) -> dict[str, str] | None:
         "name": as_str(ref.get("name")),
         "apiVersion": api_version,
         "kind_label": f"{kind} ({api_version})" if qualify else kind,
+        "volcano_job": "1" if kind == "Job" and api_version.startswith("batch.volcano.sh/") else "",
     }

@@ -167,6 +167,15 @@ def queue_missing(snap: Snapshot, name: str) -> str:
     return absent_hint(snap.queue(name), snap.queues.state)
 
 
+def owner_job_missing(snap: Snapshot, owner: Mapping[str, str] | None, job: dict | None) -> str:
+    """The hint shown beside a PodGroup's owner when its ownerReference names a Volcano Job the
+    cache does not hold (presenters.pending.absent_hint); "" when the Job is found, when the owner
+    is of another kind, or when Jobs cannot be read at all (one notice says so, not every row)."""
+    if job is not None or not owner or not owner.get("volcano_job") or not snap.jobs.state.is_usable:
+        return ""
+    return absent_hint(None, snap.jobs.state)
+
+
 def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
     """A Job's row in the Jobs list and on its Queue's page."""
     pg = snap.podgroup_for_job(job)
@@ -216,7 +225,8 @@ def pg_row(snap: Snapshot, pg: dict, now: datetime) -> dict:
         "failed": podgroup_counter(pg, "failed"),
         "gang": podgroup_gang(pg),
         "job": job,
-        "owner": owner_of(pg),
+        "owner": (owner := owner_of(pg)),
+        "owner_missing": owner_job_missing(snap, owner, job),
         "created": created,
         "wait": seconds_between(created, now) if phases.podgroup_queued(phases.podgroup_phase(pg)) else None,
         "unschedulable": unschedulable_condition(pg),
