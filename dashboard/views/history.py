@@ -126,6 +126,12 @@ def _duration(seconds: float) -> str:
     return _("%(n)s h") % {"n": round(minutes / 60, 1)}
 
 
+def unknown_key_label(by: str) -> str:
+    """The name of the /usage/ row of pods whose queue (``by`` "queue") or namespace is not known
+    (reads.UsageRow.key ""), the same in its table, its charts and its CSV."""
+    return _("no known queue") if by == "queue" else _("no known namespace")
+
+
 @require_safe
 def usage(request: HttpRequest) -> HttpResponse:
     snap = snapshot(request)
@@ -146,16 +152,18 @@ def usage(request: HttpRequest) -> HttpResponse:
     namespaces = visible_namespaces(request)
     result = service.read(lambda using: reads.usage_hours(using, since, now, by, namespaces))
     rows: list[reads.UsageRow] = result.value or []
+    unknown = unknown_key_label(by)
     if request.GET.get("format") == "csv" and not result.error:
-        return _csv(rows, by, window)
+        return _csv(rows, by, window, unknown)
     ctx.update(
         {
             "rows": rows,
+            "unknown_label": unknown,
             "gpu_bars": bars(
-                [(r.key or "—", r.gpu_hours, f"{r.gpu_hours:.1f}") for r in rows if r.gpu_hours]
+                [(r.key or unknown, r.gpu_hours, f"{r.gpu_hours:.1f}") for r in rows if r.gpu_hours]
             ),
             "cpu_bars": bars(
-                [(r.key or "—", r.cpu_hours, f"{r.cpu_hours:.1f}") for r in rows if r.cpu_hours]
+                [(r.key or unknown, r.cpu_hours, f"{r.cpu_hours:.1f}") for r in rows if r.cpu_hours]
             ),
             "total_gpu": sum(r.gpu_hours for r in rows),
             "total_cpu": sum(r.cpu_hours for r in rows),
@@ -165,13 +173,13 @@ def usage(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/usage.html", ctx)
 
 
-def _csv(rows: list[reads.UsageRow], by: str, window: str) -> HttpResponse:
+def _csv(rows: list[reads.UsageRow], by: str, window: str, unknown: str) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = download_header(f"usage-{by}-{window}.csv")
     writer = csv.writer(response)
     writer.writerow([by, "gpu_hours", "cpu_hours", "pods"])
     for r in rows:
-        writer.writerow([r.key, f"{r.gpu_hours:.3f}", f"{r.cpu_hours:.3f}", r.pods])
+        writer.writerow([r.key or unknown, f"{r.gpu_hours:.3f}", f"{r.cpu_hours:.3f}", r.pods])
     return response
 
 

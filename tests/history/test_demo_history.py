@@ -26,6 +26,7 @@ from dashboard.history.fastforward import demo_cluster, fast_forward, mirrored_c
 from dashboard.history.service import HistoryService, override_service
 from dashboard.kube import override_cluster_cache
 from dashboard.presenters.clock import set_time_source
+from dashboard.views.history import unknown_key_label
 from tests.history.conftest import drop_alias, sqlite_alias
 
 HOURS = 2
@@ -323,7 +324,9 @@ def test_usage_gpu_and_cpu_hours_are_the_pods_requests_times_their_running_time(
     rows = list(
         csv.reader(io.StringIO(client.get("/usage/?window=24h&by=queue&format=csv").content.decode()))
     )
-    got = {r[0]: (float(r[1]), float(r[2])) for r in rows[1:]}
+    # Pods of no queue (their PodGroup unknown) are one row, named alike in the CSV, table and bars.
+    unknown = unknown_key_label("queue")
+    got = {"" if r[0] == unknown else r[0]: (float(r[1]), float(r[2])) for r in rows[1:]}
     assert sum(gpu.values()) > 10  # the demo's GPU jobs ran: the sums are not trivially 0
     for queue in set(gpu) | set(cpu) | set(got):
         g, c = got.get(queue, (0.0, 0.0))
@@ -333,16 +336,13 @@ def test_usage_gpu_and_cpu_hours_are_the_pods_requests_times_their_running_time(
     page = client.get("/usage/?window=24h&by=queue").content.decode()
     shown = {r[0]: (r[1], r[2]) for r in _table(page, 'class="table" data-usage')}
     ran = {q for q in set(gpu) | set(cpu) if gpu.get(q, 0.0) or cpu.get(q, 0.0)}
-    # Pods of no queue (their PodGroup unknown) are a row "unknown", a bar "—".
-    assert set(shown) == {q or "unknown" for q in ran}
+    assert set(shown) == {q or unknown for q in ran}
     for queue in ran:
-        assert shown[queue or "unknown"] == (f"{gpu.get(queue, 0.0):.1f}", f"{cpu.get(queue, 0.0):.1f}"), (
-            queue
-        )
+        assert shown[queue or unknown] == (f"{gpu.get(queue, 0.0):.1f}", f"{cpu.get(queue, 0.0):.1f}"), queue
     bars = page.split("chart-bar-labels", 1)[1].split("</ul>", 1)[0]
     labels = re.findall(r"<span>([^<]*)</span> <strong>([^<]*)</strong>", bars)
     top = sorted(((q, h) for q, h in gpu.items() if h), key=lambda x: (-x[1], -cpu.get(x[0], 0.0), x[0]))
-    assert labels == [(q or "—", f"{h:.1f}") for q, h in top]
+    assert labels == [(q or unknown, f"{h:.1f}") for q, h in top]
 
 
 def _job_with_deleted_pods(truth: Truth) -> tuple[str, str]:
