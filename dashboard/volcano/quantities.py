@@ -3,13 +3,14 @@
 Parsing is ``kubernetes.utils.parse_quantity`` (the Kubernetes client's own reading of the
 ``resource.Quantity`` grammar) made total: garbage reads as None instead of raising. Formatting
 follows one rule: byte resources in binary units, cpu in cores or millicores, everything else with
-decimal suffixes, always with enough digits not to round a value into another.
+decimal suffixes, 3 significant digits within the suffixes and every digit beyond them
+(``format_quantity`` says what two equal texts can hide).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import ROUND_DOWN, Context, Decimal, InvalidOperation
 
 from kubernetes.utils import parse_quantity
 
@@ -120,14 +121,26 @@ _DECIMAL = [
     (Decimal(10) ** 3, "k"),
 ]
 
-# From this many of the largest unit (Ei, E) up, an amount is written with an exponent
-# ("8.67e11 Ei"): a dozen digits before a unit are unreadable.
+# From this many of the largest unit (Ei, E) up, and for cpu from 10^HUGE_CPU_EXPONENT cores up
+# (where compact_number turns scientific), an amount is beyond every suffix: it is written exactly,
+# in base units with an exponent ("1e30", "1.0000001e30"), which is a Kubernetes quantity that
+# reads back as the same value. A rounded mantissa before a unit ("8.67e11 Ei") would show two
+# different huge amounts (a capability and a request) as equal.
 LARGEST_UNIT_LIMIT = 1000
+HUGE_CPU_EXPONENT = 15
 
 
-def _scientific(value: Decimal) -> str:
-    """``value`` with 3 significant digits and an exponent, trailing zeros dropped: "8.67e11", "1e12"."""
-    mantissa, exponent = f"{value:.2e}".split("e")
+# The significant digits an amount beyond every suffix keeps: Decimal's default precision, the
+# precision every sum and comparison of amounts here is made at.
+EXACT_DIGITS = 28
+
+
+def exact_scientific(value: Decimal) -> str:
+    """``value`` with its significant digits (up to EXACT_DIGITS, rounded half-even beyond) and
+    an exponent, trailing mantissa zeros dropped: 10^30 -> "1e30", 1.0000001 * 10^30 ->
+    "1.0000001e30", -2.5 * 10^21 -> "-2.5e21". The text is a quantity that ``quantity`` reads back
+    as ``value`` (rounded to EXACT_DIGITS); at most EXACT_DIGITS + 6 characters."""
+    mantissa, exponent = format(Context(prec=EXACT_DIGITS).plus(value), "e").split("e")
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")
     return f"{mantissa}e{int(exponent)}"
@@ -160,17 +173,24 @@ def is_byte_resource(resource: str) -> bool:
 def format_quantity(resource: str, value: Decimal | None, raw: object = None) -> str:
     """The short form of an amount of ``resource``: cpu in cores, or millicores below 1 core
     ("1.5", "250m"); byte resources in binary units ("4Gi", "953.7Mi"); everything else with a
-    decimal suffix ("16k", "2"). At least 3 significant digits ("1500m" bytes -> "1.5") and
-    scientific notation for absurd magnitudes (``compact_number``; from LARGEST_UNIT_LIMIT of the
-    largest unit up, the exponent goes before the unit: "1e30" bytes -> "8.67e11 Ei"). ``value``
-    None (unreadable) shows ``raw`` as written, cut to RAW_LIMIT characters, or MISSING when there
-    is none."""
+    decimal suffix ("16k", "2").
+
+    Precision: within the suffixes the value is rounded to 3 significant digits, with at least one
+    decimal before a suffix (``compact_number``: "1500m" bytes -> "1.5"), so two amounts shown
+    alike differ by less than 1 % of either. Beyond every suffix (LARGEST_UNIT_LIMIT of Ei or E,
+    10^HUGE_CPU_EXPONENT cores) the value is written exactly in base units (``exact_scientific``:
+    "1e30" bytes -> "1e30"), so two different huge amounts never look equal (up to EXACT_DIGITS
+    significant digits). ``value`` None
+    (unreadable) shows ``raw`` as written, cut to RAW_LIMIT characters, or MISSING when there is
+    none."""
     if value is None:
         if raw is None or raw == "":
             return MISSING
         text = as_str(raw)
         return text if len(text) <= RAW_LIMIT else text[: RAW_LIMIT - 1] + "…"
     if is_cpu_resource(resource):
+        if value and value.adjusted() >= HUGE_CPU_EXPONENT:
+            return exact_scientific(value)
         if value != 0 and abs(value) < 1:
             return f"{compact_number(value * 1000, 0)}m"
         return compact_number(value)
@@ -179,7 +199,7 @@ def format_quantity(resource: str, value: Decimal | None, raw: object = None) ->
         if abs(value) >= size:
             scaled = value / size
             if size is units[0][0] and abs(scaled) >= LARGEST_UNIT_LIMIT:
-                return f"{_scientific(scaled)} {unit}"
+                return exact_scientific(value)
             return f"{compact_number(scaled, 1)}{unit}"
     return compact_number(value, 0) if units is _BINARY else compact_number(value)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import Context, Decimal
 
 import pytest
 from hypothesis import given
@@ -72,9 +72,15 @@ def test_resource_amounts_are_not_negative():
         ("nvidia.com/gpu", "0.5", "0.5"),
         ("nvidia.com/gpu", "16k", "16k"),  # decimal suffixes for the rest
         ("example.com/widgets", "2500000", "2.5M"),
-        ("cpu", "1e20", "1e+20"),  # absurd magnitudes turn scientific
-        ("memory", "1e30", "8.67e11 Ei"),  # beyond the largest unit: an exponent before it
-        ("nvidia.com/gpu", "1e30", "1e12 E"),
+        ("cpu", "1e20", "1e20"),  # beyond every suffix: exact, in base units, with an exponent
+        ("cpu", "123456789012345678", "1.23456789012345678e17"),
+        ("memory", "1e30", "1e30"),
+        ("memory", "1000000000000000000000000001e3", "1.000000000000000000000000001e30"),  # 28 digits
+        ("memory", "10000000000000000000000000000001e-1", "1e30"),  # 32 digits: rounded to 28
+        ("memory", "1.0000001e30", "1.0000001e30"),
+        ("nvidia.com/gpu", "1e30", "1e30"),
+        ("nvidia.com/gpu", "1000E", "1e21"),
+        ("memory", "-2000Ei", "-2.305843009213693952e21"),
         ("memory", "999Ei", "999Ei"),
         ("memory", "-1Gi", "-1Gi"),
     ],
@@ -141,3 +147,66 @@ def test_large_amounts_stay_short_and_true(value, resource):
     assert len(number.split("e")[0].split(".")[0]) <= 3, shown
     back = Decimal(number) * (q.quantity("1" + unit) if unit else 1)
     assert abs(back - value) <= value / 100, shown
+
+
+# Huge amounts: a Queue capability and a request that differ only far down their digits.
+HUGE_PAIRS = [
+    ("1e30", "1.0000001e30"),
+    ("1e30", "1000000000000000000000000001e3"),
+    ("2e21", "2.000000001e21"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), HUGE_PAIRS)
+@pytest.mark.parametrize("resource", ["memory", "cpu", "nvidia.com/gpu", "example.com/widgets"])
+def test_different_huge_amounts_look_different(resource, a, b):
+    shown_a = q.format_quantity(resource, q.quantity(a), a)
+    shown_b = q.format_quantity(resource, q.quantity(b), b)
+    assert shown_a != shown_b
+    assert q.quantity(shown_a) == q.quantity(a) and q.quantity(shown_b) == q.quantity(b)
+
+
+_RESOURCES = st.sampled_from(["memory", "cpu", "nvidia.com/gpu", "pods", "ephemeral-storage"])
+_AMOUNTS = st.decimals(
+    min_value=Decimal("1e-3"), max_value=Decimal("1e30"), allow_nan=False, allow_infinity=False
+)
+
+
+def _value_of(shown: str) -> Decimal:
+    """The amount a formatted text stands for: "1.5Gi" -> 1.5 * 2^30, "8e30" -> 8e30, "250m" -> 0.25."""
+    value = q.quantity(shown.replace(" ", ""))
+    assert value is not None, shown
+    return value
+
+
+@given(_AMOUNTS, _RESOURCES)
+def test_huge_amounts_are_written_exactly(value, resource):
+    """Beyond every suffix the text reads back as the value itself (so no two differ)."""
+    shown = q.format_quantity(resource, value)
+    beyond = value.adjusted() >= q.HUGE_CPU_EXPONENT if q.is_cpu_resource(resource) else "e" in shown
+    if beyond:
+        assert _value_of(shown) == Context(prec=q.EXACT_DIGITS).plus(value), shown
+        assert len(shown) <= q.EXACT_DIGITS + 6, shown
+
+
+@given(_AMOUNTS, _AMOUNTS, _RESOURCES)
+def test_two_amounts_shown_alike_agree_at_the_precision_shown(a, b, resource):
+    """The contract of format_quantity: equal texts mean equal values beyond the suffixes, and
+    values within 1 % of each other (3 significant digits) within them."""
+    if q.format_quantity(resource, a) == q.format_quantity(resource, b):
+        shown = q.format_quantity(resource, a)
+        if "e" in shown:
+            digits = Context(prec=q.EXACT_DIGITS)
+            assert digits.plus(a) == digits.plus(b), shown
+        else:
+            assert abs(a - b) <= max(a, b) / 100, (a, b, shown)
+
+
+@given(_AMOUNTS, st.decimals(min_value=Decimal("-0.02"), max_value=Decimal("0.02"), places=9), _RESOURCES)
+def test_close_amounts_shown_alike_agree_at_the_precision_shown(a, delta, resource):
+    """Pairs a few per mille apart, which often format alike: the same contract."""
+    b = a * (1 + delta)
+    if q.format_quantity(resource, a) == q.format_quantity(resource, b):
+        shown = q.format_quantity(resource, a)
+        digits = Context(prec=q.EXACT_DIGITS)
+        assert digits.plus(a) == digits.plus(b) if "e" in shown else abs(a - b) <= max(a, b) / 100, shown
