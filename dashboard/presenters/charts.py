@@ -42,7 +42,11 @@ class Chart:
 
 
 def _time_text(at: datetime, span: timedelta) -> str:
+    """A clock time in the viewer's time zone, as precise as ``span`` (the window) needs: seconds
+    in a window under 10 minutes (a young Job's timeline), the date in one over a day."""
     local = timezone.localtime(at)
+    if span < timedelta(minutes=10):
+        return formats.time_format(local, "H:i:s")
     if span <= timedelta(days=1):
         return formats.time_format(local, "H:i")
     return formats.date_format(local, "M j H:i")
@@ -156,34 +160,62 @@ class Segment:
 
 @dataclass(frozen=True)
 class GanttRow:
-    label: str
+    label: str  # the pod's name
     note: str
-    y: int
     segments: list[Segment]
+    times: list[str]  # the start of each part of ``rows`` in order ("—": none), then the last one's end
 
 
-GANTT_STEP = 14
+@dataclass(frozen=True)
+class GanttTick:
+    x: float  # 0..100 of the window
+    text: str  # a clock time in the viewer's time zone (the line charts' axis)
+    anchor: str  # SVG text-anchor: the first tick starts at the edge, the last ends there
+    minor: bool  # a tick between others, left out on narrow screens
+
+
+@dataclass(frozen=True)
+class Gantt:
+    rows: list[GanttRow]
+    ticks: list[GanttTick]
+
+
+GANTT_TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def gantt(
     rows: Sequence[tuple[str, str, Sequence[tuple[datetime | None, datetime | None, str, str]]]],
     since: datetime,
     until: datetime,
-) -> tuple[list[GanttRow], int]:
+) -> Gantt:
     """Rows [(label, note, [(start, end, css, label)])] as segments placed in [since, until]
-    (0..100 across); an open end runs to ``until``. Returns the rows and the chart height."""
+    (0..100 across); an open end runs to ``until``. With the time axis: clock times at GANTT_TICKS
+    of the window, as the line charts write them."""
     span = max((until - since).total_seconds(), 1.0)
+    window = until - since
 
     def pos(at: datetime) -> float:
         return max(0.0, min(100.0, 100 * (at - since).total_seconds() / span))
 
     out = []
-    for i, (label, note, parts) in enumerate(rows):
+    for label, note, parts in rows:
         segments = []
+        times = [_time_text(start, window) if start else "—" for start, _end, _css, _text in parts]
+        last_end = parts[-1][1] if parts else None
+        times.append(_time_text(last_end, window) if last_end else "—")
         for start, end, css, text in parts:
             if start is None:
                 continue
             x0, x1 = pos(start), pos(end or until)
             segments.append(Segment(round(x0, 2), round(max(x1 - x0, 0.3), 2), css, text))
-        out.append(GanttRow(label, note, i * GANTT_STEP + 2, segments))
-    return out, max(1, len(out)) * GANTT_STEP
+        out.append(GanttRow(label, note, segments, times))
+    ticks = [
+        GanttTick(
+            100 * f,
+            _time_text(since + window * f, window),
+            "start" if f == 0 else "end" if f == 1 else "middle",
+            f not in (0.0, 0.5, 1.0),
+        )
+        for f in GANTT_TICKS
+    ]
+    return Gantt(out, ticks)

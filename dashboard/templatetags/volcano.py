@@ -393,6 +393,9 @@ def clip(value: object, limit: int = CLIP_CHARS) -> SafeString:
     )
 
 
+register.filter("middle_short", short)
+
+
 @register.filter
 def reveal_attr(value: object) -> str:
     """``value`` for an HTML attribute: hidden control characters written as plain ``U+XXXX``

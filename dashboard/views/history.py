@@ -230,7 +230,7 @@ def job_history(
         return result.value
 
     pods = read(lambda using: reads.job_pods(using, ns, name, created - timedelta(minutes=5))) or []
-    rows, height = gantt(_gantt_rows(pods), created, now)
+    timeline = gantt(_gantt_rows(pods), created, now)
     waits = read(lambda using: reads.admission_waits(using, queue, now - timedelta(days=7))) or []
     typical = percentile([w for _at, w in waits], 50)
     waited = read(lambda using: reads.podgroup_wait(using, objects.uid(pg))) if pg else None
@@ -238,8 +238,10 @@ def job_history(
     if pg is not None and podgroup_queued(podgroup_phase(pg)):
         place = position(queued_gangs(snap, queue), objects.namespace(pg), objects.name(pg))
     return {
-        "rows": rows,
-        "height": height,
+        "rows": timeline.rows,
+        "ticks": timeline.ticks,
+        # The times of each row: the starts of _gantt_rows' parts, then the pod's end.
+        "time_headers": [_("Created"), _("Scheduled"), _("Started"), _("Finished")],
         "wait_text": _wait_text(waited, typical, queue),
         "place_text": _place_text(place, typical, queue),
         "notice": history_notice(service, errors),

@@ -8,13 +8,10 @@ import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.core.management import call_command
 from django.test import Client
 
 from dashboard.history.models import PodLifetime
-from dashboard.history.service import HistoryService, override_service
-from dashboard.presenters.clock import set_time_source
-from tests.history.conftest import drop_alias, sqlite_alias
+from tests.pages.history_store import history_store
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 LABEL = "no known queue"
@@ -24,9 +21,7 @@ LABEL = "no known queue"
 def usage(memory_cache, tmp_path, django_db_blocker):
     for k in ("jobs", "podgroups", "queues", "pods", "events"):
         memory_cache.store(k).mark_synced()
-    with django_db_blocker.unblock():
-        alias = sqlite_alias(tmp_path / "h.sqlite3")
-        call_command("migrate", "history", database=alias, verbosity=0, interactive=False)
+    with django_db_blocker.unblock(), history_store(memory_cache, tmp_path / "h.sqlite3", NOW) as alias:
         started = NOW - timedelta(hours=2)
         for i, queue in enumerate(("", "research", "")):
             PodLifetime.objects.using(alias).create(
@@ -41,14 +36,7 @@ def usage(memory_cache, tmp_path, django_db_blocker):
                 cpu=2.0,
                 gpu=1.0,
             )
-        service = HistoryService(memory_cache, alias, clock=lambda: NOW, record=False)
-        previous = set_time_source(lambda: NOW)
-        try:
-            with override_service(service):
-                yield Client()
-        finally:
-            set_time_source(previous)
-            drop_alias(alias)
+        yield Client()
 
 
 def test_unknown_queue_has_one_name_in_table_chart_and_csv(usage):
