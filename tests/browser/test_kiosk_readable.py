@@ -105,8 +105,8 @@ _CUT_NOTICES = """() => [...document.querySelectorAll('.notice .container, .noti
 
 
 def test_kiosk_notice_is_never_cut_at_the_screen_edge(live_dashboard, browser):
-    """A stale-data notice with a long error, on the screen the kiosk is made for: it fits one line
-    by giving way (the error first, then an ellipsis), never by running off the right edge."""
+    """A stale-data notice with a long error, on the screen the kiosk is made for: its message is
+    whole, never run off the right edge (the error detail is left to the other pages)."""
     base, _cluster, cache = live_dashboard
     cache.store("events").set_state("stale", error="watch dropped: connection reset by peer " * 4)
     context, page = _open(browser, base + "/kiosk/", 1920, 1080)
