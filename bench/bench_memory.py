@@ -37,26 +37,46 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 from bench.common import rss_mb  # noqa: E402 - after the path set-up above
 
 
-def deep_sizes(views: dict) -> dict[str, tuple[int, int]]:
+def deep_size(roots: list, seen: set[int]) -> int:
+    """getsizeof summed over every object reachable from ``roots`` (dicts, lists, tuples, sets
+    followed) that is not in ``seen``; adds what it counts to ``seen``."""
+    total = 0
+    stack = list(roots)
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend(obj)
+    return total
+
+
+def deep_sizes(views: dict, seen: set[int]) -> dict[str, tuple[int, int]]:
     """{kind: (objects, bytes)}: getsizeof over every object reachable from the kind's cached
     objects, each object counted once overall (shared sub-trees count for the first kind)."""
-    seen: set[int] = set()
-    out = {}
-    for name, view in views.items():
-        total = 0
-        stack = list(view.all())
-        while stack:
-            obj = stack.pop()
-            if id(obj) in seen:
-                continue
-            seen.add(id(obj))
-            total += sys.getsizeof(obj)
-            if isinstance(obj, dict):
-                stack.extend(obj.keys())
-                stack.extend(obj.values())
-            elif isinstance(obj, (list, tuple)):
-                stack.extend(obj)
-        out[name] = (len(view), total)
+    return {name: (len(view), deep_size(list(view.all()), seen)) for name, view in views.items()}
+
+
+def store_overhead(cache, seen: set[int]) -> dict[str, dict[str, int]]:
+    """{kind: {part: bytes}} of each store's own structures beyond the cached objects (``seen``
+    holds those): the key mapping, change counters, sorted lists and each index."""
+    out: dict[str, dict[str, int]] = {}
+    for store in cache.stores():
+        if not len(store):
+            continue
+        parts = {
+            "objects": deep_size([store._objects], seen),
+            "versions": deep_size([store._versions], seen),
+            "sorted": deep_size([store._sorted, store._sorted_objs], seen),
+        }
+        for name, index in store._indexes.items():
+            parts[f"index {name}"] = deep_size([index], seen)
+        out[store.spec.name] = parts
     return out
 
 
@@ -254,12 +274,24 @@ def main(argv: list[str] | None = None) -> int:
             f"({'done' if released else 'not available here'})"
         )
         print(f"   the cache's growth: {after_release - before:.0f} MB")
-        sizes = deep_sizes(views)
+        seen: set[int] = set()
+        sizes = deep_sizes(views, seen)
         total = sum(b for _, b in sizes.values())
         print(f"deep size of the cached objects (getsizeof, shared objects once): {total / 1e6:.0f} MB")
         for name, (n, b) in sizes.items():
             print(f"   {name:10} {n:7,} objects {b / 1e6:7.1f} MB  {b / max(1, n):6.0f} B each")
-        print(f"sharing table (trim.share): {len(getattr(trim, 'share', ())):,} entries")
+        overhead = store_overhead(cache, seen)
+        print(
+            "the stores' own structures beyond the objects: "
+            f"{sum(sum(p.values()) for p in overhead.values()) / 1e6:.0f} MB"
+        )
+        for name, parts in overhead.items():
+            print(f"   {name:10} " + ", ".join(f"{part} {b / 1e6:.1f}" for part, b in parts.items()))
+        table = deep_size(list(vars(trim.share).values()), seen) if hasattr(trim, "share") else 0
+        print(
+            f"sharing table (trim.share): {len(getattr(trim, 'share', ())):,} entries, "
+            f"{table / 1e6:.1f} MB beyond the objects"
+        )
         counts = collections.Counter(type(o).__name__ for o in gc.get_objects())
         print("most numerous gc-tracked objects:", ", ".join(f"{k} {v:,}" for k, v in counts.most_common(6)))
         if args.mallocstats:
