@@ -25,6 +25,7 @@ docs/cache.md).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -96,9 +97,9 @@ _TRUE, _FALSE = object(), object()
 
 
 def _leaf_key(value: Any) -> Any:
-    """The part of a sharing key that stands for ``value``: a string or int itself, a shared
-    container by identity (it is kept alive by the table entry that holds it), and a bool or float
-    tagged, so True, 1 and 1.0 (equal in Python) never share."""
+    """The part of a sharing hash that stands for ``value``: a string or int itself, a shared
+    container by identity, and a bool or float tagged, so True, 1 and 1.0 (equal in Python) hash
+    apart (``_same`` tells them apart on a hash collision)."""
     t = type(value)
     if t is str or t is int or value is None:
         return value
@@ -109,25 +110,46 @@ def _leaf_key(value: Any) -> Any:
     return (t, value)
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Whether two children of candidates for sharing are interchangeable: the same object, or
+    equal leaves of one type (containers are shared bottom-up, so equal ones are the same object)."""
+    return a is b or (type(a) is type(b) and type(a) is not dict and type(a) is not list and a == b)
+
+
+def _dict_matches(found: Any, items: list[tuple[str, Any]]) -> bool:
+    return (
+        type(found) is dict
+        and len(found) == len(items)
+        and all(fk == k and _same(fv, v) for (fk, fv), (k, v) in zip(found.items(), items, strict=True))
+    )
+
+
+def _list_matches(found: Any, values: list[Any]) -> bool:
+    return type(found) is list and len(found) == len(values) and all(map(_same, found, values))
+
+
 class SharedTrees:
     """Hash-consing of JSON sub-trees: ``shared(value)`` returns a value equal to ``value`` (dicts
     and lists rebuilt, short strings interned, long free text cut by ``cap_text``) in which every
     dict and list equal to one returned before is that same object.
 
+    The table maps the hash of a container's shape (its keys, its leaves, the identity of its
+    already shared children) to the container: a hit is checked item by item (``_same``), so a hash
+    collision only misses a chance to share. Keeping the hash, not a tuple of the shape, as the key
+    holds one int per entry instead of a second copy of every container's items (docs/cache.md).
     The table is bounded: two generations of at most ``limit`` entries each; when the newer is full
     the older is dropped (entries still in use are re-added on their next hit). ``purge()`` drops the
     entries whose value nothing but the table holds any more (the objects that used it were replaced
     or deleted); the cache calls it every few seconds (memory.MemoryReleaser), so under churn the
-    table holds what the cached objects share, not up to 2 × ``limit`` dead sub-trees and their keys
-    (~60 MB at 10,000 churning Jobs, bench/memory_growth.py). Safe to call from several threads:
-    a race can only miss a chance to share, never share unequal values (a key holds the identity of
-    shared children, which its own entry keeps alive).
+    table holds what the cached objects share, not up to 2 × ``limit`` dead sub-trees
+    (bench/memory_growth.py). Safe to call from several threads: a race can only miss a chance to
+    share, never share unequal values (a hit is compared with the candidate before it is used).
     """
 
     def __init__(self, limit: int = 1 << 16):
         self.limit = limit
-        self._new: dict[tuple[Any, ...], Any] = {}
-        self._old: dict[tuple[Any, ...], Any] = {}
+        self._new: dict[int, Any] = {}
+        self._old: dict[int, Any] = {}
 
     def __len__(self) -> int:
         return len(self._new) + len(self._old)
@@ -160,27 +182,32 @@ class SharedTrees:
                 del value
         return dropped
 
-    def _lookup(self, key: tuple[Any, ...], fresh: Any) -> Any:
+    def _lookup(self, key: int, fresh: Any, matches: Callable[[Any], bool]) -> Any:
         found = self._new.get(key)
         if found is not None:
-            return found
+            return found if matches(found) else fresh
         found = self._old.get(key)
-        if found is None:
-            found = fresh()
+        if found is None or not matches(found):
+            found = fresh
         if len(self._new) >= self.limit:
             self._old, self._new = self._new, {}
-        self._new[key] = found
+        self._new.setdefault(key, found)
         return found
 
     def __call__(self, value: Any) -> Any:
         t = type(value)
         if t is dict or isinstance(value, dict):
             items = [(_i(k), self(v)) for k, v in value.items()]
-            key = ("d", *[x for k, v in items for x in (k, _leaf_key(v))])
-            return self._lookup(key, lambda: dict(items))
+            key = hash(("d", *[x for k, v in items for x in (k, _leaf_key(v))]))
+            found = self._new.get(key)
+            if found is not None and _dict_matches(found, items):
+                return found  # the common hit, without building a candidate
+            return self._lookup(key, dict(items), lambda f: _dict_matches(f, items))
         if t is list or isinstance(value, list):
             values = [self(v) for v in value]
-            return self._lookup(("l", *map(_leaf_key, values)), lambda: values)
+            return self._lookup(
+                hash(("l", *map(_leaf_key, values))), values, lambda f: _list_matches(f, values)
+            )
         if t is str:
             return _i(cap_text(value))
         return value

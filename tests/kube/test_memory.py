@@ -127,6 +127,22 @@ def test_share_never_merges_values_json_tells_apart(left, right):
     assert repr(one) == repr(left) and repr(other) == repr(right)  # True stays True, 1.0 stays 1.0
 
 
+def test_share_checks_a_hit_so_a_hash_collision_never_merges_unequal_values():
+    shared = trim.SharedTrees()
+    first = shared({"a": 1})
+
+    # Every entry now claims the hash of any new shape: a hit must still be compared.
+    class Colliding(dict):
+        def get(self, key, default=None):
+            return first
+
+    shared._new = Colliding(shared._new)
+    other = shared({"a": 2})
+    assert other == {"a": 2} and other is not first
+    assert shared([1, 2]) == [1, 2]
+    assert shared({"a": 1}) is first
+
+
 def test_share_caps_free_text_and_bounds_its_table():
     shared = trim.SharedTrees(limit=10)
     huge = "x" * (trim.MESSAGE_LIMIT + 1000)
