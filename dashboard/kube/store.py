@@ -34,6 +34,13 @@ from dashboard.kube.kinds import KindSpec, obj_key
 from dashboard.volcano.events import event_ref
 
 Key = tuple[str | None, str]
+# An index bucket (the keys of the objects under one index value, in insertion order) is a tuple
+# while it holds at most SMALL_BUCKET keys, then a dict used as an ordered set. Most buckets hold
+# one key (the uid, owner, PodGroup, Job and involved-object indexes: ~84,000 buckets at the large
+# scale): a 1-tuple takes 48 bytes, a dict 224 (bench/bench_memory.py, docs/cache.md). Tuples are
+# immutable, so a published bucket needs no copy-on-write; a write replaces it.
+SMALL_BUCKET = 8
+Bucket = tuple[Key, ...] | dict[Key, None]
 
 
 def sort_key(key: Key) -> tuple[str, str]:
@@ -87,7 +94,9 @@ class KindData:
     """An immutable published view of one kind (shared by all readers of that version).
 
     ``objects``: {(namespace|None, name): obj}; ``versions``: {(ns, name): int};
-    ``indexes``: {index_name: {index_key: {obj_key: None}}} (dict used as an ordered set);
+    ``indexes``: {index_name: {index_key: bucket}}, a bucket being the keys of the objects under
+    that index key in insertion order, a tuple or a dict used as an ordered set (SMALL_BUCKET; read
+    it with ``len``, ``in`` and iteration only);
     ``sorted_keys``/``sorted_objects``: the keys of ``objects`` and their objects (parallel lists)
     in ``sort_key`` order, kept by the writer incrementally.
     """
@@ -99,7 +108,7 @@ class KindData:
         spec: KindSpec,
         objects: dict[Key, dict[str, Any]],
         versions: dict[Key, int],
-        indexes: dict[str, dict[Any, dict[Key, None]]],
+        indexes: dict[str, dict[Any, Bucket]],
         version: int,
         state: KindState,
         sorted_keys: list[Key],
@@ -108,7 +117,7 @@ class KindData:
         self.spec: KindSpec = spec
         self.objects: dict[Key, dict[str, Any]] = objects
         self.versions: dict[Key, int] = versions
-        self.indexes: dict[str, dict[Any, dict[Key, None]]] = indexes
+        self.indexes: dict[str, dict[Any, Bucket]] = indexes
         self.version: int = version
         self.state: KindState = state
         self._sorted: list[Key] = sorted_keys
@@ -156,7 +165,7 @@ class KindStore:
         self._sorted: list[Key] = []
         self._sorted_objs: list[dict[str, Any]] = []  # parallel to _sorted: all() is then one list copy
         self._bulk = self._bulk_dirty = False
-        self._indexes: dict[str, dict[Any, dict[Key, None]]] = {name: {} for name in spec.indexers}
+        self._indexes: dict[str, dict[Any, Bucket]] = {name: {} for name in spec.indexers}
         self._indexers = spec.indexers
         # Copy-on-write bookkeeping: which mappings the last published KindData shares with us.
         self._shared = False
@@ -224,31 +233,54 @@ class KindStore:
         self._published = None
 
     def _bucket(self, index: str, value: Any) -> dict[Key, None]:
+        """The dict bucket under ``value`` (present), copied first when a published view shares it."""
         idx = self._indexes[index]
         owned = self._owned_buckets[index]
-        bucket = idx.get(value)
-        if bucket is None:
-            bucket = idx[value] = {}
-            owned.add(value)
-        elif value not in owned:
+        bucket = idx[value]
+        assert isinstance(bucket, dict)
+        if value not in owned:
             bucket = idx[value] = dict(bucket)
             owned.add(value)
         return bucket
 
     def _index_remove(self, key: Key, obj: dict[str, Any]) -> None:
         for name, fn in self._indexers.items():
+            idx = self._indexes[name]
             for value in fn(obj):
-                if value in self._indexes[name] and key in self._indexes[name][value]:
-                    bucket = self._bucket(name, value)
-                    bucket.pop(key, None)
-                    if not bucket:
-                        del self._indexes[name][value]
-                        self._owned_buckets[name].discard(value)
+                bucket = idx.get(value)
+                if bucket is None or key not in bucket:
+                    continue
+                if type(bucket) is tuple:
+                    rest = tuple(k for k in bucket if k != key)
+                    if rest:
+                        idx[value] = rest
+                    else:
+                        del idx[value]
+                    continue
+                bucket = self._bucket(name, value)
+                bucket.pop(key, None)
+                if not bucket:
+                    del idx[value]
+                    self._owned_buckets[name].discard(value)
 
     def _index_add(self, key: Key, obj: dict[str, Any]) -> None:
         for name, fn in self._indexers.items():
+            idx = self._indexes[name]
             for value in fn(obj):
-                self._bucket(name, value)[key] = None
+                bucket = idx.get(value)
+                if bucket is None:
+                    idx[value] = (key,)
+                elif type(bucket) is not tuple:
+                    self._bucket(name, value)[key] = None
+                elif key in bucket:
+                    continue
+                elif len(bucket) < SMALL_BUCKET:
+                    idx[value] = (*bucket, key)
+                else:
+                    grown = dict.fromkeys(bucket)
+                    grown[key] = None
+                    idx[value] = grown
+                    self._owned_buckets[name].add(value)
 
     def _put(self, key: Key, obj: dict[str, Any]) -> bool:
         old = self._objects.get(key)

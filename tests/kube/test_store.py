@@ -266,3 +266,27 @@ def test_cluster_scoped_and_event_store_keep_sorted_order():
     names = [e["metadata"]["name"] for e in view.all()]
     assert names == sorted(names) == sorted(e["metadata"]["name"] for e in view.values())
     assert names == ["e-0", "e-2"]
+
+
+def test_index_buckets_grow_and_shrink_past_the_small_size_keeping_order_and_published_views():
+    from dashboard.kube.store import SMALL_BUCKET
+
+    cache = ClusterCache()
+    store = cache.store("pods")
+    names = [f"p{i:02d}" for i in range(SMALL_BUCKET + 3)]
+    views = []
+    for n in names:
+        store.upsert(pod(n, group="g"))
+        views.append(cache.snapshot())
+    for i, snap in enumerate(views):  # every published view keeps the pods it had
+        assert [p["metadata"]["name"] for p in snap.pods.lookup("group", ("default", "g"))] == names[: i + 1]
+    full = cache.snapshot()
+    for n in names[:-1]:
+        store.delete(("default", n))
+    left = cache.snapshot().pods.lookup("group", ("default", "g"))
+    assert [p["metadata"]["name"] for p in left] == names[-1:]
+    assert len(full.pods.lookup("group", ("default", "g"))) == len(names)
+    store.delete(("default", names[-1]))
+    assert cache.snapshot().pods.lookup("group", ("default", "g")) == []
+    assert cache.snapshot().pods.count_by("group") == {}
+    assert full.pods.count_by("group") == {("default", "g"): len(names)}
