@@ -179,6 +179,14 @@ def pymalloc_summary() -> None:
     for line in text.splitlines():
         if any(line.strip().startswith(w) or w in line for w in wanted) and re.search(r"\d", line):
             print(f"   pymalloc: {line.strip()}")
+    # The size classes holding most free blocks in used pools: which objects leave the holes.
+    row = re.compile(r"^\s*\d+\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", re.M)
+    classes = [tuple(map(int, m.groups())) for m in row.finditer(text)]
+    worst = sorted(classes, key=lambda c: -c[0] * c[3])[:6]
+    print(
+        "   pymalloc: most free in used pools (block size: MB free / MB in use): "
+        + ", ".join(f"{b} B: {b * avail / 1e6:.1f} / {b * used / 1e6:.1f}" for b, _, used, avail in worst)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,8 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     import django
 
     django.setup()
-    from dashboard.kube import build_cluster_cache, memory, trim
-    from dashboard.kube.cache import CacheOptions
+    from dashboard.kube import build_cluster_cache, memory, options_from_settings, trim
 
     sim = None
     tmp = tempfile.TemporaryDirectory(prefix="bench-memory-")
@@ -251,8 +258,9 @@ def main(argv: list[str] | None = None) -> int:
                 libc.mallopt(memory.M_MMAP_THRESHOLD, args.mmap_threshold)
         gc.collect()
         before = rss_mb()
+        # The server's options (volcano_ui/settings.py): VOLCANO_UI_LIST_PAGE_SIZE and the rest apply.
         cache = build_cluster_cache(
-            kubeconfig=kubeconfig, context="", mode="kubeconfig", options=CacheOptions()
+            kubeconfig=kubeconfig, context="", mode="kubeconfig", options=options_from_settings()
         )
         cpu0, t0 = time.process_time(), time.perf_counter()
         cache.start()
