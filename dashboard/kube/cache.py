@@ -502,6 +502,7 @@ class PodEventStore(EventStore):
         self._held_by_pod: dict[Key, dict[Key, None]] = {}
         self._next_expiry = 0.0
         self._counts = {"moved": 0, "discarded": 0, "overflow": 0}
+        self._list_floor = 0  # events bound_listed kept at its last prune of the running list
 
     # -- reading (lock-free: one dict[str, Any] read each) --------------------------------------------
     def held_counts(self) -> dict[str, int]:
@@ -560,8 +561,9 @@ class PodEventStore(EventStore):
 
     def bound_listed(self, objs: list[dict[str, Any]], final: bool = False) -> list[dict[str, Any]]:
         """As EventStore.bound_listed, with the events that would be held bounded apart: events
-        of pods not listed yet do not push out the ones to store (peak: 1.5 x both bounds)."""
-        if not final and len(objs) <= 3 * self.total:
+        of pods not listed yet do not push out the ones to store. Pruned when the list holds
+        ``list_slack`` more than it kept at the last prune (at least the cap)."""
+        if not final and len(objs) <= max(self.total, self._list_floor) + self.list_slack:
             return objs
         stored: list[dict[str, Any]] = []
         waiting: list[dict[str, Any]] = []
@@ -569,6 +571,7 @@ class PodEventStore(EventStore):
             (stored if self._waits(obj) is None else waiting).append(obj)
         kept = super().bound_listed(stored, final=True) + super().bound_listed(waiting, final=True)
         kept.sort(key=event_sort_time)
+        self._list_floor = 0 if final else len(kept)
         return kept
 
     def replace(

@@ -476,15 +476,23 @@ class EventStore(KindStore):
         self.total = total
         self.dropped = 0
 
+    @property
+    def list_slack(self) -> int:
+        """Events a full list may hold beyond the cap before ``bound_listed`` prunes it."""
+        return max(1, self.total // 10)
+
     def bound_listed(self, objs: list[dict[str, Any]], final: bool = False) -> list[dict[str, Any]]:
         """Of listed events, the newest ``per_object`` per involved object, then the newest
         ``total`` overall, oldest first (so the total cap later drops the oldest first).
 
         A list of 100,000 Events kept all of them until the end, ~130 MB of trimmed events of
         which 80,000 were then dropped: RSS kept that peak as fragmented allocator memory
-        (bench/bench_memory.py). Pruned whenever the list holds half the cap more than the cap,
-        the peak is 1.5 x the cap."""
-        if not final and len(objs) <= self.total + self.total // 2:
+        (bench/bench_memory.py). Pruned whenever the list holds ``list_slack`` more than the
+        cap: each event dropped mid-list leaves its memory between events that stay, so a peak
+        of 1.5 x the cap left ~50 MB of pymalloc's pools free but unreturnable at 100,000 listed
+        Events (bench/bench_memory.py: 353 MB synced, 305 MB when only 20,000 are listed); a tenth
+        costs a prune every 2,000 events (docs/cache.md)."""
+        if not final and len(objs) <= self.total + self.list_slack:
             return objs
         by_ref: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
         for obj in objs:

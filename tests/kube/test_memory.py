@@ -221,7 +221,8 @@ def test_event_store_bounds_a_list_to_the_newest_per_object_and_in_total():
     store = EventStore(EVENTS, per_object=3, total=5)
     # Listed in name order, which is the reverse of time order here.
     listed = [trim.trim_event(_event(f"e-{i:03d}", 100 - i, "a" if i % 2 else "b")) for i in range(20)]
-    assert store.bound_listed(listed[:7]) == listed[:7]  # under 1.5 x the cap: left alone
+    assert store.bound_listed(listed[:6]) == listed[:6]  # within the cap and its slack: left alone
+    assert len(store.bound_listed(listed[:7])) == 5  # beyond: pruned to the cap
     kept = store.bound_listed(listed, final=True)
     times = [event_sort_time(e) for e in kept]
     assert times == sorted(times)  # oldest first: the total cap drops the oldest first later
