@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from dashboard.kube import memory
+from dashboard.kube import memory, trim
 from dashboard.kube.client import (
     Gone,
     KubeClient,
@@ -361,6 +361,7 @@ class Informer:
                 objs, cont = [], ""
                 continue
             self.counters["list_pages"] += 1
+            start = len(objs)
             for item in body.get("items") or []:
                 if not isinstance(item, dict):
                     continue
@@ -377,6 +378,8 @@ class Informer:
             # The raw page is garbage now: free it before the next one is decoded (a page of 500
             # pods is ~3 MB of Python objects).
             del body, meta
+            # Copied now, the page's objects fill the holes the page left (trim.compact).
+            objs[start:] = [trim.compact(o) for o in objs[start:]]
             # A capped store (events) prunes as the list goes, so the objects it would drop at
             # the end are never all held at once.
             objs = self.store.bound_listed(objs)

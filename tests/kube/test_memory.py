@@ -343,3 +343,15 @@ def test_starting_the_cache_tunes_the_gc(sim_cluster, make_live_cache, gc_thresh
     gc.set_threshold(700, 10, 10)
     make_live_cache(sim_cluster)
     assert gc.get_threshold()[0] == memory.GC_THRESHOLD0
+
+
+def test_compact_copies_what_only_the_object_holds_and_keeps_what_it_shares():
+    shared = trim.SharedTrees()
+    pods = [trim.trim_pod(_pod(i)) for i in range(2)]
+    spec = shared(dict(pods[0]["spec"]))
+    pods[0] = {**pods[0], "spec": spec}
+    copy = trim.compact(pods[0])
+    assert copy == pods[0]
+    assert copy["spec"] is spec  # held by the sharing table: stays shared
+    assert copy["metadata"] is not pods[0]["metadata"]  # only this pod's: a new copy
+    assert copy["metadata"]["uid"] is not pods[0]["metadata"]["uid"]
