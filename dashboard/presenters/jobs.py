@@ -42,6 +42,12 @@ class Gang:
     known: bool = True
     # False: a counter or size is negative (volcano.gang.GangCount.trusted): no claim about the gang.
     trusted: bool = True
+    # Fewer pods count than the gang requires (volcano.gang.GangCount.short).
+    short: bool = False
+    # minAvailable / minMember 0: no gang constraint (volcano.gang.GangCount.gangless).
+    gangless: bool = False
+    # A Volcano Job without tasks (volcano.gang.job_has_no_tasks): nothing to schedule.
+    no_tasks: bool = False
 
 
 def gang_bar(gang: vg.GangCount) -> Gang:
@@ -60,6 +66,8 @@ def gang_bar(gang: vg.GangCount) -> Gang:
         met=gang.met,
         known=gang.known,
         trusted=gang.trusted or not gang.known,
+        short=gang.short,
+        gangless=gang.gangless,
     )
 
 
@@ -69,11 +77,12 @@ def _finished(gang: Gang, succeeded: int, failed: int) -> None:
     if failed:
         parts.append(_("%(n)d failed") % {"n": failed})
     gang.outcome = _("finished: %(counts)s") % {"counts": ", ".join(parts)}
-    gang.met = False
+    gang.met = gang.short = False
 
 
 def job_gang(job: Mapping) -> Gang:
     gang = gang_bar(vg.job_gang(job))
+    gang.no_tasks = vg.job_has_no_tasks(job)
     if job_phase(job).final and gang.known:
         st = status(job)
         _finished(gang, max(0, count(st.get("succeeded"))), max(0, count(st.get("failed"))))

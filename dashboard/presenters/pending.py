@@ -81,6 +81,11 @@ def absent_hint(obj: Mapping | None, state: Any) -> str:
 
 def _never_text(fact: Fact) -> str:
     v = fact.values
+    if fact.kind == "job_no_tasks":
+        return _(
+            "This Job has no tasks: nothing to schedule. (Volcano's admission webhook rejects a Job "
+            "without tasks; it exists only if the webhook was off.)"
+        )
     if fact.kind == "min_available_above_replicas":
         return ngettext(
             "This will never start: minAvailable (%(min)d) is more than the Job's "
@@ -240,6 +245,11 @@ def _differs_finding(fact: Fact) -> Finding:
 
 def _inqueue_text(fact: Fact) -> str:
     size = fact.values["min"]
+    if size == 0:
+        return _(
+            "The PodGroup was admitted (Inqueue) with minMember 0: there is no gang, the scheduler "
+            "places each pod on its own, and none is placed yet."
+        )
     if fact.values["never"]:
         text = ngettext(
             "The PodGroup was admitted (Inqueue), but the scheduler cannot "

@@ -49,7 +49,7 @@ def wait_heading(question: vs.WaitQuestion) -> str:
 
 
 # The Job counters the gang bar adds up (volcano.gang.job_gang).
-GANG_COUNTERS = ("running", "succeeded", "failed")
+GANG_COUNTERS = ("running", "succeeded")
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class CounterNote:
     """The Job's counters checked against the pods: ``rows`` (label, reported, counted from the
     pods) of the counters that disagree, ``pods`` the pods counted, ``terminating`` the pods with
     a deletionTimestamp; ``lines`` the rows in words; ``text`` says so ("" when the counters agree);
-    ``gang_disputed``: a counter the gang bar is made of (running, succeeded, failed) is among them."""
+    ``gang_disputed``: a counter the gang bar is made of (running, succeeded) is among them."""
 
     rows: tuple[tuple[str, int, int], ...]
     lines: tuple[str, ...]

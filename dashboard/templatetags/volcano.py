@@ -475,7 +475,7 @@ def gang(g) -> SafeString:
         '<div class="gang{}" title="{}"><div class="gang-track" role="img" aria-label="{}">'
         '<div class="gang-fill {}{}"></div>{}</div>'
         '<span class="gang-text"><strong>{}</strong>/{}</span></div>',
-        "" if g.met else " gang-short",
+        "" if g.met or getattr(g, "gangless", False) else " gang-short",
         title,
         label,
         pct_class(g.fill),

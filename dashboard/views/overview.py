@@ -222,7 +222,7 @@ def _attention(snap: Snapshot, now: datetime, limit: int) -> dict[str, Any]:
     for pg in snap.gangs_below_min():
         gang = podgroup_gang(pg)
         # The index's own test, re-checked with the pages' code.
-        if gang.known and gang.ready < gang.min_available:
+        if gang.short:
             below.append({"pg": pg, "gang": gang, "phase": podgroup_phase(pg)})
     below.sort(key=lambda r: (namespace_of(r["pg"]), name_of(r["pg"])))
     stuck = _stuck(snap, now)

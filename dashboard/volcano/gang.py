@@ -1,15 +1,17 @@
 """Gangs: how many pods a Volcano Job or PodGroup needs together, how many count as ready, and
 what the gang's minimum resources are.
 
-Readiness, as Volcano decides it:
+Readiness, as Volcano's scheduler decides it (the gang plugin, volcano-sh/volcano
+pkg/scheduler/api/job_info.go ``ReadyTaskNum``): a task counts toward its gang when it is
+allocated, binding, bound, running or succeeded. Of the counters written to a Volcano Job's or a
+PodGroup's status that is ``running + succeeded``, against minAvailable (Job) or ``spec.minMember``
+(PodGroup). Failed pods hold no place in the gang: the Job controller does count them when it moves
+a Job from Pending to Running (pkg/controllers/job/state/pending.go), but an Aborted Job whose one
+pod failed has not reached its minAvailable.
 
-- a Volcano Job (the Job controller, volcano-sh/volcano pkg/controllers/job/state/pending.go)
-  leaves Pending for Running when ``minAvailable <= status.running + status.succeeded +
-  status.failed``: finished pods count toward the gang;
-- a PodGroup (the scheduler's gang plugin, pkg/scheduler/api/job_info.go ``ReadyTaskNum``)
-  counts a task as ready when it is allocated, binding, bound, running or succeeded; of the
-  counters the scheduler writes to PodGroup.status that is ``running + succeeded``, against
-  ``spec.minMember``.
+A gang of 0 (minAvailable or minMember 0) is no gang: the scheduler's ``JobReady`` holds at once,
+so each pod is placed on its own; such a gang is ``gangless``, neither ``met`` nor ``short``.
+(Volcano's admission webhook rejects a Job without tasks, ``No task specified in job spec``.)
 
 A negative counter or size (the schemas admit them; no controller writes them) proves nothing:
 such a gang is neither ``met`` nor ``short``. Neither is a gang whose counters nobody has reported
@@ -49,8 +51,14 @@ class GangCount:
 
     @property
     def met(self) -> bool:
-        """Enough pods count toward the gang (never claimed from negative numbers)."""
-        return self.trusted and self.ready >= self.required
+        """A gang of at least 1 pod has enough pods counting toward it (never claimed from negative
+        or unreported numbers, never for a gang of 0)."""
+        return self.trusted and self.required >= 1 and self.ready >= self.required
+
+    @property
+    def gangless(self) -> bool:
+        """The gang requires 0 pods (minAvailable / minMember 0): no gang constraint at all."""
+        return self.trusted and self.required == 0
 
     @property
     def short(self) -> bool:
@@ -125,13 +133,21 @@ def job_counters(job: object) -> dict[str, int | None]:
 
 
 def job_gang(job: object) -> GangCount:
-    """The Job controller's gang: running + succeeded + failed against minAvailable (``known``
-    False while those counters are not reported)."""
-    counters = [job_counter(job, k) for k in ("running", "succeeded", "failed")]
+    """The Job's gang: running + succeeded against minAvailable (``known`` False while those
+    counters are not reported)."""
+    counters = [job_counter(job, k) for k in ("running", "succeeded")]
     if None in counters:
         return GangCount(0, 0, job_min_available(job), job_total_replicas(job), known=False)
     known = [c for c in counters if c is not None]
     return gang_count(known[0], known, job_min_available(job), job_total_replicas(job))
+
+
+def job_has_no_tasks(job: object) -> bool:
+    """The Job has a spec without tasks (spec.tasks absent or empty: the same to Volcano's Go
+    types). Volcano's admission webhook rejects such a Job (``No task specified in job spec``);
+    one created while the webhook was off has nothing to schedule."""
+    sp = spec(job)
+    return bool(sp) and not job_tasks(job)
 
 
 def task_min_available(task: object) -> int:
@@ -155,13 +171,13 @@ def task_counts_reported(job: object, task_name: str) -> bool:
 
 
 def task_gang(task: object, phases: dict[str, int], known: bool = True) -> GangCount:
-    """One task's gang by the Job controller's rule: Running + Succeeded + Failed pods (from
-    ``phases``, task_phase_counts) against the task's minAvailable; ``known`` False when the
-    task's pods have not been counted (``task_counts_reported``)."""
+    """One task's gang: Running + Succeeded pods (from ``phases``, task_phase_counts) against the
+    task's minAvailable; ``known`` False when the task's pods have not been counted
+    (``task_counts_reported``)."""
     required, total = task_min_available(task), count(as_dict(task).get("replicas"))
     if not known:
         return GangCount(0, 0, required, total, known=False)
-    counted = [phases.get(p, 0) for p in ("Running", "Succeeded", "Failed")]
+    counted = [phases.get(p, 0) for p in ("Running", "Succeeded")]
     return gang_count(counted[0], counted, required, total)
 
 

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from dashboard.volcano.gang import (
+    job_has_no_tasks,
     job_min_available,
     job_min_queue_resources,
     job_total_replicas,
@@ -67,6 +68,7 @@ class Fact:
 
 FACT_KINDS = (
     # never: the gang can never be complete as it is
+    "job_no_tasks",
     "min_available_above_replicas",  # values: min, total
     "min_member_above_replicas",  # values: min, total
     "min_member_above_pods",  # values: min, n
@@ -145,6 +147,7 @@ def never_start(ctx: PendingContext) -> tuple[list[Fact], set[str]]:
     """Facts for a gang that can never be satisfied as it is, and the resources whose need exceeds
     a capability (the room facts leave them out):
 
+    - a Volcano Job without tasks (``gang.job_has_no_tasks``): nothing to schedule;
     - a Volcano Job's minAvailable above Σ tasks[].replicas (Volcano's admission webhook rejects
       this, so such a Job exists only when the webhook was off);
     - a PodGroup's minMember above the pods that can exist: the Job's replicas for a Volcano Job;
@@ -157,6 +160,8 @@ def never_start(ctx: PendingContext) -> tuple[list[Fact], set[str]]:
     pg = ctx.podgroup
     vcjob = ctx.job if ctx.job is not None else ctx.owner_job
     min_av = job_min_available(vcjob) if vcjob is not None else 0
+    if vcjob is not None and job_has_no_tasks(vcjob):
+        out.append(Fact("job_no_tasks", "bad"))
     # ``tasks: []`` is a Job of 0 replicas; a Job without spec.tasks says nothing about them.
     if vcjob is not None and isinstance(spec(vcjob).get("tasks"), list):
         total = job_total_replicas(vcjob)
@@ -217,6 +222,9 @@ def _podgroup_facts(ctx: PendingContext, pg: Obj, never: bool) -> list[Fact]:
         ]
     if phase == "Inqueue":
         size = max(0, podgroup_min_member(pg))  # a negative minMember counts as 0
+        vcjob = ctx.job if ctx.job is not None else ctx.owner_job
+        if vcjob is not None and job_has_no_tasks(vcjob):
+            return []  # the "job_no_tasks" fact says it all: there is no gang to place
         return [Fact("podgroup_inqueue", "warn", {"min": size, "never": never}, verbatim, verbatim_at=at)]
     if phase == "Unknown":
         return [Fact("podgroup_unknown", "bad", {}, verbatim, verbatim_at=at)]

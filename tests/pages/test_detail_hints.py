@@ -90,8 +90,8 @@ def test_running_job_still_shows_gang_bar(client, cache):
 @pytest.mark.parametrize(
     "status,below",
     [
-        ({"running": 2, "succeeded": 2}, False),  # finished pods count toward minAvailable (REFERENCE §1)
-        ({"running": 3, "failed": 1}, False),
+        ({"running": 2, "succeeded": 2}, False),  # succeeded pods count toward minAvailable
+        ({"running": 3, "failed": 1}, True),  # a failed pod holds no place in the gang
         ({"running": 2}, True),
         ({"running": 2, "succeeded": 1}, True),
         ({"running": 5, "succeeded": -1}, False),  # a negative counter proves nothing

@@ -17,11 +17,33 @@ def _job(status=None, spec=None):
     return job
 
 
-def test_finished_pods_count_toward_a_jobs_gang():
-    # Job controller: Pending -> Running once minAvailable <= running + succeeded + failed.
-    gang = g.job_gang(_job({"minAvailable": 4, "running": 2, "succeeded": 1, "failed": 1}))
-    assert (gang.running, gang.ready, gang.required) == (2, 4, 4) and gang.met and not gang.short
+def test_running_and_succeeded_pods_count_toward_a_jobs_gang():
+    gang = g.job_gang(_job({"minAvailable": 4, "running": 3, "succeeded": 1, "failed": 1}))
+    assert (gang.running, gang.ready, gang.required) == (3, 4, 4) and gang.met and not gang.short
     assert g.job_gang(_job({"minAvailable": 4, "running": 3})).short
+
+
+def test_failed_pods_hold_no_place_in_the_gang():
+    # An Aborted Job whose only pod failed (PodFailed -> AbortJob keeps the failed pod).
+    gang = g.job_gang(_job({"state": {"phase": "Aborted"}, "minAvailable": 1, "failed": 1}))
+    assert gang.ready == 0 and not gang.met and gang.short
+    task = {"name": "w", "replicas": 2, "minAvailable": 2}
+    assert not g.task_gang(task, {"Running": 1, "Failed": 1}).met
+
+
+def test_a_gang_of_zero_is_no_gang():
+    gang = g.job_gang(_job({"state": {"phase": "Pending"}, "minAvailable": 0}))
+    assert gang.gangless and not gang.met and not gang.short
+    assert not g.job_gang(_job({"minAvailable": 0})).gangless  # counters not reported: unknown
+    pg = {"spec": {"minMember": 0}, "status": {"phase": "Inqueue"}}
+    assert g.podgroup_gang(pg).gangless and not g.podgroup_gang(pg).met
+
+
+def test_a_job_without_tasks():
+    assert g.job_has_no_tasks(_job(spec={"minAvailable": 0}))
+    assert g.job_has_no_tasks(_job(spec={"tasks": []}))
+    assert not g.job_has_no_tasks(_job(spec={"tasks": [{"name": "w", "replicas": 1}]}))
+    assert not g.job_has_no_tasks({"metadata": {"name": "j"}})  # no spec read: nothing claimed
 
 
 def test_a_podgroups_gang_counts_running_and_succeeded():

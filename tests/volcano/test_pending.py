@@ -124,3 +124,12 @@ def test_unschedulable_condition_until_scheduled_again():
     untimed = [{"type": "Scheduled", "status": "True"}, {"type": "Unschedulable", "status": "True", "m": 1}]
     assert unschedulable_condition({"status": {"conditions": untimed}}) == untimed[1]
     assert unschedulable_condition({}) is None
+
+
+def test_a_job_without_tasks_has_nothing_to_schedule():
+    job = _job(0, 0, {"state": {"phase": "Pending"}})
+    job["spec"]["tasks"] = []
+    facts = why_pending(PendingContext(job, _pg("Inqueue", 0), _queue(), "q"))
+    assert _kinds(facts) == ["job_no_tasks"]  # no "gang of 0 pods" to place
+    del job["spec"]["tasks"]  # absent is the same to Volcano's Go types
+    assert _kinds(never_start(PendingContext(job, None, _queue(), "q"))[0]) == ["job_no_tasks"]
