@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from dashboard.presenters.pending import Finding
 from dashboard.volcano.failure import Failure, Termination, explain_failure
@@ -43,14 +44,19 @@ def _policy_finding(f: Failure) -> Finding | None:
     if restart and f.retries_exhausted:
         p = restart[0]
         where = _("task %(task)s") % {"task": p.scope} if p.scope else _("the Job")
-        text = _(
+        text = ngettext(
             "A pod failed (%(trigger)s), and the policy of %(where)s restarts the Job (RestartJob). "
-            "It was restarted %(n)s times; maxRetry is %(max)s%(default)s, so the retries ran out "
-            "and the Job is Failed."
+            "Volcano restarted it %(n)s time; restart number %(next)s reached maxRetry %(max)s%(default)s, "
+            "so the Job is Failed.",
+            "A pod failed (%(trigger)s), and the policy of %(where)s restarts the Job (RestartJob). "
+            "Volcano restarted it %(n)s times; restart number %(next)s reached maxRetry %(max)s%(default)s, "
+            "so the Job is Failed.",
+            f.restarts,
         ) % {
             "trigger": p.trigger,
             "where": where,
-            "n": f.retry_count,
+            "n": f.restarts,
+            "next": f.restarts + 1,
             "max": f.max_retry,
             "default": "" if f.max_retry_set else _(" (Volcano's default)"),
         }

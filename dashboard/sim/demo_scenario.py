@@ -12,7 +12,8 @@ Timeline (simulated seconds after load; default speed is realtime):
 - t=35: AbortJob, and t=50 ResumeJob, on team-vision/detr-resume (Aborted -> Restarting -> Pending
   -> Running);
 - t=10: team-nlp/embed-oom's pod is OOMKilled (exit 137): Failed; research/flaky-simulation's pods
-  exit 1 on a Python exception, twice restarted (RestartJob) then Failed at maxRetry;
+  exit 1 on a Python exception, restarted once (RestartJob); the second RestartJob reaches maxRetry 2:
+  Failed;
 - t=15..18: RestartJob, TerminateJob, AbortJob and CompleteJob on four Jobs with one pod that hangs in
   Terminating (``sim.volcano-ui/stuck-terminating``), so Restarting, Terminating, Aborting and
   Completing persist for the rest of the demo.

@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from dashboard.volcano.events import event_last, event_ref
+from dashboard.volcano.jobs import DEFAULT_MAX_RETRY, hit_retry_limit, restarts_performed
 from dashboard.volcano.objects import as_dict, as_list, as_str, name, spec, status
 from dashboard.volcano.phases import job_phase
 from dashboard.volcano.podrecords import ContainerEnd, PodRecord, container_ends
@@ -26,8 +27,6 @@ from dashboard.volcano.pods import pod_task
 from dashboard.volcano.time import EPOCH
 
 Obj = Mapping[str, Any]
-#: Volcano's maxRetry when the Job does not set it (batch.volcano.sh/v1alpha1 JobSpec).
-DEFAULT_MAX_RETRY = 3
 FAILED_PHASES = ("Failed", "Aborted", "Terminated")
 _PULL_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull")
 
@@ -91,7 +90,14 @@ class Failure:
 
     @property
     def retries_exhausted(self) -> bool:
-        return self.retry_count >= self.max_retry and any(p.action == "RestartJob" for p in self.policies)
+        """Failed on the retry limit (jobs.hit_retry_limit) with a RestartJob policy matching."""
+        limit = hit_retry_limit(self.retry_count, self.max_retry, self.phase)
+        return limit and any(p.action == "RestartJob" for p in self.policies)
+
+    @property
+    def restarts(self) -> int:
+        """The restarts Volcano carried out (jobs.restarts_performed)."""
+        return restarts_performed(self.retry_count, self.max_retry, self.phase)
 
 
 def failure_applies(job: Obj) -> bool:

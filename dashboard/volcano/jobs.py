@@ -48,6 +48,24 @@ def max_retry(job: object) -> int | None:
     return _integer(spec(job).get("maxRetry"))
 
 
+def hit_retry_limit(retry_count: int, max_retry: int, phase: str) -> bool:
+    """A Failed Job whose status.retryCount reached maxRetry: the controller, in Restarting,
+    marks a Job Failed instead of Pending once retryCount >= maxRetry, so its last restart was
+    started (and counted) but never carried out."""
+    return phase == "Failed" and retry_count >= 1 and retry_count >= max_retry
+
+
+def restarts_performed(retry_count: int, max_retry: int, phase: str) -> int:
+    """How many times Volcano restarted the Job and let it run again, from status.retryCount,
+    maxRetry and the Job's phase. Every restart action (RestartJob, RestartTask, RestartPod,
+    RestartPartition, ResumeJob) adds 1 to retryCount as it starts; a restart that hit the limit
+    (``hit_retry_limit``) ended in Failed instead, so it is not one performed. A negative
+    retryCount counts as 0."""
+    if hit_retry_limit(retry_count, max_retry, phase):
+        return retry_count - 1
+    return max(0, retry_count)
+
+
 def ttl_after_finished(job: object) -> int | None:
     """spec.ttlSecondsAfterFinished: seconds after the Job reaches a final phase (Completed,
     Failed, Terminated) before the garbage collector deletes it; 0 deletes it right after it

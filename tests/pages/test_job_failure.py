@@ -15,7 +15,7 @@ def test_failure_card_for_a_job_whose_pods_are_gone(client, demo_cluster):
     page = unescape(client.get("/jobs/research/flaky-simulation/").content.decode())
     assert "Why did this Job fail?" in page
     assert "the policy of the Job restarts the Job (RestartJob)" in page
-    assert "restarted 2 times; maxRetry is 2, so the retries ran out" in page
+    assert "Volcano restarted it 1 time; restart number 2 reached maxRetry 2, so the Job is Failed." in page
     assert "Job failed on action RestartJob for retry limit reached" in page
     assert "pods are gone" in page and "data-log-tail" not in page
     assert 'href="/jobs/research/flaky-simulation/logs/"' in page
