@@ -20,11 +20,12 @@ from dashboard.presenters.queues import GangRoom
 from dashboard.presenters.states import no_pods_text
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.fragments import Fragments, kind_states
-from dashboard.views.rows import events_of, gang_room
+from dashboard.views.rows import events_of, gang_room, pending_context
 from dashboard.volcano import states as vs
 from dashboard.volcano.events import event_records, fold_by_meaning
 from dashboard.volcano.failure import failure_applies
 from dashboard.volcano.objects import status as status_of
+from dashboard.volcano.pending import never_start
 from dashboard.volcano.queues import queue_ancestry
 
 
@@ -55,6 +56,15 @@ class GangReads:
         self.ancestors = queue_ancestry(self.queue, snap.queue)[1:]
         self.pending_like = pending_like
         self.room = gang_room(snap, self.queue, pg) if pending_like else GangRoom()
+
+    @cached_property
+    def never_starts(self) -> bool:
+        """The gang cannot start as it is: the "never" verdict of the why-pending card
+        (dashboard.volcano.pending.never_start), asked only of a gang still waiting."""
+        if not self.pending_like:
+            return False
+        ctx = pending_context(self.snap, self.job, self.pg, self.queue, self.qname, self.pods)
+        return bool(never_start(ctx)[0])
 
     @cached_property
     def events(self) -> list[dict]:

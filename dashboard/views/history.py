@@ -205,10 +205,11 @@ def _gantt_rows(pods: list[reads.PodSpan]) -> list[tuple[str, str, list[Any]]]:
 
 
 def job_history(
-    snap: Any, job: dict[str, Any], pg: dict[str, Any] | None, now: datetime
+    snap: Any, job: dict[str, Any], pg: dict[str, Any] | None, now: datetime, never: bool = False
 ) -> dict[str, Any] | None:
     """The Job page's ``history`` section: a timeline of its pods (deleted ones too), its wait
-    against the queue's typical wait, and, while it waits, its place in the queue."""
+    against the queue's typical wait, and, while it waits, its place in the queue. ``never``: the
+    gang cannot start as it is (dashboard.volcano.pending.never_start), so no wait is estimated."""
     from dashboard.presenters.charts import gantt
     from dashboard.volcano import objects
     from dashboard.volcano.history import percentile, position
@@ -243,7 +244,7 @@ def job_history(
         # The times of each row: the starts of _gantt_rows' parts, then the pod's end.
         "time_headers": [_("Created"), _("Scheduled"), _("Started"), _("Finished")],
         "wait_text": _wait_text(waited, typical, queue),
-        "place_text": _place_text(place, typical, queue),
+        "place_text": _place_text(place, typical, queue, never),
         "notice": history_notice(service, errors),
     }
 
@@ -262,13 +263,15 @@ def _wait_text(waited: float | None, typical: float | None, queue: str) -> str:
     }
 
 
-def _place_text(place: tuple[int, int] | None, typical: float | None, queue: str) -> str:
+def _place_text(place: tuple[int, int] | None, typical: float | None, queue: str, never: bool = False) -> str:
     if place is None:
         return ""
     text = _(
         "Number %(n)s of %(total)s waiting gangs in queue %(queue)s, in the order the scheduler considers "
         "them (priority, then age)."
     ) % {"n": place[0], "total": place[1], "queue": queue}
+    if never:
+        return text + " " + _("It cannot start as it is (see why above), so no wait is estimated.")
     if typical is not None:
         text += " " + _(
             "Estimate: gangs of this queue typically waited %(typical)s (median, last 7 days)."
