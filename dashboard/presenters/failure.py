@@ -72,9 +72,12 @@ def _policy_finding(f: Failure) -> Finding | None:
     if f.phase == "Failed":
         return Finding(
             "bad",
-            _(
+            ngettext(
                 "No policy handles a failed pod, so Volcano does not restart the Job: it is Failed because "
-                "%(failed)s pods failed and fewer than minAvailable (%(min)s) can succeed."
+                "%(failed)s pod failed and fewer than minAvailable (%(min)s) can succeed.",
+                "No policy handles a failed pod, so Volcano does not restart the Job: it is Failed because "
+                "%(failed)s pods failed and fewer than minAvailable (%(min)s) can succeed.",
+                f.failed_pods,
             )
             % {"failed": f.failed_pods, "min": f.min_available},
         )
@@ -173,9 +176,12 @@ def failure_view(
             view.findings.append(
                 Finding(
                     "bad",
-                    _(
+                    ngettext(
+                        "%(n)s container was killed for using more memory than its limit (OOMKilled): "
+                        "raise the memory limit or lower the use.",
                         "%(n)s containers were killed for using more memory than their limit (OOMKilled): "
-                        "raise the memory limit or lower the use."
+                        "raise the memory limit or lower the use.",
+                        len(oom),
                     )
                     % {"n": len(oom)},
                 )

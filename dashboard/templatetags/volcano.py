@@ -462,7 +462,11 @@ def gang(g) -> SafeString:
         )
     if getattr(g, "outcome", ""):
         return format_html('<div class="gang gang-final"><span class="gang-text">{}</span></div>', g.outcome)
-    title = _("%(r)s running, minAvailable %(m)s, %(t)s replicas") % {
+    title = ngettext(
+        "%(r)s running, minAvailable %(m)s, %(t)s replica",
+        "%(r)s running, minAvailable %(m)s, %(t)s replicas",
+        g.total,
+    ) % {
         "r": g.running,
         "m": g.min_available,
         "t": g.total,

@@ -15,6 +15,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_safe
 
 from dashboard.access import visible_namespaces
@@ -197,7 +198,7 @@ def _gantt_rows(pods: list[reads.PodSpan]) -> list[tuple[str, str, list[Any]]]:
         if p.exit_code is not None:
             notes.append(_("exit %(code)s") % {"code": p.exit_code})
         if p.restarts:
-            notes.append(_("%(n)s restarts") % {"n": p.restarts})
+            notes.append(ngettext("%(n)s restart", "%(n)s restarts", p.restarts) % {"n": p.restarts})
         if p.deleted:
             notes.append(_("deleted"))
         rows.append((p.name, " · ".join(notes), parts))

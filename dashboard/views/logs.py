@@ -23,6 +23,7 @@ from django.shortcuts import render
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_safe
 
 from dashboard.access import current_identity, is_allowed
@@ -140,9 +141,12 @@ def _read(namespace: str, pod: str, container: str, opts: Options) -> LogRead | 
         raise
     except KubeError as exc:
         if exc.status == 0 and "timeout" in exc.reason.lower():
-            return _("The API server did not answer within %(s)s seconds.") % {
-                "s": settings.VOLCANO_UI_LOGS_TIMEOUT_SECONDS
-            }
+            seconds = settings.VOLCANO_UI_LOGS_TIMEOUT_SECONDS
+            return ngettext(
+                "The API server did not answer within %(s)s second.",
+                "The API server did not answer within %(s)s seconds.",
+                seconds,
+            ) % {"s": seconds}
         return exc.message or exc.describe()
 
 

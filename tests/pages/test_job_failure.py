@@ -79,6 +79,7 @@ def test_the_job_page_lists_deleted_pods_and_explains_the_failure_from_them(gone
     assert "Pods (deleted)" in page and "data-deleted-pods" in page
     assert "First failure: container main of pod train-worker-0 ended: OOMKilled, exit code 137." in page
     assert "killed: memory limit 1Gi" in page and "pod deleted" in page
+    assert "1 container was killed for using more memory than its limit (OOMKilled)" in page
     assert "come from what the dashboard saw when they were deleted" in page
     assert "the policy of the Job restarts the Job (RestartJob)" in page
     assert "data-log-tail" not in page  # no log to read of a deleted pod
