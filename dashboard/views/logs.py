@@ -39,6 +39,7 @@ from dashboard.volcano import objects
 from dashboard.volcano.objects import annotations as annotations_of
 from dashboard.volcano.objects import as_dict, as_list, as_str
 from dashboard.volcano.objects import labels as labels_of
+from dashboard.volcano.pods import pod_not_started
 
 TAILS = ("100", "1000", "5000", "all")
 # Lines of the failing container shown in a Job's "why did it fail" card (``fragment=tail``).
@@ -356,8 +357,11 @@ def pod_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         return _denied(request, ctx, why)
     if asked and asked not in containers:
         return _unknown_container(request, ctx, unknown_container_text(asked, app, init))
+    # A pod none of whose containers has run has no log to read yet: the page says so.
+    ctx["not_started"] = pod_not_started(pod)
     try:
-        result = _collect(namespace, [(name, opts.container)], opts) if opts.container else Result()
+        readable = opts.container and not ctx["not_started"]
+        result = _collect(namespace, [(name, opts.container)], opts) if readable else Result()
     except LogsBusy:
         result = Result(busy=True)
     live = not opts.previous and _running(pod, opts.container)

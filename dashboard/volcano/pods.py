@@ -218,3 +218,17 @@ def exit_status(terminated: object) -> tuple[str, str] | None:
     signal = term.get("signal")
     shown = "" if signal in (None, 0, "") or isinstance(signal, bool) else as_str(signal)
     return as_str(code), shown
+
+
+def pod_not_started(pod: object) -> bool:
+    """No container of the pod has run yet, so it has no logs: status.phase is Pending (or not
+    written yet) and no container status, init or app, has a ``running`` or ``terminated`` state,
+    now or as its ``lastState`` (Kubernetes ContainerStatus). A pod without a node is such a pod."""
+    if as_str(status(pod).get("phase")) not in ("", "Pending"):
+        return False
+    for key in ("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses"):
+        for cs in _statuses(pod, key):
+            for state in (as_dict(cs.get("state")), as_dict(cs.get("lastState"))):
+                if "running" in state or "terminated" in state:
+                    return False
+    return True

@@ -247,3 +247,15 @@ def test_logs_can_be_turned_off(client, own):
         resp = client.get(f"/pods/{NS}/off/logs/")
     assert resp.status_code == 403 and b"Logs are turned off" in resp.content
     assert cluster.server.stats()["requests"].get("get pods/log", 0) == before
+
+
+def test_a_pod_that_has_not_started_says_it_has_no_logs_yet(client, own):
+    cluster, cache = own
+    spec = {"schedulerName": "volcano", "containers": [{"name": "main", "image": "busybox:1.36"}]}
+    cluster.store.create(POD, {"metadata": {"name": "not-placed", "namespace": NS}, "spec": spec})
+    cluster.store.mutate(POD, NS, "not-placed", lambda obj: obj.__setitem__("status", {"phase": "Pending"}))
+    cache.wait_for(lambda s: ((s.pods.get(NS, "not-placed") or {}).get("status") or {}).get("phase"), 10)
+    for url in (f"/pods/{NS}/not-placed/logs/", f"/pods/{NS}/not-placed/logs/?fragment=tail"):
+        page = unescape(client.get(url).content.decode())
+        assert "This pod has not started yet (no container has run), so there are no logs yet." in page, url
+        assert "No log lines." not in page, url

@@ -114,3 +114,22 @@ def test_exit_status():
     assert p.exit_status({"exitCode": 137, "signal": 9}) == ("137", "9")
     assert p.exit_status({"exitCode": 0, "signal": 0}) == ("0", "")
     assert p.exit_status({"exitCode": True}) is None and p.exit_status({}) is None
+
+
+@pytest.mark.parametrize(
+    "status,started",
+    [
+        ({}, False),  # no status written yet
+        ({"phase": "Pending"}, False),  # no node
+        (
+            {"phase": "Pending", "containerStatuses": [{"name": "c", "state": {"waiting": {"reason": "X"}}}]},
+            False,
+        ),
+        ({"phase": "Pending", "initContainerStatuses": [{"name": "i", "state": {"running": {}}}]}, True),
+        ({"phase": "Pending", "containerStatuses": [{"name": "c", "lastState": {"terminated": {}}}]}, True),
+        ({"phase": "Running"}, True),
+        ({"phase": "Failed"}, True),
+    ],
+)
+def test_pod_not_started(status, started):
+    assert p.pod_not_started(_pod(status)) is not started
