@@ -8,10 +8,10 @@ that holds samples already is read as it is) with ``--days`` of what the recorde
 large scale's Queues (dashboard/sim/generator.py, as ``bench.inproc_pages --generator large``):
 a QueueSample per Queue and resource and a QueuePhaseSample per Queue and PodGroup phase every
 sample interval, the hourly means of every closed hour (dashboard/history/rollup.py, as the
-recorder rolls them) and the PodGroup phase transitions of ``--arrivals-per-min`` gangs (the
-admission-wait table reads them). The rows are built from the recorder's own sample of the
-cache (Recorder._sample: the same queues, resources and phases); their values follow a
-deterministic daily wave, not a run of the cluster (this measures reads, not content). Job
+recorder rolls them), the PodGroup phase transitions of ``--arrivals-per-min`` gangs and their
+admissions (the admission-wait table reads these). The rows are built from the recorder's own
+sample of the cache (Recorder._sample: the same queues, resources and phases); their values
+follow a deterministic daily wave, not a run of the cluster (this measures reads, not content). Job
 transitions and pod lifetimes are not written: the Queue page reads neither.
 
 Then, over the in-memory cache with churn between requests (bench/inproc_pages.py), it requests
@@ -126,15 +126,16 @@ def fill_transitions(
     """PodGroup transitions (Pending, Inqueue, Running, Completed) of ``per_min`` gangs a minute
     in [start, end), shared among the queues by ``weights``, with deterministic waits and run
     times, keyed as the recorder keys them."""
-    from dashboard.history.models import PhaseTransition
+    from dashboard.history.models import Admission, PhaseTransition
+    from dashboard.volcano.history import admission_wait
 
-    inserter = Inserter(using, PhaseTransition)
+    inserter, admitted = Inserter(using, PhaseTransition), Inserter(using, Admission)
     total = sum(weights.values()) or 1
     for qi, (queue, weight) in enumerate(sorted(weights.items())):
         rate = per_min * weight / total  # gangs a minute
         if rate <= 0:
             continue
-        rows = []
+        rows, admissions = [], []
         j = 0
         while (created := start + timedelta(minutes=j / rate)) < end:
             uid = f"bench-{qi:04d}-{j:08d}"
@@ -165,8 +166,22 @@ def fill_transitions(
                         "created": created,
                     }
                 )
+            if running < end:  # as the recorder writes it on seeing the gang start Running
+                wait = admission_wait(created, inqueue, running)
+                assert wait is not None
+                admissions.append(
+                    {
+                        "uid": uid,
+                        "queue": queue,
+                        "namespace": f"ns-{qi % 50:02d}",
+                        "name": f"{queue}-pg-{j}",
+                        "running": running,
+                        "wait": wait.total_seconds(),
+                    }
+                )
             j += 1
         inserter.write(rows)
+        admitted.write(admissions)
     return inserter.written
 
 
@@ -219,6 +234,7 @@ def database_report() -> str:
         models.QueueHourly,
         models.QueuePhaseHourly,
         models.PhaseTransition,
+        models.Admission,
         models.PodLifetime,
     ]
     rows = ", ".join(f"{m.__name__} {m.objects.count():,}" for m in tables)
@@ -264,7 +280,8 @@ def time_reads(queue: str, now: datetime, rounds: int = 5) -> str:
     calls = {
         "queue_usage": lambda: reads.queue_usage("default", queue, since, now),
         "queue_phase_counts": lambda: reads.queue_phase_counts("default", queue, since, now),
-        "admission_waits": lambda: reads.admission_waits("default", queue, since),
+        "daily_waits": lambda: reads.daily_waits("default", queue, since, now),
+        "wait_percentile": lambda: reads.wait_percentile("default", queue, since, 50),
     }
     out = []
     for label, fn in calls.items():
@@ -275,6 +292,8 @@ def time_reads(queue: str, now: datetime, rounds: int = 5) -> str:
             ts.append((time.perf_counter() - s) * 1000)
         if isinstance(value, dict):
             size = sum(len(v) for v in value.values())
+        elif label == "wait_percentile":
+            size = 1
         else:
             size = sum(len(v.allocated) for v in value) if label == "queue_usage" else len(value)
         out.append(f"{label} {statistics.median(ts):.1f} ms ({size} points)")

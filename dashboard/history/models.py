@@ -32,6 +32,25 @@ class PhaseTransition(models.Model):
         ]
 
 
+class Admission(models.Model):
+    """A PodGroup's first start Running (its gang admitted), one row per ``uid``. ``running``: the
+    PodGroup's own transition time where it carries one, else when the dashboard saw it;
+    ``wait``: seconds from its creation to ``running`` (dashboard.volcano.history.admission_wait),
+    None when its creation time is unknown. Written by the recorder with the transitions it
+    derives from; a PodGroup that runs again after Pending keeps its first row."""
+
+    uid = models.CharField(max_length=64, unique=True)
+    queue = models.CharField(max_length=253)
+    namespace = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    running = models.DateTimeField()
+    wait = models.FloatField(null=True)
+
+    class Meta:
+        # ``wait`` in the index: a day's count and its percentile ranks are read from it alone.
+        indexes = [models.Index(fields=["queue", "running", "wait"]), models.Index(fields=["running"])]
+
+
 class PodLifetime(models.Model):
     """One pod from creation to deletion, updated as it changes. ``last_seen``: the latest change
     recorded; ``deleted``: when the dashboard saw it deleted."""

@@ -5,22 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import UTC, date, datetime, timedelta
 
-from django.db.models import Avg, FloatField, Func, Max, Min, Q
-from django.db.models.functions import Coalesce, TruncHour
+from django.db.models import Avg, Q, QuerySet
+from django.db.models.functions import TruncHour
 
 from dashboard.history.models import (
+    Admission,
     HistoryFill,
-    PhaseTransition,
     PodLifetime,
     QueueHourly,
     QueuePhaseHourly,
     QueuePhaseSample,
     QueueSample,
 )
-from dashboard.volcano.history import Interval, admission_wait, resource_hours
+from dashboard.volcano.history import Interval, interpolate, percentile_ranks, resource_hours
 
 Point = tuple[datetime, float | None]
 
@@ -110,56 +109,51 @@ def queue_phase_counts(using: str, queue: str, since: datetime, until: datetime)
     return {phase: [(at, counts.get((at, phase), 0.0)) for at in times] for phase in phases}
 
 
-class Seconds(Func):
-    """A datetime column as seconds since 1970 (a float), computed by the database: a datetime
-    the database driver hands back costs Django's conversion to an aware datetime in Python,
-    the bulk of a read of tens of thousands of them."""
-
-    output_field = FloatField()
-
-    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        # Django stores UTC "YYYY-MM-DD HH:MM:SS[.ffffff]": the whole seconds by strftime, the
-        # microseconds from the text (SQLite's own date functions keep milliseconds only).
-        # '%%%%s': Func's formatting and then the SQLite cursor's placeholder pass each halve it.
-        seconds = "CAST(strftime('%%%%s', %(expressions)s) AS REAL)"
-        template = f"({seconds} + CAST(substr(%(expressions)s, 20) AS REAL))"
-        sql, params = self.as_sql(compiler, connection, template=template, **extra)
-        return sql, (*params, *params)  # the expression appears twice
-
-    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        template = "EXTRACT(EPOCH FROM %(expressions)s)::double precision"
-        return self.as_sql(compiler, connection, template=template, **extra)
+def _waits(using: str, queue: str, since: datetime) -> QuerySet[Admission]:
+    return Admission.objects.using(using).filter(queue=queue, running__gte=since, wait__isnull=False)
 
 
-def _utc(seconds: float | None) -> datetime | None:
-    return datetime.fromtimestamp(seconds, UTC) if seconds is not None else None
+def _ranked(waits: QuerySet[Admission], n: int, q: float) -> float | None:
+    """The ``q``-th percentile of the ``n`` waits of ``waits``: the database orders them and
+    hands the (at most two) values at the percentile's ranks; None when there are none."""
+    low, high, fraction = percentile_ranks(n, q)
+    ranked = waits.order_by("wait").values_list("wait", flat=True)[low : high + 1]
+    values = [v for v in ranked if v is not None]  # none is: ``waits`` has known waits only
+    if not values:  # rows pruned between the count and this read
+        return None
+    return interpolate(values[0], values[-1], fraction)
 
 
-def admission_waits(using: str, queue: str, since: datetime) -> list[tuple[datetime, float]]:
-    """(when the gang started Running, seconds it waited) of the queue's PodGroups that started
-    running since ``since``: created -> Inqueue -> Running, by the PodGroup's own times where it
-    carries them, else when the dashboard saw the change. The database reduces the transitions
-    to one row per PodGroup (a busy queue has tens of thousands of them in a week) and hands
-    the times the wait is computed from as seconds."""
-    at = Coalesce("object_time", "seen_at")
-    rows = (
-        PhaseTransition.objects.using(using)
-        .filter(kind="PodGroup", queue=queue, phase__in=("Inqueue", "Running"), seen_at__gte=since)
-        .values("uid")
-        .annotate(
-            inqueue=Min(at, filter=Q(phase="Inqueue")),
-            running=Min(at, filter=Q(phase="Running")),
-            made=Max("created"),
-        )
-        .filter(running__isnull=False)
-        .values_list("running", Seconds("made"), Seconds("inqueue"), Seconds("running"))
-    )
+def wait_percentile(using: str, queue: str, since: datetime, q: float) -> float | None:
+    """The ``q``-th percentile (0-100, dashboard.volcano.history.percentile) of the seconds the
+    queue's gangs waited for admission, of those that started Running since ``since``; None
+    when none did."""
+    waits = _waits(using, queue, since)
+    n = waits.count()
+    return _ranked(waits, n, q) if n else None
+
+
+def daily_waits(
+    using: str, queue: str, since: datetime, until: datetime
+) -> list[tuple[date, float, float, int]]:
+    """[(day, p50, p90, how many)] of the admission waits (seconds) of the queue's gangs that
+    started Running since ``since``, per UTC calendar day from ``since``'s to ``until``'s,
+    oldest first; days without one are left out. Per day the database counts the waits and
+    hands the values at the percentiles' ranks (dashboard.volcano.history.percentile)."""
+    waits = _waits(using, queue, since)
     out = []
-    for running, made, inqueue, ran in rows:
-        wait = admission_wait(_utc(made), _utc(inqueue), _utc(ran))
-        if wait is not None:
-            out.append((running, wait.total_seconds()))
-    return sorted(out)
+    day = since.astimezone(UTC).date()
+    while day <= until.astimezone(UTC).date():
+        start = datetime.combine(day, datetime.min.time(), UTC)
+        in_day = waits.filter(running__lt=start + timedelta(days=1))
+        if start > since:
+            in_day = in_day.filter(running__gte=start)
+        n = in_day.count()
+        p50, p90 = (_ranked(in_day, n, 50), _ranked(in_day, n, 90)) if n else (None, None)
+        if p50 is not None and p90 is not None:
+            out.append((day, p50, p90, n))
+        day += timedelta(days=1)
+    return out
 
 
 @dataclass(frozen=True)
@@ -245,21 +239,9 @@ def job_pods(using: str, namespace: str, job: str, since: datetime) -> list[PodS
 
 
 def podgroup_wait(using: str, uid: str) -> float | None:
-    """Seconds the PodGroup ``uid`` waited from creation to Running, None until it ran."""
-    rows = (
-        PhaseTransition.objects.using(using)
-        .filter(kind="PodGroup", uid=uid)
-        .values_list("phase", "seen_at", "object_time", "created")
-    )
-    firsts: dict[str, datetime] = {}
-    made = None
-    for phase, seen, own, created in rows:
-        at = own or seen
-        if phase not in firsts or at < firsts[phase]:
-            firsts[phase] = at
-        made = created
-    wait = admission_wait(made, firsts.get("Inqueue"), firsts.get("Running"))
-    return wait.total_seconds() if wait is not None else None
+    """Seconds the PodGroup ``uid`` waited from creation to its first Running, None until it
+    ran or when its creation time is unknown."""
+    return Admission.objects.using(using).filter(uid=uid).values_list("wait", flat=True).first()
 
 
 def newest_sample(using: str) -> datetime | None:

@@ -25,8 +25,10 @@ from typing import Any
 
 from django.db import DatabaseError, connections, transaction
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 
 from dashboard.history.models import (
+    Admission,
     PhaseTransition,
     PodLifetime,
     QueueHourly,
@@ -37,7 +39,7 @@ from dashboard.history.models import (
 from dashboard.kube.cache import ClusterCache
 from dashboard.kube.snapshot import Snapshot
 from dashboard.volcano.gang import pod_template_requests
-from dashboard.volcano.history import gpu_amount, pod_times, queue_amounts
+from dashboard.volcano.history import admission_wait, gpu_amount, pod_times, queue_amounts
 from dashboard.volcano.objects import as_dict, as_list, meta, name, namespace, spec, status, uid
 from dashboard.volcano.phases import job_phase, job_phase_since, podgroup_phase
 from dashboard.volcano.pods import pod_group_name, pod_job_name, pod_task
@@ -99,6 +101,11 @@ def _podgroup_since(pg: dict[str, Any]) -> datetime | None:
     times = [parse_time(as_dict(c).get("lastTransitionTime")) for c in as_list(status(pg).get("conditions"))]
     known = [t for t in times if t is not None]
     return max(known) if known else None
+
+
+def _transition_time(t: PhaseTransition) -> datetime:
+    """When a transition happened: the object's own time where it carries one, else when seen."""
+    return t.object_time or t.seen_at
 
 
 class Recorder:
@@ -410,7 +417,9 @@ class Recorder:
             return True
         try:
             with transaction.atomic(using=self.using):
+                admissions = self._admissions(transitions)
                 PhaseTransition.objects.using(self.using).bulk_create(transitions, ignore_conflicts=True)
+                Admission.objects.using(self.using).bulk_create(admissions, ignore_conflicts=True)
                 PodLifetime.objects.using(self.using).bulk_create(
                     pods, update_conflicts=True, unique_fields=["uid"], update_fields=_POD_FIELDS
                 )
@@ -428,6 +437,53 @@ class Recorder:
             )
         self._recovered()
         return True
+
+    def _admissions(self, transitions: list[PhaseTransition]) -> list[Admission]:
+        """The admissions of the PodGroups ``transitions`` sees start Running that have none
+        recorded yet: each from the PodGroup's first Running and first Inqueue, of this batch
+        or recorded before (read by namespace and name, the transitions' index)."""
+        runs: dict[str, PhaseTransition] = {}
+        inqueue: dict[str, datetime] = {}
+        for t in transitions:
+            if t.kind != "PodGroup":
+                continue
+            at = _transition_time(t)
+            if t.phase == "Running" and (t.uid not in runs or at < _transition_time(runs[t.uid])):
+                runs[t.uid] = t
+            elif t.phase == "Inqueue":
+                inqueue[t.uid] = min(at, inqueue.get(t.uid, at))
+        uids = sorted(runs)
+        known: set[str] = set()
+        for k in range(0, len(uids), 500):
+            rows = Admission.objects.using(self.using).filter(uid__in=uids[k : k + 500])
+            known.update(rows.values_list("uid", flat=True))
+        new = [runs[u] for u in uids if u not in known]
+        for k in range(0, len(new), 100):
+            match = Q()
+            for t in new[k : k + 100]:
+                match |= Q(kind="PodGroup", namespace=t.namespace, name=t.name, uid=t.uid)
+            earlier = (
+                PhaseTransition.objects.using(self.using)
+                .filter(match, phase="Inqueue")
+                .values_list("uid", Coalesce("object_time", "seen_at"))
+            )
+            for u, at in earlier:
+                inqueue[u] = min(at, inqueue.get(u, at))
+        out = []
+        for t in new:
+            running = _transition_time(t)
+            wait = admission_wait(t.created, inqueue.get(t.uid), running)
+            out.append(
+                Admission(
+                    uid=t.uid,
+                    queue=t.queue,
+                    namespace=t.namespace,
+                    name=t.name,
+                    running=running,
+                    wait=wait.total_seconds() if wait is not None else None,
+                )
+            )
+        return out
 
     def _recovered(self) -> None:
         self._backoff = 0.0
@@ -487,6 +543,7 @@ class Recorder:
         try:
             with transaction.atomic(using=self.using):
                 PhaseTransition.objects.using(self.using).filter(seen_at__lt=cutoff).delete()
+                Admission.objects.using(self.using).filter(running__lt=cutoff).delete()
                 pods = PodLifetime.objects.using(self.using)
                 pods.filter(Q(deleted__lt=cutoff) | Q(finished__lt=cutoff)).delete()
                 # Pods that went while no recorder watched (never seen deleted), unless still there.

@@ -26,7 +26,6 @@ from dashboard.presenters.clock import reference_now
 from dashboard.views.downloads import download_header
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import snapshot
-from dashboard.volcano.history import daily_percentiles
 from dashboard.volcano.quantities import format_quantity, resource_sort_key
 
 QUEUE_WINDOWS = {"1h": timedelta(hours=1), "24h": timedelta(hours=24), "7d": timedelta(days=7)}
@@ -106,8 +105,7 @@ def queue_history(request: HttpRequest, name: str, now: datetime) -> dict[str, A
     if phase_counts:
         lines = [(phase, _PHASE_CSS.get(phase, "d"), pts, False) for phase, pts in phase_counts.items()]
         podgroups = line_chart(_("PodGroups by phase"), lines, since, now, lambda v: f"{v:.0f}")
-    waits = read(lambda using: reads.admission_waits(using, name, now - timedelta(days=7))) or []
-    days = daily_percentiles(waits)
+    days = read(lambda using: reads.daily_waits(using, name, now - timedelta(days=7), now)) or []
     return {
         "window": window,
         "windows": list(QUEUE_WINDOWS),
@@ -213,7 +211,7 @@ def job_history(
     gang cannot start as it is (dashboard.volcano.pending.never_start), so no wait is estimated."""
     from dashboard.presenters.charts import gantt
     from dashboard.volcano import objects
-    from dashboard.volcano.history import percentile, position
+    from dashboard.volcano.history import position
     from dashboard.volcano.phases import podgroup_phase, podgroup_queued
     from dashboard.volcano.time import parse_time
 
@@ -233,8 +231,7 @@ def job_history(
 
     pods = read(lambda using: reads.job_pods(using, ns, name, created - timedelta(minutes=5))) or []
     timeline = gantt(_gantt_rows(pods), created, now)
-    waits = read(lambda using: reads.admission_waits(using, queue, now - timedelta(days=7))) or []
-    typical = percentile([w for _at, w in waits], 50)
+    typical = read(lambda using: reads.wait_percentile(using, queue, now - timedelta(days=7), 50))
     waited = read(lambda using: reads.podgroup_wait(using, objects.uid(pg))) if pg else None
     place = None
     if pg is not None and podgroup_queued(podgroup_phase(pg)):

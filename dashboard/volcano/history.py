@@ -88,15 +88,28 @@ def admission_wait(
     return max(running - start, timedelta(0))
 
 
+def percentile_ranks(n: int, q: float) -> tuple[int, int, float]:
+    """Where the ``q``-th percentile (0-100) of ``n`` ordered values (n >= 1) lies: (low rank,
+    high rank, fraction of the way from the one to the other), ranks 0-based; ``interpolate``
+    the two values found there."""
+    rank = (n - 1) * q / 100
+    low = math.floor(rank)
+    return low, math.ceil(rank), rank - low
+
+
+def interpolate(low: float, high: float, fraction: float) -> float:
+    """The value ``fraction`` of the way from ``low`` to ``high`` (``percentile_ranks``)."""
+    return low + (high - low) * fraction
+
+
 def percentile(values: Sequence[float], q: float) -> float | None:
     """The ``q``-th percentile (0-100) of ``values`` by linear interpolation between closest
     ranks (numpy's default); None for no values."""
     if not values:
         return None
     ordered = sorted(values)
-    rank = (len(ordered) - 1) * q / 100
-    low, high = math.floor(rank), math.ceil(rank)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+    low, high, fraction = percentile_ranks(len(ordered), q)
+    return interpolate(ordered[low], ordered[high], fraction)
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from dashboard.history import reads
-from dashboard.history.models import PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
-from dashboard.volcano.history import admission_wait
+from dashboard.history.models import Admission, PhaseTransition, PodLifetime, QueuePhaseSample, QueueSample
+from dashboard.volcano.history import admission_wait, percentile
 from dashboard.volcano.phases import job_phase
 from tests.history.helpers import add_nodes, gpu_job, recorder, settle
 
@@ -68,8 +68,12 @@ def test_records_transitions_pods_and_samples_from_the_watch(cluster, make_live_
     assert max(s.allocated or 0 for s in samples) == 2
     assert QueuePhaseSample.objects.using(history_db).filter(queue="default", phase="Running").exists()
     assert rec.status().dropped == 0 and rec.status().written > 0
-    assert reads.admission_waits(history_db, "default", cluster.clock.now() - timedelta(days=7)) == (
-        _waits(groups)
+    admissions = Admission.objects.using(history_db).filter(queue="default")
+    assert sorted(admissions.values_list("running", "wait")) == _waits(groups)
+    assert admissions.count() == len({t.uid for t in groups if t.phase == "Running"})
+    week = cluster.clock.now() - timedelta(days=7)
+    assert reads.wait_percentile(history_db, "default", week, 50) == percentile(
+        [w for _at, w in _waits(groups)], 50
     )
 
 
@@ -118,11 +122,13 @@ def test_retention_prunes_old_rows(cluster, make_live_cache, history_db):
     settle(cache, cluster, lambda s: _phase(s, "short") == "Completed", rec, limit=60)
     rec.step(force_flush=True)
     assert PhaseTransition.objects.using(history_db).filter(name="short").exists()
+    assert Admission.objects.using(history_db).filter(namespace="default").exists()
     assert QueueSample.objects.using(history_db).exists()
     cluster.advance(2 * 86400)
     rec._next_prune = None
     rec.step(force_flush=True)
     assert not PhaseTransition.objects.using(history_db).filter(name="short").exists()
+    assert not Admission.objects.using(history_db).exists()
     assert not PodLifetime.objects.using(history_db).filter(job="short", finished__isnull=False).exists()
     # The sample of this step is new; every older one is gone.
     assert all(s.at == cluster.clock.now() for s in QueueSample.objects.using(history_db))
