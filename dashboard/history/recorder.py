@@ -391,7 +391,8 @@ class Recorder:
         self._last_sample = now
         queues = snap.queues.all()
         # Every resource some Queue names, for every Queue: a queue with none of it allocated
-        # records 0, so its series has no gap (and an hourly mean no inflation) while it is idle.
+        # records 0, so its series has no gap (and an hourly mean no inflation) while it is idle;
+        # one whose status states no allocation at all records None (unknown, a gap).
         names = set().union(*(queue_amounts(q) for q in queues)) if queues else set()
         for q in queues:
             qname = name(q)

@@ -174,9 +174,11 @@ def queue_amounts(queue: object, resources: Iterable[str] = ()) -> dict[str, dic
     """A Queue's amounts per resource: {resource: {field: amount or None}} for the fields of
     ``QUEUE_FIELDS`` (status.allocated, spec.deserved, spec.capability,
     spec.guarantee.resource); a value that is no usable amount reads None, never 0. A resource
-    that status.allocated leaves out is allocated 0 (the scheduler lists only what it placed:
-    ``queues.subtree_allocated``, the rule the pages use). ``resources``: more resources to give
-    (e.g. every one some Queue names), so that a series stays continuous while none is allocated."""
+    that a present status.allocated leaves out is allocated 0 (the scheduler lists only what it
+    placed: ``queues.subtree_allocated``, the rule the pages use); without a status.allocated at
+    all (the scheduler has not written the Queue's status) every allocated is None. ``resources``:
+    more resources to give (e.g. every one some Queue names), so that a series stays continuous
+    while none is allocated."""
     sp, st = spec(queue), status(queue)
     lists = {
         "allocated": as_dict(st.get("allocated")),
@@ -190,9 +192,11 @@ def queue_amounts(queue: object, resources: Iterable[str] = ()) -> dict[str, dic
             out.setdefault(str(res), dict.fromkeys(QUEUE_FIELDS))[field_name] = resource_amount(raw)
     for res in resources:
         out.setdefault(str(res), dict.fromkeys(QUEUE_FIELDS))
+    stated = isinstance(st.get("allocated"), dict)
     for res, amounts in out.items():
         if res not in lists["allocated"]:
-            amounts["allocated"] = subtree_allocated(queue if isinstance(queue, dict) else {}, res, None)
+            whole = queue if isinstance(queue, dict) else {}
+            amounts["allocated"] = subtree_allocated(whole, res, None) if stated else None
     return out
 
 

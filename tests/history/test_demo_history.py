@@ -117,9 +117,9 @@ class Truth:
     def _take(self, at: datetime) -> None:
         queues: dict[str, dict[str, Any]] = {}
         for (_ns, name), q in self.now["queues"].items():
-            allocated = {
-                r: float(parse_quantity(v)) for r, v in (q.get("status") or {}).get("allocated", {}).items()
-            }
+            # None: the scheduler has not written the Queue's status.allocated yet (unknown).
+            stated = (q.get("status") or {}).get("allocated")
+            allocated = None if stated is None else {r: float(parse_quantity(v)) for r, v in stated.items()}
             queues[name] = {"allocated": allocated, "phases": {}, "pod_gpus": 0.0}
         for pg in self.now["podgroups"].values():
             phase = (pg.get("status") or {}).get("phase") or "Pending"
@@ -226,12 +226,21 @@ def _table(page: str, marker: str) -> list[list[str]]:
     ]
 
 
+def _allocated(sample: dict, resource: str) -> float | None:
+    """A sampled Queue's allocated ``resource``: 0 where its status.allocated leaves it out (Volcano
+    lists what it placed), None without a status.allocated."""
+    allocated = sample.get("allocated", {})
+    return None if allocated is None else allocated.get(resource, 0.0)
+
+
 def _busy_queues(truth: Truth) -> list[str]:
     """The queues whose GPU allocation changed during the window (the charts worth checking)."""
     seen: dict[str, set[float]] = {}
     for queues in truth.samples.values():
         for name, q in queues.items():
-            seen.setdefault(name, set()).add(q.get("allocated", {}).get(GPU, 0.0))
+            value = _allocated(q, GPU)
+            if value is not None:
+                seen.setdefault(name, set()).add(value)
     return sorted(name for name, values in seen.items() if len(values) > 1)
 
 
@@ -244,6 +253,9 @@ def test_every_queue_sample_is_the_queue_and_its_pods_at_that_minute(demo_day):
         got = dict(series[GPU].allocated) if GPU in series else {}
         for at, queues in truth.samples.items():
             expected = queues[queue].get("allocated", {})
+            if expected is None:  # unknown: a gap in every resource's series
+                assert all(dict(r.allocated).get(at, None) is None for r in series.values()), (queue, at)
+                continue
             if GPU in expected:
                 assert got.get(at) == expected[GPU], (queue, at)
                 # Volcano's allocated is what the bound, unfinished pods of the queue and of the
@@ -265,7 +277,7 @@ def test_the_queue_page_tables_show_the_last_hour_of_samples(demo_day):
         # One sample per minute, 96 spans of 37.5 s: every row is one sample, in time order.
         # A Queue whose status.allocated names no GPUs has none allocated (the scheduler lists
         # only what it placed).
-        expected = [truth.samples[at][queue]["allocated"].get(GPU, 0.0) for at in last_hour]
+        expected = [_allocated(truth.samples[at][queue], GPU) for at in last_hour]
         assert [None if r[1] == "—" else float(r[1]) for r in rows] == expected, queue
         if not any(truth.samples[at][queue]["phases"] for at in last_hour):
             assert 'data-chart="PodGroups by phase"' not in page, queue  # a parent queue: no gangs
@@ -410,7 +422,7 @@ def test_queue_sparklines_are_the_hourly_means_of_the_queues_allocation(demo_day
     for queue in _busy_queues(truth):
         hourly: dict[datetime, list[float]] = {}
         for at, queues in sorted(truth.samples.items()):
-            value = queues[queue]["allocated"].get(GPU, 0.0)
+            value = _allocated(queues[queue], GPU)
             hourly.setdefault(at.replace(minute=0), [])
             if value is not None:
                 hourly[at.replace(minute=0)].append(value)
