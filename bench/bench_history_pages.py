@@ -176,6 +176,7 @@ def fill_transitions(
                         "namespace": f"ns-{qi % 50:02d}",
                         "name": f"{queue}-pg-{j}",
                         "running": running,
+                        "day": running.date(),
                         "wait": wait.total_seconds(),
                     }
                 )

@@ -140,14 +140,12 @@ def daily_waits(
     started Running since ``since``, per UTC calendar day from ``since``'s to ``until``'s,
     oldest first; days without one are left out. Per day the database counts the waits and
     hands the values at the percentiles' ranks (dashboard.volcano.history.percentile)."""
-    waits = _waits(using, queue, since)
     out = []
     day = since.astimezone(UTC).date()
     while day <= until.astimezone(UTC).date():
-        start = datetime.combine(day, datetime.min.time(), UTC)
-        in_day = waits.filter(running__lt=start + timedelta(days=1))
-        if start > since:
-            in_day = in_day.filter(running__gte=start)
+        in_day = Admission.objects.using(using).filter(queue=queue, day=day, wait__isnull=False)
+        if datetime.combine(day, datetime.min.time(), UTC) < since:
+            in_day = in_day.filter(running__gte=since)
         n = in_day.count()
         p50, p90 = (_ranked(in_day, n, 50), _ranked(in_day, n, 90)) if n else (None, None)
         if p50 is not None and p90 is not None:

@@ -481,6 +481,7 @@ class Recorder:
                     namespace=t.namespace,
                     name=t.name,
                     running=running,
+                    day=running.astimezone(UTC).date(),
                     wait=wait.total_seconds() if wait is not None else None,
                 )
             )

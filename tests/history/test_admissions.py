@@ -88,7 +88,8 @@ def test_a_gang_that_runs_again_keeps_its_first_admission(history_db):
 
 
 def _admission(uid: str, running: datetime, wait: float | None, queue: str = "q") -> Admission:
-    return Admission(uid=uid, queue=queue, namespace="ns", name=uid, running=running, wait=wait)
+    day = running.astimezone(UTC).date()
+    return Admission(uid=uid, queue=queue, namespace="ns", name=uid, running=running, day=day, wait=wait)
 
 
 def _random_admissions(rng: random.Random, start: datetime, days: int) -> list[Admission]:
@@ -97,10 +98,7 @@ def _random_admissions(rng: random.Random, start: datetime, days: int) -> list[A
         running = start + timedelta(seconds=rng.uniform(0, days * 86400))
         # Whole seconds repeat (ties), fractions do not; a few unknown.
         wait = rng.choice([float(rng.randint(0, 30)), rng.expovariate(1 / 600), None])
-        queue = "q" if rng.random() < 0.8 else "other"
-        rows.append(
-            Admission(uid=f"u{i}", queue=queue, namespace="ns", name=f"pg{i}", running=running, wait=wait)
-        )
+        rows.append(_admission(f"u{i}", running, wait, "q" if rng.random() < 0.8 else "other"))
     return rows
 
 
@@ -110,11 +108,9 @@ def test_percentile_reads_are_percentile_of_the_same_waits(history_db):
     rows = _random_admissions(rng, T0 - timedelta(days=8), 9)
     # One day with a single wait and one with two: the ranks' edges.
     rows += [
-        Admission(uid="one", queue="q", namespace="ns", name="one", running=T0 + timedelta(days=3), wait=5.5),
-        Admission(uid="two", queue="q", namespace="ns", name="two", running=T0 + timedelta(days=4), wait=1.0),
-        Admission(
-            uid="tw2", queue="q", namespace="ns", name="tw2", running=T0 + timedelta(days=4, hours=1), wait=4
-        ),
+        _admission("one", T0 + timedelta(days=3), 5.5),
+        _admission("two", T0 + timedelta(days=4), 1.0),
+        _admission("tw2", T0 + timedelta(days=4, hours=1), 4.0),
     ]
     Admission.objects.using(history_db).bulk_create(rows)
     until = T0 + timedelta(days=4, hours=2)
@@ -174,6 +170,7 @@ def test_migration_0004_fills_the_admissions_of_an_existing_store(tmp_path, djan
             executor = MigrationExecutor(connections[alias])
             executor.migrate([("history", "0004_admissions")])
             got = {a.uid: (a.queue, a.name, a.running, a.wait) for a in Admission.objects.using(alias).all()}
+            assert all(a.day == a.running.date() for a in Admission.objects.using(alias).all())
             wait_a = admission_wait(T0, T0 + 8 * s, T0 + 30 * s)
             assert wait_a is not None
             assert got == {

@@ -1,3 +1,5 @@
+from datetime import UTC
+
 from django.db import migrations, models
 from django.db.models import Max, Min, Q
 from django.db.models.functions import Coalesce
@@ -39,6 +41,7 @@ def fill_admissions(apps, schema_editor):
                 namespace=namespace,
                 name=name,
                 running=running,
+                day=running.astimezone(UTC).date(),
                 wait=wait.total_seconds() if wait is not None else None,
             )
         )
@@ -68,12 +71,14 @@ class Migration(migrations.Migration):
                 ("namespace", models.CharField(max_length=253)),
                 ("name", models.CharField(max_length=253)),
                 ("running", models.DateTimeField()),
+                ("day", models.DateField()),
                 ("wait", models.FloatField(null=True)),
             ],
             options={
                 "indexes": [
-                    models.Index(fields=["queue", "running", "wait"], name="history_adm_queue_49a228_idx"),
-                    models.Index(fields=["running"], name="history_adm_running_549901_idx"),
+                    models.Index(fields=["queue", "day", "wait", "running"], name="history_adm_day_idx"),
+                    models.Index(fields=["queue", "wait", "running"], name="history_adm_wait_idx"),
+                    models.Index(fields=["running"], name="history_adm_running_idx"),
                 ],
             },
         ),
