@@ -15,10 +15,11 @@ from dashboard.kube import memory, trim
 from dashboard.kube.client import KubeClient
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.informer import Informer, InformerOptions
-from dashboard.kube.kinds import ALL_KINDS, DEPLOYMENTS, EVENTS, JOBS, PODS, KindSpec, obj_key
+from dashboard.kube.kinds import ALL_KINDS, CRONJOBS, DEPLOYMENTS, EVENTS, JOBS, PODS, KindSpec, obj_key
 from dashboard.kube.podrecords import DeletedPods
 from dashboard.kube.snapshot import Snapshot
 from dashboard.kube.store import EventStore, Key, KindStore, event_sort_time
+from dashboard.kube.suspensions import CronJobStore
 from dashboard.volcano.events import event_ref
 from dashboard.volcano.pods import pod_group_name
 from dashboard.volcano.restarts import last_restart
@@ -121,6 +122,9 @@ class ClusterCache:
                 self._stores[spec.name] = events
             elif spec is JOBS:
                 self._stores[spec.name] = JobStore(spec, on_change=self._notify, publish_interval=interval)
+            elif spec is CRONJOBS:
+                cronjobs = CronJobStore(spec, on_change=self._notify, publish_interval=interval)
+                self._stores[spec.name] = cronjobs
             else:
                 self._stores[spec.name] = KindStore(spec, on_change=self._notify, publish_interval=interval)
         self.informers: list[Informer] = []
@@ -181,7 +185,11 @@ class ClusterCache:
         data = {name: store.data() for name, store in self._stores.items()}
         jobs = self._stores[JOBS.name]
         restarts = jobs.restart_times if isinstance(jobs, JobStore) else None
-        return Snapshot(data, namespaces, deleted_pods=self.deleted_pods.view(), restart_times=restarts)
+        cronjobs = self._stores[CRONJOBS.name]
+        stops = cronjobs.suspensions if isinstance(cronjobs, CronJobStore) else None
+        return Snapshot(
+            data, namespaces, deleted_pods=self.deleted_pods.view(), restart_times=restarts, suspensions=stops
+        )
 
     def wait_for(self, predicate: Callable[[Snapshot], Any], timeout: float = 5.0) -> Any:
         """Block until ``predicate(snapshot)`` is truthy; return its value.

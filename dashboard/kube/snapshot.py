@@ -16,6 +16,7 @@ from typing import Any
 
 from dashboard.kube.kinds import obj_namespace
 from dashboard.kube.store import KindData, KindState, event_sort_time
+from dashboard.volcano.cronjobs import Suspension
 from dashboard.volcano.events import event_ref
 from dashboard.volcano.objects import name as obj_name
 from dashboard.volcano.objects import uid as obj_uid
@@ -165,10 +166,12 @@ class Snapshot:
         namespaces: frozenset[str] | None = None,
         deleted_pods: Mapping[tuple[str, str], tuple[PodRecord, ...]] | None = None,
         restart_times: Mapping[tuple[str | None, str], tuple[datetime, ...]] | None = None,
+        suspensions: Mapping[tuple[str | None, str], tuple[Suspension, ...]] | None = None,
     ):
         self.namespaces_filter = namespaces
         self._deleted_pods = deleted_pods or {}
         self._restart_times = restart_times or {}
+        self._suspensions = suspensions or {}
         self.jobs = KindView(data["jobs"], namespaces)
         self.podgroups = KindView(data["podgroups"], namespaces)
         self.queues = KindView(data["queues"], namespaces)
@@ -257,6 +260,10 @@ class Snapshot:
     def job_restart_times(self, job: dict[str, Any]) -> tuple[datetime, ...]:
         """The Restarting transition times of ``job`` the cache saw (cache.JobStore), oldest first."""
         return self._restart_times.get((obj_namespace(job) or None, obj_name(job)), ())
+
+    def cronjob_suspensions(self, cj: dict[str, Any]) -> tuple[Suspension, ...]:
+        """The stretches the cache saw ``cj`` suspended (kube.suspensions.CronJobStore), oldest first."""
+        return self._suspensions.get((obj_namespace(cj) or None, obj_name(cj)), ())
 
     def restarted_jobs(self) -> list[tuple[dict[str, Any], tuple[datetime, ...]]]:
         """(Job, job_restart_times) of every readable Job the cache saw restart."""

@@ -133,7 +133,8 @@ def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> di
         ref_name = objects.as_str(ref.get("name"))
         job = snap.jobs.get(objects.as_str(ref.get("namespace")) or objects.namespace(cj), ref_name)
         active.append({"name": ref_name, "job": job, "phase": badges.job_phase(job) if job else None})
-    missed = vc.missed_runs(cj, now, jobs)
+    found = vc.not_started(cj, now, jobs, snap.cronjob_suspensions(cj))
+    missed = found.missed if found is not None else None
     upcoming = vc.next_runs(cj, now, NEXT_RUNS)
     return {
         "state": pc.cronjob_badge(pc.cronjob_state(cj)),
@@ -162,6 +163,11 @@ def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> di
         "missed": (missed or [])[-HISTORY_SHOWN:],
         "missed_total": len(missed or []),
         "missed_capped": missed is not None and len(missed) >= vc.MISSED_LIMIT,
+        "skipped": found.skipped[-HISTORY_SHOWN:] if found else [],
+        "skipped_total": len(found.skipped) if found else 0,
+        "unsure": found.unsure[-HISTORY_SHOWN:] if found else [],
+        "unsure_total": len(found.unsure) if found else 0,
+        "suspended_since": found.suspended_since if found else None,
         "jobs_blocked": snap.jobs.state.name in ("forbidden", "not_installed"),
         "template_spec_view": job_spec_view(objects.as_dict(objects.spec(cj).get("jobTemplate")).get("spec")),
     }

@@ -10,6 +10,7 @@ zone applies (UTC in Volcano's images). Schedules are standard five-field cron, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
@@ -213,23 +214,65 @@ def runs(jobs: list[dict[str, Any]]) -> list[Run]:
     return sorted((run_of(j) for j in jobs), key=lambda r: r.scheduled or r.started or epoch, reverse=True)
 
 
-def missed_runs(cj: object, now: datetime, jobs: list[dict[str, Any]]) -> list[datetime] | None:
+@dataclass(frozen=True)
+class Suspension:
+    """A stretch of time the CronJob was seen suspended (``spec.suspend: true``) by whoever watched
+    it: ``start`` when it was first seen suspended after being seen running (None: it was already
+    suspended when first seen, at ``seen``), ``end`` when it was first seen resumed (None: still
+    suspended). The object keeps no such times, only its current ``spec.suspend``."""
+
+    start: datetime | None
+    end: datetime | None
+    seen: datetime
+
+    def covers(self, t: datetime) -> bool:
+        """``t`` lies in the stretch (a start not known counts from ``seen``)."""
+        return (self.start or self.seen) <= t and (self.end is None or t < self.end)
+
+
+@dataclass(frozen=True)
+class NotStarted:
+    """Scheduled times with no Job that can no longer start, oldest first, each list at most
+    MISSED_LIMIT long: ``missed`` (the controller should have started them), ``skipped`` (they fell
+    in a Suspension: not started on purpose, as the controller does not start a suspended
+    CronJob), ``unsure`` (before the CronJob was first seen, already suspended then: skipped or
+    missed is not known); ``suspended_since`` the first time it was seen suspended when that is
+    not its real start (None otherwise)."""
+
+    missed: list[datetime]
+    skipped: list[datetime]
+    unsure: list[datetime]
+    suspended_since: datetime | None
+
+
+def not_started(
+    cj: object, now: datetime, jobs: list[dict[str, Any]], suspensions: Sequence[Suspension] = ()
+) -> NotStarted | None:
     """Scheduled times after ``status.lastScheduleTime`` (else the CronJob's creation) up to ``now``
     for which no Job exists and that can no longer start: past ``startingDeadlineSeconds`` when
-    set; without a deadline, every such time but the newest (the controller starts only the newest
-    missed one). Oldest first, at most MISSED_LIMIT; None when the schedule cannot be read."""
-    start = last_schedule_time(cj) or created_at(cj)
-    if start is None:
-        return []
-    it = _times(cj, start)
+    set; without a deadline, every such time but the newest while the CronJob runs (the
+    controller starts only the newest unmet time). Sorted by ``suspensions`` (the ones seen,
+    oldest first; a CronJob suspended now with none seen counts as suspended since ``now``); the
+    times skipped in a suspension stay listed after the controller has scheduled a later run.
+    None when the schedule cannot be read."""
+    last = last_schedule_time(cj) or created_at(cj)
+    if last is None:
+        return NotStarted([], [], [], None)
+    stretches = list(suspensions)
+    if suspended(cj) and not any(s.end is None for s in stretches):
+        stretches.append(Suspension(None, None, now))
+    # The times skipped in a stretch stay listed once the controller has moved past them.
+    begin = min([last, *(s.start or s.seen for s in stretches)])
+    born = created_at(cj)
+    it = _times(cj, max(begin, born) if born else begin)
     if it is None:
         return None
     have = {
         t.astimezone(UTC).replace(second=0, microsecond=0) for t in (scheduled_time(j) for j in jobs) if t
     }
-    deadline = starting_deadline(cj)
+    before: list[datetime] = []
     due: list[datetime] = []
-    while len(due) <= MISSED_LIMIT:
+    while len(due) <= MISSED_LIMIT and len(before) <= MISSED_LIMIT:
         try:
             t = it.get_next(datetime)
         except CroniterBadDateError:
@@ -237,7 +280,29 @@ def missed_runs(cj: object, now: datetime, jobs: list[dict[str, Any]]) -> list[d
         if t > now:
             break
         if t.astimezone(UTC).replace(second=0, microsecond=0) not in have:
-            due.append(t)
+            (due if t > last else before).append(t)
+    deadline = starting_deadline(cj)
     if deadline is not None:
-        return [t for t in due if t + timedelta(seconds=deadline) < now][:MISSED_LIMIT]
-    return due[:-1][:MISSED_LIMIT] if not suspended(cj) else due[:MISSED_LIMIT]
+        due = [t for t in due if t + timedelta(seconds=deadline) < now]
+    elif not suspended(cj):
+        due = due[:-1]
+    first = next((s for s in stretches if s.start is None), None)
+    out = NotStarted([], [], [], first.seen if first is not None else None)
+    out.skipped.extend(t for t in before if any(s.covers(t) for s in stretches))
+    for t in due:
+        if any(s.covers(t) for s in stretches):
+            out.skipped.append(t)
+        elif first is not None and t < first.seen:
+            out.unsure.append(t)
+        else:
+            out.missed.append(t)
+    del out.missed[MISSED_LIMIT:], out.skipped[MISSED_LIMIT:], out.unsure[MISSED_LIMIT:]
+    return out
+
+
+def missed_runs(
+    cj: object, now: datetime, jobs: list[dict[str, Any]], suspensions: Sequence[Suspension] = ()
+) -> list[datetime] | None:
+    """``not_started(...).missed``: None when the schedule cannot be read."""
+    found = not_started(cj, now, jobs, suspensions)
+    return None if found is None else found.missed

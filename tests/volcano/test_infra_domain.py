@@ -41,6 +41,40 @@ def test_cronjob_example_schedule_next_and_missed_runs():
     assert [t.astimezone(UTC).strftime("%H:%M") for t in missed] == ["09:45", "09:55"]
 
 
+def _hm(times):
+    return [t.astimezone(UTC).strftime("%H:%M") for t in times]
+
+
+def test_cronjob_times_in_a_suspension_seen_are_skipped_not_missed():
+    at = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
+    base = {
+        "metadata": {"creationTimestamp": "2026-11-29T08:00:00Z"},
+        "spec": {"schedule": "*/10 * * * *"},
+        "status": {"lastScheduleTime": "2026-11-29T09:00:00Z"},
+    }
+    paused = {**base, "spec": {**base["spec"], "suspend": True}}
+    seen = [vc.Suspension(at + timedelta(minutes=25), None, at + timedelta(minutes=25))]
+    # Suspended at 09:25: 09:10 and 09:20 were missed, 09:30..10:00 skipped on purpose.
+    found = vc.not_started(paused, NOW, [], seen)
+    assert _hm(found.missed) == ["09:10", "09:20"]
+    assert _hm(found.skipped) == ["09:30", "09:40", "09:50", "10:00"]
+    # Resumed at 09:55 and the controller started 10:00: the skipped times stay listed.
+    resumed = [vc.Suspension(seen[0].start, at + timedelta(minutes=55), seen[0].seen)]
+    ran = {**base, "status": {"lastScheduleTime": "2026-11-29T10:00:00Z"}}
+    job = {"metadata": {"name": f"x-{int(NOW.timestamp()) // 60 // 10 * 10}"}}
+    found = vc.not_started(ran, NOW, [job], resumed)
+    assert (found.missed, _hm(found.skipped)) == ([], ["09:30", "09:40", "09:50"])
+    # Suspended when first seen at 09:45: before that, skipped or missed is not known.
+    first = [vc.Suspension(None, None, at + timedelta(minutes=45))]
+    found = vc.not_started(paused, NOW, [], first)
+    assert (_hm(found.unsure), _hm(found.skipped), found.missed) == (
+        ["09:10", "09:20", "09:30", "09:40"],
+        ["09:50", "10:00"],
+        [],
+    )
+    assert found.suspended_since == at + timedelta(minutes=45)
+
+
 def test_cron_time_zone_and_macros():
     cj = {"spec": {"schedule": "0 3 * * *", "timeZone": "Asia/Shanghai"}}
     (first,) = vc.next_runs(cj, NOW, 1)
