@@ -77,9 +77,12 @@ def badge_of_card(obj: Mapping[str, Any]) -> Phase:
 
 
 def zone_text(cj: Mapping[str, Any]) -> str:
+    """The zone the schedule is read in, in words. Without one Volcano's controller reads the
+    schedule in its process's local zone (robfig/cron's default, Go's ``time.Local``), which is UTC
+    in Volcano's images (no zone database, no TZ): the page reads it in UTC."""
     zone = vc.time_zone_name(cj)
     if not zone:
-        return _("not set (the controller's local time zone)")
+        return _("not set: UTC (the controller's local time zone, UTC in Volcano's images)")
     if vc.time_zone(cj) is None:
         return _("%(zone)s (not a known time zone)") % {"zone": zone}
     if vc.zone_prefixed(cj):

@@ -5,7 +5,9 @@ The controller follows the Kubernetes CronJob controller: a Job per scheduled ti
 (RFC 3339), owned by the CronJob; ``concurrencyPolicy`` Allow (default) / Forbid / Replace;
 ``startingDeadlineSeconds`` bounds how late a run may start; history limits default to 3
 successful and 1 failed Job. ``spec.timeZone`` is an IANA zone; without one the controller's local
-zone applies (UTC in Volcano's images). Schedules are standard five-field cron, read by croniter.
+zone applies (robfig/cron reads the schedule in Go's ``time.Local``: UTC in Volcano's images, which
+set no TZ and ship no zone database), and this module reads it in UTC.
+Schedules are standard five-field cron, read by croniter.
 """
 
 from __future__ import annotations

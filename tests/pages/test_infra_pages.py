@@ -150,6 +150,9 @@ def test_a_schedule_that_matches_no_date_never_runs(infra, client):
         assert "never" in text(row)
         detail = _get(client, f"/cronjobs/{NS}/feb30/")
         assert "This schedule matches no date: the CronJob never runs." in text(detail)
+        # No timeZone: Volcano's controller reads the schedule in its local zone, UTC in its images.
+        zone = text(detail.split("data-zone>")[1].split("</strong>")[0])
+        assert zone.startswith("not set: UTC") and "UTC in Volcano's images" in zone
         assert "data-next-runs" not in detail
 
 
