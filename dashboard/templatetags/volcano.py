@@ -128,13 +128,17 @@ def badge(phase: Phase | None, extra: str = "", ref: bool = False) -> SafeString
 
 
 def short_duration(seconds: float | None) -> str:
-    """kubectl-style compact duration: 45s, 12m, 3h5m, 2d4h, 400d."""
+    """kubectl-style compact duration, whole units cut down, never rounded up: 45s, 1m52s, 2m52s
+    (two units below 10 minutes, so a countdown never jumps), 12m, 3h5m, 2d4h, 400d. The one
+    format of relative durations (static/dashboard/reltime.js follows the same steps)."""
     if seconds is None:
         return "—"
     s = int(max(0, seconds))
-    if s < 120:
+    if s < 60:
         return _("%(n)ds") % {"n": s}
-    m = s // 60
+    m, rest = divmod(s, 60)
+    if m < 10 and rest:
+        return _("%(m)dm%(s)ds") % {"m": m, "s": rest}
     if m < 60:
         return _("%(n)dm") % {"n": m}
     h, m = divmod(m, 60)
@@ -754,6 +758,7 @@ def reltime_words() -> dict[str, object]:
     static/dashboard/reltime.js (the same formats, so the browser's text matches the server's)."""
     return {
         "s": _("%(n)ds"),
+        "ms": _("%(m)dm%(s)ds"),
         "m": _("%(n)dm"),
         "hm": _("%(h)dh%(m)dm"),
         "h": _("%(n)dh"),

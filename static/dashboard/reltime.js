@@ -37,8 +37,9 @@
   // The same steps as dashboard.templatetags.volcano.short_duration.
   function shortDuration(seconds) {
     var s = Math.floor(Math.max(0, seconds));
-    if (s < 120) return fmt(words.s, { n: s });
+    if (s < 60) return fmt(words.s, { n: s });
     var m = Math.floor(s / 60);
+    if (m < 10 && s % 60) return fmt(words.ms, { m: m, s: s % 60 });
     if (m < 60) return fmt(words.m, { n: m });
     var h = Math.floor(m / 60);
     m = m % 60;
