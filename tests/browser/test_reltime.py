@@ -79,7 +79,7 @@ def test_relative_times_tick_without_a_new_fragment(quiet_dashboard, page):
 
 
 @pytest.mark.parametrize(
-    ("language", "first", "later"), [("en", "in 1m", "in 30s"), ("zh-hans", "1分后", "30秒后")]
+    ("language", "first", "later"), [("en", "in 1m", "in 30s"), ("zh-hans", "1分钟后", "30秒后")]
 )
 def test_next_runs_count_down(quiet_dashboard, page, language, first, later, settings):
     base, cluster, cache = quiet_dashboard

@@ -140,7 +140,7 @@ def test_next_runs_read_as_waits_not_clock_skew(broken, client):
     assert _next_runs(weekly) == ["in 19h", "in 7d19h", "in 14d", "in 21d", "in 28d"]
     zh = _get(client, f"/cronjobs/{NS}/weekly-report/", "zh-hans")
     assert "时钟偏差？" not in zh
-    assert _next_runs(zh) == ["19小时后", "7天19时后", "14天后", "21天后", "28天后"]
+    assert _next_runs(zh) == ["19小时后", "7天19小时后", "14天后", "21天后", "28天后"]
     check_fragment(client, page, "status")
 
 
