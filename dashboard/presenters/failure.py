@@ -40,35 +40,47 @@ def termination_text(t: Termination | ContainerEnd) -> str:
 
 
 def _policy_finding(f: Failure) -> Finding | None:
+    # One whole sentence per scope: a language puts the task's name where its grammar wants it.
     restart = [p for p in f.policies if p.action == "RestartJob"]
     if restart and f.retries_exhausted:
         p = restart[0]
-        where = _("task %(task)s") % {"task": p.scope} if p.scope else _("the Job")
-        text = ngettext(
-            "A pod failed (%(trigger)s), and the policy of %(where)s restarts the Job (RestartJob). "
-            "Volcano restarted it %(n)s time; restart number %(next)s reached maxRetry %(max)s%(default)s, "
-            "so the Job is Failed.",
-            "A pod failed (%(trigger)s), and the policy of %(where)s restarts the Job (RestartJob). "
-            "Volcano restarted it %(n)s times; restart number %(next)s reached maxRetry %(max)s%(default)s, "
-            "so the Job is Failed.",
-            f.restarts,
-        ) % {
+        values = {
             "trigger": p.trigger,
-            "where": where,
+            "task": p.scope,
             "n": f.restarts,
             "next": f.restarts + 1,
             "max": f.max_retry,
             "default": "" if f.max_retry_set else _(" (Volcano's default)"),
         }
-        return Finding("bad", text)
+        if p.scope:
+            text = ngettext(
+                "A pod failed (%(trigger)s), and the policy of task %(task)s restarts the Job (RestartJob). "
+                "Volcano restarted it %(n)s time; restart number %(next)s reached maxRetry "
+                "%(max)s%(default)s, so the Job is Failed.",
+                "A pod failed (%(trigger)s), and the policy of task %(task)s restarts the Job (RestartJob). "
+                "Volcano restarted it %(n)s times; restart number %(next)s reached maxRetry "
+                "%(max)s%(default)s, so the Job is Failed.",
+                f.restarts,
+            )
+        else:
+            text = ngettext(
+                "A pod failed (%(trigger)s), and the policy of the Job restarts the Job (RestartJob). "
+                "Volcano restarted it %(n)s time; restart number %(next)s reached maxRetry "
+                "%(max)s%(default)s, so the Job is Failed.",
+                "A pod failed (%(trigger)s), and the policy of the Job restarts the Job (RestartJob). "
+                "Volcano restarted it %(n)s times; restart number %(next)s reached maxRetry "
+                "%(max)s%(default)s, so the Job is Failed.",
+                f.restarts,
+            )
+        return Finding("bad", text % values)
     if f.policies:
         p = f.policies[0]
-        where = _("task %(task)s") % {"task": p.scope} if p.scope else _("the Job")
-        return Finding(
-            "bad",
-            _("A pod failed (%(trigger)s); the policy of %(where)s answers with %(action)s.")
-            % {"trigger": p.trigger, "where": where, "action": p.action},
-        )
+        values = {"trigger": p.trigger, "task": p.scope, "action": p.action}
+        if p.scope:
+            text = _("A pod failed (%(trigger)s); the policy of task %(task)s answers with %(action)s.")
+        else:
+            text = _("A pod failed (%(trigger)s); the policy of the Job answers with %(action)s.")
+        return Finding("bad", text % values)
     if f.phase == "Failed":
         return Finding(
             "bad",
