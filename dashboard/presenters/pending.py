@@ -239,6 +239,7 @@ def _differs_finding(fact: Fact) -> Finding:
         podgroups=names[:NO_ROOM_PODGROUP_LINKS],
         podgroups_label=ngettext("Possible leftover:", "Possible leftovers:", len(names)) if names else "",
         podgroups_more=max(0, len(names) - NO_ROOM_PODGROUP_LINKS),
+        verbatim_at=fact.verbatim_at,
         kind=fact.kind,
     )
 
@@ -269,9 +270,31 @@ def _inqueue_text(fact: Fact) -> str:
     return text % {"min": size}
 
 
+def _component_text(fact: Fact) -> str:
+    v = fact.values
+    values = {"ready": v["ready"], "desired": v["desired"], "name": v["component"]}
+    if v["component"] == "volcano-scheduler":
+        return (
+            _(
+                "The Volcano scheduler is not running (%(ready)d/%(desired)d ready): nothing will be "
+                "admitted or placed until it is back."
+            )
+            % values
+        )
+    return (
+        _(
+            "The Volcano controller manager (%(name)s) is not running (%(ready)d/%(desired)d ready): "
+            "the Job's PodGroup and pods are not created, nor its status updated, until it is back."
+        )
+        % values
+    )
+
+
 def _simple_text(fact: Fact) -> str:
     v = fact.values
     kind = fact.kind
+    if kind == "component_down":
+        return _component_text(fact)
     if kind == "job_no_status":
         return _("The Volcano job controller has not processed this Job yet (it has no status).")
     if kind == "podgroups_unreadable":
@@ -332,7 +355,9 @@ def finding(fact: Fact) -> Finding:
             ngettext("%(n)d pod reports a problem:", "%(n)d pods report problems:", n) % {"n": n},
             items=list(fact.blockers[:POD_PROBLEMS_LISTED]),
         )
-    return Finding(fact.level, _simple_text(fact), fact.verbatim, verbatim_at=fact.verbatim_at)
+    return Finding(
+        fact.level, _simple_text(fact), fact.verbatim, verbatim_at=fact.verbatim_at, kind=fact.kind
+    )
 
 
 def findings(facts: Iterable[Fact]) -> list[Finding]:

@@ -25,6 +25,7 @@ from dashboard.presenters.phases import Phase
 from dashboard.presenters.podgroups import owner_of, podgroup_gang
 from dashboard.presenters.queues import GangRoom
 from dashboard.views.memo import cache_token, locale_key
+from dashboard.views.scheduler_health import components_not_ready
 from dashboard.volcano import objects, pending, phases
 from dashboard.volcano.gang import job_counters, job_tasks, job_total_replicas, podgroup_counter
 from dashboard.volcano.objects import as_dict, as_str, owner_references
@@ -268,6 +269,7 @@ def pending_context(
         queue_lookup=snap.queue,
         podgroups_unreadable=unreadable_reason(snap.podgroups.state),
         queues_unreadable=unreadable_reason(snap.queues.state),
+        components_down=tuple(components_not_ready(snap)),
     )
 
 

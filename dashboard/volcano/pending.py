@@ -41,6 +41,7 @@ from dashboard.volcano.queues import (
     leftovers_hold,
     queue_ancestry,
 )
+from dashboard.volcano.scheduler import Readiness
 from dashboard.volcano.states import current_condition_entry, replica_shortfall
 from dashboard.volcano.time import parse_time
 
@@ -67,6 +68,8 @@ class Fact:
 
 
 FACT_KINDS = (
+    # a Volcano component the gang waits on is not running
+    "component_down",  # values: component, ready, desired
     # never: the gang can never be complete as it is
     "job_no_tasks",
     "min_available_above_replicas",  # values: min, total
@@ -99,7 +102,9 @@ class PendingContext:
     ancestors, ``queue_children(name)`` child queues, ``inqueue_podgroups(name)`` a queue's Inqueue
     PodGroups. ``podgroups_unreadable``/``queues_unreadable``: why that kind cannot be read ("" when
     it can): an object missing from an unreadable kind is reported as unreadable, never as absent.
-    ``queue_leftovers``: the possible leftovers in the gang's queue (queues.possible_leftovers)."""
+    ``queue_leftovers``: the possible leftovers in the gang's queue (queues.possible_leftovers).
+    ``components_down``: the Volcano components not ready (scheduler.not_ready; empty when their
+    Deployments cannot be read: unknown is not down)."""
 
     job: Obj | None
     podgroup: Obj | None
@@ -113,6 +118,7 @@ class PendingContext:
     podgroups_unreadable: str = ""
     queues_unreadable: str = ""
     queue_leftovers: Sequence[Leftover] = ()
+    components_down: Sequence[Readiness] = ()
 
 
 def unschedulable_condition(pg: object) -> dict[str, Any] | None:
@@ -261,7 +267,9 @@ def _queue_facts(ctx: PendingContext, room: Room | None, impossible: set[str]) -
             "leftovers": list(ctx.queue_leftovers),
             "hold": leftovers_hold(ctx.queue_leftovers),
         }
-        facts.append(Fact("scheduler_differs", "warn", values, message, rows=rows))
+        cond = unschedulable_condition(ctx.podgroup)
+        at = parse_time(cond.get("lastTransitionTime")) if cond else None
+        facts.append(Fact("scheduler_differs", "warn", values, message, rows=rows, verbatim_at=at))
     return out + facts
 
 
@@ -277,8 +285,30 @@ def _pod_problems(pods: Sequence[Obj]) -> list[Fact]:
     return [Fact("pod_problems", "warn", blockers=tuple(blockers))] if blockers else []
 
 
+# The components a waiting gang depends on: the scheduler admits (enqueue) and places (allocate)
+# every gang; the controller manager's job controller creates a Volcano Job's PodGroup and pods
+# and writes its status (its podgroup controller makes PodGroups for other workloads, which this
+# gang already has).
+SCHEDULER = "volcano-scheduler"
+CONTROLLERS = "volcano-controllers"
+
+
+def components_waited_on(ctx: PendingContext) -> list[Fact]:
+    """A "component_down" fact per component of ``ctx.components_down`` the gang waits on: the
+    scheduler always; the controllers for a Volcano Job's gang (``job`` or ``owner_job``)."""
+    vcjob = ctx.job if ctx.job is not None else ctx.owner_job
+    wanted = {SCHEDULER} | ({CONTROLLERS} if vcjob is not None else set())
+    return [
+        Fact("component_down", "bad", {"component": r.name, "ready": r.ready, "desired": r.desired})
+        for r in ctx.components_down
+        if r.name in wanted
+    ]
+
+
 def why_pending(ctx: PendingContext, room: Room | None = None) -> list[Fact]:
-    """Why the gang does not run, most decisive first: the "never" facts (``never_start``), then
+    """Why the gang does not run, most decisive first: a Volcano component it waits on that is
+    not running (``components_waited_on``: nothing moves until it is back), the "never" facts
+    (``never_start``), then
     what blocks outright (level "bad": a closed or missing queue, no room), then the rest (the
     phase a block leaves the PodGroup in is the symptom, the closed queue the cause); stable
     otherwise. ``room`` is the gang's room when the caller has it (``gang_room``)."""
@@ -297,4 +327,5 @@ def why_pending(ctx: PendingContext, room: Room | None = None) -> list[Fact]:
         facts.extend(_queue_facts(ctx, room, impossible))
     facts.extend(_pod_problems(ctx.pods))
     rest = facts[len(never) :]
-    return never + [f for f in rest if f.level == "bad"] + [f for f in rest if f.level != "bad"]
+    down = components_waited_on(ctx)
+    return down + never + [f for f in rest if f.level == "bad"] + [f for f in rest if f.level != "bad"]

@@ -1,0 +1,132 @@
+"""The Job page's "why is it pending?" verdict over a simulated cluster built as a user's would
+be: it leads with a Volcano component that is down (and says nothing of components it cannot
+read), dates the scheduler's quoted message, and calls a gang that no node or the whole cluster
+can ever hold "never" before any "not yet"."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from tests.pages import infra_objects as io
+from tests.pages.helpers import kind, sim_faults, text
+
+NODES = kind("", "nodes")
+JOBS = kind("batch.volcano.sh", "jobs")
+PODGROUPS = kind("scheduling.volcano.sh", "podgroups")
+QUEUES = kind("scheduling.volcano.sh", "queues")
+DEPLOYMENTS = kind("apps", "deployments")
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+
+
+def _worker(cpu: str, gpu: str = "", tolerations: list | None = None) -> dict:
+    requests = {"cpu": cpu, **({"nvidia.com/gpu": gpu} if gpu else {})}
+    spec: dict = {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": requests}}]}
+    if tolerations is not None:
+        spec["tolerations"] = tolerations
+    return {"name": "worker", "replicas": 1, "template": {"spec": spec}}
+
+
+def _add_job(cluster, name: str, worker: dict, phase: str = "Pending", message: str = "", at=None) -> None:
+    now = cluster.clock.now()
+    job = io.vcjob(name, "Pending", now=now, spec_extra={"minAvailable": 1, "tasks": [worker]})
+    conditions = []
+    if message:
+        stamp = io.iso(at or now)
+        conditions = [
+            {"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources", "message": message}
+            | {"lastTransitionTime": stamp}
+        ]
+    pg = io.podgroup(job, phase, conditions)
+    pg["spec"]["minMember"] = 1
+    cluster.store.create(JOBS, job, io.NS, replay=True)
+    cluster.store.create(PODGROUPS, pg, io.NS, replay=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    from dashboard.sim import components
+    from tests.pages.conftest import own_cluster
+
+    with own_cluster(tmp_path_factory, seed=23, name="pending-verdict") as (cluster, cache):
+        store = cluster.store
+        store.create(kind("", "namespaces"), {"metadata": {"name": io.NS}})
+        if store.try_get(QUEUES, None, "default") is None:
+            store.create(QUEUES, {"metadata": {"name": "default"}, "spec": {"weight": 1}})
+        store.mutate(QUEUES, None, "default", lambda q: q.update(status={"state": "Open"}))
+        for i in range(4):
+            store.create(NODES, io.node(f"cpu-node-{i}", cpu="64"), replay=True)
+        for i in range(2):
+            store.create(
+                NODES, io.node(f"h100-node-{i}", cpu="128", gpu="8", taints=[GPU_TAINT]), replay=True
+            )
+        components.install(store)
+        sim_faults(cluster, components_down=[])  # every component ready
+        then = cluster.clock.now() - timedelta(minutes=4)
+        _add_job(
+            cluster,
+            "waiting",
+            _worker("8"),
+            message="0/6 nodes are unavailable: 6 Insufficient cpu.",
+            at=then,
+        )
+        cache.wait_for(
+            lambda s: len(s.nodes.all()) == 6 and s.podgroups.get(io.NS, "waiting-uid-waiting"), 10
+        )
+        cache.wait_for(lambda s: len(s.deployments.all()) == 3, 10)
+        yield cluster, cache
+
+
+def _findings(client, name: str) -> list[str]:
+    page = client.get(f"/jobs/{io.NS}/{name}/").content.decode()
+    assert 'class="findings"' in page, name
+    part = page.split('class="findings"')[1].split("</ol>")[0]
+    return [text(li.split(">", 1)[1]).strip() for li in part.split('<li class="finding ')[1:]]
+
+
+def _components_are(cache, down: set[str]) -> None:
+    def settled(snap) -> bool:
+        for dep in snap.deployments.all():
+            conds = (dep.get("status") or {}).get("conditions") or []
+            ok = any(c.get("type") == "Available" and c.get("status") == "True" for c in conds)
+            if ok == (dep["metadata"]["name"] in down):
+                return False
+        return True
+
+    cache.wait_for(settled, 10)
+
+
+def test_a_down_scheduler_leads_the_verdict_and_its_quoted_message_is_dated(cluster, client):
+    cl, cache = cluster
+    found = _findings(client, "waiting")
+    assert not any("is not running" in f for f in found), found
+    assert any("Scheduler said, 4m ago : 0/6 nodes are unavailable" in f for f in found), found
+    sim_faults(cl, components_down=["volcano-scheduler"])
+    try:
+        _components_are(cache, {"volcano-scheduler"})
+        found = _findings(client, "waiting")
+        assert found[0].startswith(
+            "The Volcano scheduler is not running (0/1 ready): nothing will be admitted or placed "
+            "until it is back."
+        ), found
+        assert not any("controller manager" in f for f in found), found
+        assert any("has not admitted it yet" in f for f in found[1:]), found
+    finally:
+        sim_faults(cl, components_down=[])
+        _components_are(cache, set())
+
+
+def test_a_down_controller_manager_is_named_for_a_volcano_job(cluster, client):
+    cl, cache = cluster
+    sim_faults(cl, components_down=["volcano-controllers"])
+    try:
+        _components_are(cache, {"volcano-controllers"})
+        found = _findings(client, "waiting")
+        assert found[0].startswith("The Volcano controller manager (volcano-controllers) is not running"), (
+            found
+        )
+        assert "pods are not created" in found[0]
+    finally:
+        sim_faults(cl, components_down=[])
+        _components_are(cache, set())
