@@ -141,6 +141,23 @@ def _capability_finding(fact: Fact) -> Finding:
     return Finding("bad", text, items=items)
 
 
+def _cluster_finding(fact: Fact) -> Finding:
+    items = [
+        _("%(res)s: needs %(need)s, the whole cluster has %(total)s allocatable")
+        % {"res": res, "need": format_quantity(res, need), "total": format_quantity(res, total)}
+        for res, need, total in fact.short
+    ]
+    n = fact.values["nodes"]
+    text = ngettext(
+        "This will not start as the cluster stands: the gang's minimum resources are more than "
+        "the allocatable of the whole cluster (%(n)d node together):",
+        "This will not start as the cluster stands: the gang's minimum resources are more than "
+        "the allocatable of the whole cluster (%(n)d nodes together):",
+        n,
+    ) % {"n": n}
+    return Finding("bad", text, items=items, kind=fact.kind)
+
+
 def _no_room_finding(fact: Fact) -> Finding:
     depth, qname, own = fact.values["depth"], fact.values["queue"], fact.values["own"]
     items = []
@@ -344,6 +361,8 @@ def finding(fact: Fact) -> Finding:
     """One fact of dashboard.volcano.pending in words."""
     if fact.kind == "capability":
         return _capability_finding(fact)
+    if fact.kind == "cluster_too_small":
+        return _cluster_finding(fact)
     if fact.kind == "no_room":
         return _no_room_finding(fact)
     if fact.kind == "scheduler_differs":

@@ -270,6 +270,7 @@ def pending_context(
         podgroups_unreadable=unreadable_reason(snap.podgroups.state),
         queues_unreadable=unreadable_reason(snap.queues.state),
         components_down=tuple(components_not_ready(snap)),
+        nodes=snap.nodes.all() if snap.nodes.state.is_usable else None,
     )
 
 

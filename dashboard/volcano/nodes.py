@@ -215,6 +215,17 @@ def nodes_fitting(
     )
 
 
+def cluster_allocatable(nodes: Iterable[object]) -> dict[str, Decimal | None]:
+    """Per resource, ``status.allocatable`` summed over ``nodes`` (every node, whatever its state:
+    the most the cluster could ever hand out); None when a node's value is no amount."""
+    total: dict[str, Decimal | None] = {}
+    for node in nodes:
+        for res, amount in node_allocatable(node).items():
+            have = total.get(res, Decimal(0))
+            total[res] = None if amount is None or have is None else have + amount
+    return total
+
+
 _FIT_REASON = re.compile(r"(?P<n>\d+) (?P<reason>Insufficient (?P<res>[A-Za-z0-9./_-]+)|[^,.]+)")
 _FIT_HEAD = re.compile(r"(?P<avail>\d+)/(?P<total>\d+) nodes are (?:un)?available:? *(?P<rest>.*)", re.DOTALL)
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, Literal
 
 from dashboard.volcano.gang import (
@@ -24,6 +25,7 @@ from dashboard.volcano.gang import (
     podgroup_min_member,
     podgroup_min_resources,
 )
+from dashboard.volcano.nodes import cluster_allocatable
 from dashboard.volcano.objects import as_str, name, owner_references, spec, status
 from dashboard.volcano.phases import podgroup_phase
 from dashboard.volcano.pods import pod_blockers
@@ -65,6 +67,8 @@ class Fact:
     blockers: tuple[str, ...] = ()
     # When the condition quoted in ``verbatim`` became current (its lastTransitionTime).
     verbatim_at: datetime | None = None
+    # (resource, the gang's need, the cluster's total allocatable), kind "cluster_too_small".
+    short: tuple[tuple[str, Decimal, Decimal], ...] = ()
 
 
 FACT_KINDS = (
@@ -76,6 +80,7 @@ FACT_KINDS = (
     "min_member_above_replicas",  # values: min, total
     "min_member_above_pods",  # values: min, n
     "capability",  # values: queue; limits
+    "cluster_too_small",  # values: nodes; short
     # now
     "job_no_status",
     "podgroups_unreadable",  # values: why
@@ -103,6 +108,7 @@ class PendingContext:
     PodGroups. ``podgroups_unreadable``/``queues_unreadable``: why that kind cannot be read ("" when
     it can): an object missing from an unreadable kind is reported as unreadable, never as absent.
     ``queue_leftovers``: the possible leftovers in the gang's queue (queues.possible_leftovers).
+    ``nodes``: every Node, None when Nodes cannot be read.
     ``components_down``: the Volcano components not ready (scheduler.not_ready; empty when their
     Deployments cannot be read: unknown is not down)."""
 
@@ -119,6 +125,8 @@ class PendingContext:
     queues_unreadable: str = ""
     queue_leftovers: Sequence[Leftover] = ()
     components_down: Sequence[Readiness] = ()
+    # The cluster's nodes; None when they cannot be read (then nothing is said about them).
+    nodes: Sequence[Obj] | None = None
 
 
 def unschedulable_condition(pg: object) -> dict[str, Any] | None:
@@ -160,7 +168,7 @@ def never_start(ctx: PendingContext) -> tuple[list[Fact], set[str]]:
       for other workloads the pods that exist, since their owner's replicas are not known here;
     - the gang's minimum resources (PodGroup.spec.minResources, or the sum over the Job's first
       minAvailable pods when there is no PodGroup) above the capability of the queue or of an
-      ancestor.
+      ancestor, or above the whole cluster's allocatable (``cluster_short``).
     """
     out: list[Fact] = []
     pg = ctx.podgroup
@@ -189,7 +197,28 @@ def never_start(ctx: PendingContext) -> tuple[list[Fact], set[str]]:
     if limits:
         ordered = tuple(sorted(limits, key=lambda x: resource_sort_key(x.resource)))
         out.append(Fact("capability", "bad", {"queue": name(ctx.queue)}, limits=ordered))
-    return out, {lim.resource for lim in limits}
+    short = cluster_short(needs, ctx.nodes)
+    if short:
+        out.append(Fact("cluster_too_small", "bad", {"nodes": len(ctx.nodes or ())}, short=short))
+    return out, {lim.resource for lim in limits} | {res for res, _need, _total in short}
+
+
+def cluster_short(
+    needs: Mapping[str, Decimal], nodes: Sequence[Obj] | None
+) -> tuple[tuple[str, Decimal, Decimal], ...]:
+    """(resource, need, the cluster's total allocatable) for each resource of ``needs`` above
+    the sum of every node's allocatable (``nodes.cluster_allocatable``; a resource no node offers
+    totals 0), in resource order. Empty when the nodes cannot be read (None) or there are none
+    (a cluster without nodes is still being built), and for a resource whose total is unknown."""
+    if not nodes:
+        return ()
+    total = cluster_allocatable(nodes)
+    out = []
+    for res in sorted(needs, key=resource_sort_key):
+        have = total.get(res, Decimal(0))
+        if have is not None and needs[res] > have:
+            out.append((res, needs[res], have))
+    return tuple(out)
 
 
 def no_room(room: Room, queue_name: str, impossible: set[str]) -> list[Fact]:

@@ -42,6 +42,18 @@ def _add_job(cluster, name: str, worker: dict, phase: str = "Pending", message: 
     pg["spec"]["minMember"] = 1
     cluster.store.create(JOBS, job, io.NS, replay=True)
     cluster.store.create(PODGROUPS, pg, io.NS, replay=True)
+    return pg["metadata"]["name"]
+
+
+def _bare_podgroup(name: str, min_resources: dict) -> dict:
+    """A PodGroup a user created by hand: no owner, Pending."""
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": io.NS, "uid": f"pg-{name}"},
+        "spec": {"minMember": 1, "queue": "default", "minResources": min_resources},
+        "status": {"phase": "Pending"},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -74,12 +86,18 @@ def cluster(tmp_path_factory):
         cache.wait_for(
             lambda s: len(s.nodes.all()) == 6 and s.podgroups.get(io.NS, "waiting-uid-waiting"), 10
         )
+        big = _add_job(cluster, "bigger-than-cluster", _worker("1", gpu="1000"))
+        store.mutate(
+            PODGROUPS, io.NS, big, lambda pg: pg["spec"].update(minResources={"nvidia.com/gpu": "1000"})
+        )
+        store.create(PODGROUPS, _bare_podgroup("ownerless", {"cpu": "1e30"}), io.NS, replay=True)
         cache.wait_for(lambda s: len(s.deployments.all()) == 3, 10)
+        cache.wait_for(lambda s: s.podgroups.get(io.NS, "ownerless") is not None, 10)
         yield cluster, cache
 
 
-def _findings(client, name: str) -> list[str]:
-    page = client.get(f"/jobs/{io.NS}/{name}/").content.decode()
+def _findings(client, name: str, plural: str = "jobs") -> list[str]:
+    page = client.get(f"/{plural}/{io.NS}/{name}/").content.decode()
     assert 'class="findings"' in page, name
     part = page.split('class="findings"')[1].split("</ol>")[0]
     return [text(li.split(">", 1)[1]).strip() for li in part.split('<li class="finding ')[1:]]
@@ -130,3 +148,16 @@ def test_a_down_controller_manager_is_named_for_a_volcano_job(cluster, client):
     finally:
         sim_faults(cl, components_down=[])
         _components_are(cache, set())
+
+
+def test_a_gang_above_the_whole_cluster_never_starts(cluster, client):
+    found = _findings(client, "bigger-than-cluster")
+    assert found[0].startswith(
+        "This will not start as the cluster stands: the gang's minimum resources are more than the "
+        "allocatable of the whole cluster (6 nodes together): nvidia.com/gpu: needs 1k, the whole "
+        "cluster has 16 allocatable"
+    ), found
+    assert any("has not admitted it yet" in f for f in found[1:]), found
+    found = _findings(client, "ownerless", "podgroups")
+    assert found[0].startswith("This will not start as the cluster stands"), found
+    assert "cpu: needs" in found[0] and "the whole cluster has 512 allocatable" in found[0], found

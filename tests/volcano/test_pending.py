@@ -133,3 +133,28 @@ def test_a_job_without_tasks_has_nothing_to_schedule():
     assert _kinds(facts) == ["job_no_tasks"]  # no "gang of 0 pods" to place
     del job["spec"]["tasks"]  # absent is the same to Volcano's Go types
     assert _kinds(never_start(PendingContext(job, None, _queue(), "q"))[0]) == ["job_no_tasks"]
+
+
+def _node(name, **alloc):
+    return {"metadata": {"name": name}, "status": {"allocatable": alloc}}
+
+
+def test_a_gang_above_the_whole_cluster_is_never_and_unknown_totals_say_nothing():
+    from decimal import Decimal
+
+    from dashboard.volcano.pending import cluster_short
+
+    nodes = [_node("a", cpu="64", **{"nvidia.com/gpu": "8"}), _node("b", cpu="64")]
+    needs = {"cpu": Decimal(200), "memory": Decimal(1), "nvidia.com/gpu": Decimal(8)}
+    assert cluster_short(needs, nodes) == (
+        ("cpu", Decimal(200), Decimal(128)),
+        ("memory", Decimal(1), Decimal(0)),
+    )
+    assert cluster_short(needs, None) == ()  # Nodes cannot be read
+    assert cluster_short(needs, []) == ()
+    assert cluster_short({"cpu": Decimal(200)}, [*nodes, _node("c", cpu="lots")]) == ()
+    pg = _pg("Pending", min_resources={"cpu": "1e30"}, owner=False)
+    ctx = PendingContext(job=None, podgroup=pg, queue=_queue(), queue_name="q", nodes=nodes)
+    facts = why_pending(ctx)
+    assert facts[0].kind == "cluster_too_small" and facts[0].values == {"nodes": 2}
+    assert [f.kind for f in facts].index("podgroup_pending") > 0
