@@ -12,8 +12,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from dashboard.presenters.queues import room_row
+from dashboard.volcano.nodes import NodeBar
 from dashboard.volcano.pending import Fact
-from dashboard.volcano.quantities import format_quantity
+from dashboard.volcano.quantities import format_quantity, resource_sort_key
 
 
 @dataclass
@@ -156,6 +157,58 @@ def _cluster_finding(fact: Fact) -> Finding:
         n,
     ) % {"n": n}
     return Finding("bad", text, items=items, kind=fact.kind)
+
+
+def _bar_text(bar: NodeBar) -> str:
+    values: dict[str, object] = {"n": bar.nodes, "node": bar.example}
+    if bar.kind == "too_small":
+        values["short"] = "; ".join(
+            _("%(res)s at most %(have)s allocatable, needs %(need)s")
+            % {"res": res, "have": format_quantity(res, have), "need": format_quantity(res, need)}
+            for res, have, need in bar.short
+        )
+        return (
+            ngettext(
+                "%(n)d node is too small: %(short)s (%(node)s)",
+                "%(n)d nodes are too small: %(short)s (e.g. %(node)s)",
+                bar.nodes,
+            )
+            % values
+        )
+    if bar.kind == "taint" and bar.taint is not None:
+        t = bar.taint
+        values["taint"] = f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+        return (
+            ngettext(
+                "%(n)d node has the taint %(taint)s, which the pod does not tolerate (%(node)s)",
+                "%(n)d nodes have the taint %(taint)s, which the pod does not tolerate (e.g. %(node)s)",
+                bar.nodes,
+            )
+            % values
+        )
+    return (
+        ngettext(
+            "%(n)d node is cordoned (unschedulable) (%(node)s)",
+            "%(n)d nodes are cordoned (unschedulable) (e.g. %(node)s)",
+            bar.nodes,
+        )
+        % values
+    )
+
+
+def _task_finding(fact: Fact) -> Finding:
+    request = fact.values["request"]
+    text = _(
+        "This will not start as the cluster stands: no node can ever take a pod of task "
+        "“%(task)s” (requests %(request)s):"
+    ) % {
+        "task": fact.values["task"],
+        "request": ", ".join(
+            f"{res} {format_quantity(res, request[res])}" for res in sorted(request, key=resource_sort_key)
+        )
+        or "—",
+    }
+    return Finding("bad", text, items=[_bar_text(b) for b in fact.bars], kind=fact.kind)
 
 
 def _no_room_finding(fact: Fact) -> Finding:
@@ -363,6 +416,8 @@ def finding(fact: Fact) -> Finding:
         return _capability_finding(fact)
     if fact.kind == "cluster_too_small":
         return _cluster_finding(fact)
+    if fact.kind == "no_node_for_task":
+        return _task_finding(fact)
     if fact.kind == "no_room":
         return _no_room_finding(fact)
     if fact.kind == "scheduler_differs":

@@ -74,17 +74,15 @@ def node_taints(node: object) -> list[Taint]:
 
 def tolerates(tolerations: Sequence[object], taint: Taint) -> bool:
     """Whether one of ``tolerations`` (a pod spec's) tolerates ``taint``: the Kubernetes rule (an
-    empty key with operator Exists tolerates every taint; an empty effect matches every effect)."""
+    empty key with operator Exists tolerates every taint; an empty effect matches every effect; the
+    operator defaults to Equal, which compares the values; any other operator tolerates nothing)."""
     for raw in tolerations:
         t = as_dict(raw)
-        effect = as_str(t.get("effect"))
-        if effect and effect != taint.effect:
+        effect, key = as_str(t.get("effect")), as_str(t.get("key"))
+        if (effect and effect != taint.effect) or (key and key != taint.key):
             continue
-        key = as_str(t.get("key"))
         operator = as_str(t.get("operator")) or "Equal"
-        if operator == "Exists" and (not key or key == taint.key):
-            return True
-        if operator == "Equal" and key == taint.key and as_str(t.get("value")) == taint.value:
+        if operator == "Exists" or (operator == "Equal" and as_str(t.get("value")) == taint.value):
             return True
     return False
 
@@ -224,6 +222,70 @@ def cluster_allocatable(nodes: Iterable[object]) -> dict[str, Decimal | None]:
             have = total.get(res, Decimal(0))
             total[res] = None if amount is None or have is None else have + amount
     return total
+
+
+@dataclass(frozen=True)
+class NodeBar:
+    """Why ``nodes`` nodes (``example`` one of them) can never take a pod: ``kind`` "too_small"
+    (``short``: (resource, the largest allocatable among them, the pod's request)), "taint"
+    (``taint``, not tolerated) or "cordoned"."""
+
+    kind: str
+    nodes: int
+    example: str
+    short: tuple[tuple[str, Decimal, Decimal], ...] = ()
+    taint: Taint | None = None
+
+
+def _bar_of(node: object, request: Mapping[str, Decimal], tolerations: Sequence[object]) -> tuple[Any, ...]:
+    """The reason ``node`` can never take the pod as a grouping key; () when it could (or may:
+    an allocatable that is no amount, or a node that is only not Ready)."""
+    alloc = node_allocatable(node)
+    short = []
+    for res, need in request.items():
+        have = alloc.get(res, Decimal(0))
+        if have is None:
+            return ()
+        if need > 0 and have < need:
+            short.append(res)
+    if short:
+        return ("too_small", tuple(sorted(short, key=resource_sort_key)))
+    for t in node_taints(node):
+        if t.effect in _BLOCKING_EFFECTS and not tolerates(tolerations, t):
+            return ("taint", t)
+    return ("cordoned",) if node_cordoned(node) else ()
+
+
+def never_fits(
+    request: Mapping[str, Decimal], tolerations: Sequence[object], nodes: Sequence[object]
+) -> list[NodeBar]:
+    """Why no node of ``nodes`` can ever take one pod requesting ``request`` with
+    ``tolerations``, one NodeBar per kind of node (too small first, then taints, then cordoned,
+    most nodes first); empty when some node could (even later: a node only not Ready may come
+    back) or there are no nodes. The pod's allocatable need is judged as the kube-scheduler's
+    NodeResourcesFit filter does (one pod slot included), taints as its TaintToleration filter."""
+    request = {**request, "pods": Decimal(1)}
+    groups: dict[tuple[Any, ...], list[object]] = {}
+    for node in nodes:
+        key = _bar_of(node, request, tolerations)
+        if not key:
+            return []
+        groups.setdefault(key, []).append(node)
+    bars = []
+    for key, members in groups.items():
+        example = min(name(n) for n in members)
+        if key[0] == "too_small":
+            short = tuple(
+                (res, max(node_allocatable(n).get(res) or Decimal(0) for n in members), request[res])
+                for res in key[1]
+            )
+            bars.append(NodeBar("too_small", len(members), example, short=short))
+        elif key[0] == "taint":
+            bars.append(NodeBar("taint", len(members), example, taint=key[1]))
+        else:
+            bars.append(NodeBar("cordoned", len(members), example))
+    order = {"too_small": 0, "taint": 1, "cordoned": 2}
+    return sorted(bars, key=lambda b: (order[b.kind], -b.nodes, b.example))
 
 
 _FIT_REASON = re.compile(r"(?P<n>\d+) (?P<reason>Insufficient (?P<res>[A-Za-z0-9./_-]+)|[^,.]+)")

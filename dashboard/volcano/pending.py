@@ -21,12 +21,15 @@ from dashboard.volcano.gang import (
     job_has_no_tasks,
     job_min_available,
     job_min_queue_resources,
+    job_tasks,
     job_total_replicas,
+    pod_template_requests,
     podgroup_min_member,
     podgroup_min_resources,
+    task_replicas,
 )
-from dashboard.volcano.nodes import cluster_allocatable
-from dashboard.volcano.objects import as_str, name, owner_references, spec, status
+from dashboard.volcano.nodes import NodeBar, cluster_allocatable, never_fits, pod_tolerations
+from dashboard.volcano.objects import as_dict, as_str, count, name, owner_references, spec, status
 from dashboard.volcano.phases import podgroup_phase
 from dashboard.volcano.pods import pod_blockers
 from dashboard.volcano.quantities import resource_sort_key
@@ -69,6 +72,8 @@ class Fact:
     verbatim_at: datetime | None = None
     # (resource, the gang's need, the cluster's total allocatable), kind "cluster_too_small".
     short: tuple[tuple[str, Decimal, Decimal], ...] = ()
+    # Why each kind of node can never take a pod of the task, kind "no_node_for_task".
+    bars: tuple[NodeBar, ...] = ()
 
 
 FACT_KINDS = (
@@ -81,6 +86,7 @@ FACT_KINDS = (
     "min_member_above_pods",  # values: min, n
     "capability",  # values: queue; limits
     "cluster_too_small",  # values: nodes; short
+    "no_node_for_task",  # values: task, request ({res: amount}); bars
     # now
     "job_no_status",
     "podgroups_unreadable",  # values: why
@@ -168,7 +174,8 @@ def never_start(ctx: PendingContext) -> tuple[list[Fact], set[str]]:
       for other workloads the pods that exist, since their owner's replicas are not known here;
     - the gang's minimum resources (PodGroup.spec.minResources, or the sum over the Job's first
       minAvailable pods when there is no PodGroup) above the capability of the queue or of an
-      ancestor, or above the whole cluster's allocatable (``cluster_short``).
+      ancestor, or above the whole cluster's allocatable (``cluster_short``);
+    - a task of the Job whose pods no node can ever take (``tasks_never_placed``).
     """
     out: list[Fact] = []
     pg = ctx.podgroup
@@ -200,7 +207,31 @@ def never_start(ctx: PendingContext) -> tuple[list[Fact], set[str]]:
     short = cluster_short(needs, ctx.nodes)
     if short:
         out.append(Fact("cluster_too_small", "bad", {"nodes": len(ctx.nodes or ())}, short=short))
+    if vcjob is not None and ctx.nodes:
+        out.extend(tasks_never_placed(vcjob, min_av, ctx.nodes))
     return out, {lim.resource for lim in limits} | {res for res, _need, _total in short}
+
+
+def tasks_never_placed(vcjob: Obj, min_available: int, nodes: Sequence[Obj]) -> list[Fact]:
+    """A "no_node_for_task" fact per task of ``vcjob`` whose pods no node of ``nodes`` can ever
+    take (``nodes.never_fits``), when the gang needs them: the task's own minAvailable (Volcano
+    defaults it to its replicas) is above 0, or the other tasks' replicas are fewer than the
+    gang's ``min_available``."""
+    out = []
+    tasks = [as_dict(t) for t in job_tasks(vcjob)]
+    never: list[tuple[dict[str, Any], dict[str, Decimal], list[NodeBar]]] = []
+    for task in tasks:
+        template = as_dict(task.get("template"))
+        request = pod_template_requests(template)
+        if task_replicas(task) > 0 and (bars := never_fits(request, pod_tolerations(template), nodes)):
+            never.append((task, request, bars))
+    placeable = sum(task_replicas(t) for t in tasks) - sum(task_replicas(t) for t, _r, _b in never)
+    for task, request, bars in never:
+        own_min = count(task["minAvailable"]) if "minAvailable" in task else task_replicas(task)
+        if own_min > 0 or placeable < min_available:
+            values = {"task": as_str(task.get("name")), "request": request}
+            out.append(Fact("no_node_for_task", "bad", values, bars=tuple(bars)))
+    return out
 
 
 def cluster_short(

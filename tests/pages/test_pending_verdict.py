@@ -91,7 +91,17 @@ def cluster(tmp_path_factory):
             PODGROUPS, io.NS, big, lambda pg: pg["spec"].update(minResources={"nvidia.com/gpu": "1000"})
         )
         store.create(PODGROUPS, _bare_podgroup("ownerless", {"cpu": "1e30"}), io.NS, replay=True)
+        fit = (
+            "0/6 nodes are unavailable: 4 Insufficient cpu, "
+            "2 node(s) had untolerated taint {nvidia.com/gpu: present}."
+        )
+        _add_job(cluster, "wide-pod", _worker("96"), phase="Inqueue", message=fit)
+        tolerant = _worker("96", tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}])
+        _add_job(
+            cluster, "tolerant-wide-pod", tolerant, phase="Inqueue", message="0/6 nodes are unavailable."
+        )
         cache.wait_for(lambda s: len(s.deployments.all()) == 3, 10)
+        cache.wait_for(lambda s: len(s.podgroups.all()) == 5, 10)
         cache.wait_for(lambda s: s.podgroups.get(io.NS, "ownerless") is not None, 10)
         yield cluster, cache
 
@@ -161,3 +171,18 @@ def test_a_gang_above_the_whole_cluster_never_starts(cluster, client):
     found = _findings(client, "ownerless", "podgroups")
     assert found[0].startswith("This will not start as the cluster stands"), found
     assert "cpu: needs" in found[0] and "the whole cluster has 512 allocatable" in found[0], found
+
+
+def test_a_pod_no_node_can_ever_take_is_never_not_yet(cluster, client):
+    found = _findings(client, "wide-pod")
+    assert found[0] == (
+        "This will not start as the cluster stands: no node can ever take a pod of task “worker” "
+        "(requests cpu 96): 4 nodes are too small: cpu at most 64 allocatable, needs 96 (e.g. cpu-node-0) "
+        "2 nodes have the taint nvidia.com/gpu=present:NoSchedule, which the pod does not tolerate "
+        "(e.g. h100-node-0)"
+    ), found
+    assert any("the scheduler cannot place the whole gang" in f for f in found[1:]), found
+    assert not any("cannot yet place" in f for f in found), found
+    tolerant = _findings(client, "tolerant-wide-pod")
+    assert not any("no node can ever take" in f for f in tolerant), tolerant
+    assert any("cannot yet place" in f for f in tolerant), tolerant

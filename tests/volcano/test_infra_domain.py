@@ -228,3 +228,48 @@ def test_a_zone_named_in_the_schedule_is_read_like_the_controller_reads_it():
     assert first.astimezone(UTC) == datetime(2026, 12, 2, 0, 0, tzinfo=UTC)  # 09:00 in Tokyo
     assert not vc.zone_prefixed({"spec": {"schedule": "* * * * *"}})
     assert vc.unreadable_field({"spec": {"schedule": "TZ=Nowhere/Land * * * * *"}}) == "timeZone"
+
+
+def test_tolerations_follow_the_kubernetes_rules():
+    taint = vn.Taint("gpu", "present", "NoSchedule")
+    assert vn.tolerates([{"operator": "Exists"}], taint)  # empty key with Exists: every taint
+    assert vn.tolerates([{"key": "gpu", "operator": "Exists"}], taint)
+    assert vn.tolerates([{"key": "gpu", "value": "present"}], taint)  # operator defaults to Equal
+    assert vn.tolerates([{"key": "gpu", "operator": "Equal", "value": "present", "effect": ""}], taint)
+    assert not vn.tolerates([{"key": "gpu", "operator": "Equal", "value": "absent"}], taint)
+    assert not vn.tolerates([{"key": "gpu", "operator": "Exists", "effect": "NoExecute"}], taint)
+    assert not vn.tolerates([{"key": "other", "operator": "Exists"}], taint)
+    assert not vn.tolerates([{"key": "gpu", "operator": "Lt", "value": "present"}], taint)
+    assert not vn.tolerates([], taint)
+
+
+def _node(name, cpu="64", taints=(), ready="True", cordoned=False):
+    return {
+        "metadata": {"name": name},
+        "spec": {"taints": list(taints), **({"unschedulable": True} if cordoned else {})},
+        "status": {
+            "allocatable": {"cpu": cpu, "pods": "110"},
+            "conditions": [{"type": "Ready", "status": ready}],
+        },
+    }
+
+
+def test_a_pod_no_node_can_ever_take_names_each_kind_of_node():
+    gpu = {"key": "gpu", "value": "present", "effect": "NoSchedule"}
+    nodes = [_node("s1"), _node("s0"), _node("big", "128", [gpu]), _node("off", "128", cordoned=True)]
+    bars = vn.never_fits({"cpu": Decimal(96)}, [], nodes)
+    assert [(b.kind, b.nodes, b.example) for b in bars] == [
+        ("too_small", 2, "s0"),
+        ("taint", 1, "big"),
+        ("cordoned", 1, "off"),
+    ]
+    assert bars[0].short == (("cpu", Decimal(64), Decimal(96)),)
+    assert bars[1].taint == vn.Taint("gpu", "present", "NoSchedule")
+    assert vn.never_fits({"cpu": Decimal(96)}, [{"operator": "Exists"}], nodes) == []
+    # A node only not Ready may come back, and an allocatable that is no amount may be enough.
+    assert vn.never_fits({"cpu": Decimal(96)}, [], [*nodes, _node("down", "128", ready="False")]) == []
+    assert vn.never_fits({"cpu": Decimal(96)}, [], [*nodes, _node("odd", "lots")]) == []
+    assert vn.never_fits({"cpu": Decimal(96)}, [], []) == []
+    # A PreferNoSchedule taint does not keep the pod off.
+    soft = {"key": "gpu", "value": "present", "effect": "PreferNoSchedule"}
+    assert vn.never_fits({"cpu": Decimal(96)}, [], [_node("soft", "128", [soft])]) == []
