@@ -172,28 +172,30 @@ FITTING_SHOWN = 10
 
 def node_fit_ctx(snap: Snapshot, job: dict, message: str) -> dict[str, Any] | None:
     """The Job page's "what would fit": the node-fit reasons of the scheduler's ``message`` (each
-    linked to the nodes list), the largest free slot per resource over the schedulable nodes, and
+    linked to the nodes list), the largest free slot per resource over the nodes the Job's pods may
+    use (``slot_groups``: one per set of tolerations, naming its tasks when there are several), and
     per task the nodes that could take one of its pods. None when the nodes cannot be read and the
     message has no node-fit part."""
     parsed = vn.node_fit_reasons(message) if message else None
     readable = snap.nodes.state.is_usable
     if parsed is None and not readable:
         return None
-    out: dict[str, Any] = {"readable": readable, "total": None, "reasons": [], "slots": [], "tasks": []}
+    out: dict[str, Any] = {"readable": readable, "total": None, "reasons": [], "slot_groups": [], "tasks": []}
     if parsed is not None:
         out["total"], reasons = parsed
         out["reasons"] = [{"count": r.count, "reason": r.reason, "resource": r.resource} for r in reasons]
     if not readable:
         return out
     pairs = [(n, vn.node_usage(n, snap.pods_on_node(objects.name(n)))) for n in snap.nodes.all()]
-    out["slots"] = [
-        {"resource": s.resource, "free": format_quantity(s.resource, s.free), "node": s.node}
-        for s in vn.largest_free(pairs)
-    ]
+    # The largest free slots per set of tolerations: a pod may use only the nodes it tolerates.
+    groups: dict[str, dict[str, Any]] = {}
     for task in objects.as_list(objects.spec(job).get("tasks")):
         template = objects.as_dict(objects.as_dict(task).get("template"))
         request = pod_template_requests(template)
-        fitting = vn.nodes_fitting(request, vn.pod_tolerations(template), pairs)
+        tolerations = vn.pod_tolerations(template)
+        group = groups.setdefault(repr(tolerations), {"tolerations": tolerations, "tasks": []})
+        group["tasks"].append(objects.as_str(objects.as_dict(task).get("name")))
+        fitting = vn.nodes_fitting(request, tolerations, pairs)
         out["tasks"].append(
             {
                 "name": objects.as_str(objects.as_dict(task).get("name")),
@@ -205,5 +207,17 @@ def node_fit_ctx(snap: Snapshot, job: dict, message: str) -> dict[str, Any] | No
                 "fitting_total": len(fitting),
             }
         )
+    if not groups:
+        groups[""] = {"tolerations": [], "tasks": []}
+    out["slot_groups"] = [
+        {
+            "tasks": g["tasks"] if len(groups) > 1 else [],
+            "slots": [
+                {"resource": s.resource, "free": format_quantity(s.resource, s.free), "node": s.node}
+                for s in vn.largest_free(pairs, g["tolerations"])
+            ],
+        }
+        for g in groups.values()
+    ]
     out["nodes_total"] = len(pairs)
     return out

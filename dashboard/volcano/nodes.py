@@ -186,11 +186,20 @@ class Slot:
     node: str
 
 
-def largest_free(nodes: Iterable[tuple[object, Sequence[Usage]]]) -> list[Slot]:
-    """Per resource, the largest free amount on a schedulable node, in resource order."""
+def usable(node: object, tolerations: Sequence[object]) -> bool:
+    """A pod with ``tolerations`` may be placed on ``node`` now: Ready, not cordoned, and every
+    NoSchedule/NoExecute taint tolerated (node affinity and nodeSelector are not judged)."""
+    return schedulable(node) and taints_allow(node, tolerations)
+
+
+def largest_free(
+    nodes: Iterable[tuple[object, Sequence[Usage]]], tolerations: Sequence[object]
+) -> list[Slot]:
+    """Per resource, the largest free amount on one node a pod with ``tolerations`` may use
+    (``usable``), in resource order."""
     best: dict[str, Slot] = {}
     for node, usage in nodes:
-        if not schedulable(node):
+        if not usable(node, tolerations):
             continue
         for u in usage:
             if u.free is not None and (u.resource not in best or u.free > best[u.resource].free):
@@ -209,7 +218,7 @@ def nodes_fitting(
     return sorted(
         name(node)
         for node, usage in nodes
-        if schedulable(node) and taints_allow(node, tolerations) and fits(request, free_of(usage)) is True
+        if usable(node, tolerations) and fits(request, free_of(usage)) is True
     )
 
 

@@ -186,3 +186,23 @@ def test_a_pod_no_node_can_ever_take_is_never_not_yet(cluster, client):
     tolerant = _findings(client, "tolerant-wide-pod")
     assert not any("no node can ever take" in f for f in tolerant), tolerant
     assert any("cannot yet place" in f for f in tolerant), tolerant
+
+
+def _fit(client, name: str) -> str:
+    page = client.get(f"/jobs/{io.NS}/{name}/").content.decode()
+    return page.split("data-node-fit")[1].split("</section>")[0]
+
+
+def test_the_largest_free_slots_count_only_nodes_the_pod_may_use(cluster, client):
+    fit = _fit(client, "wide-pod")
+    slots = text(fit.split("data-fit-slots")[1].split("</ul>")[0])
+    assert (
+        "Largest free amount on one node these pods may use (Ready, not cordoned, taints tolerated):"
+        in text(fit)
+    )
+    assert "h100-node" not in slots and "nvidia.com/gpu" not in slots, slots
+    assert "cpu 64 ( cpu-node-" in slots, slots
+    row = fit.split('data-fit-task="worker"')[1].split("</tr>")[0]
+    assert 'data-fitting="0"' in row
+    tolerant = text(_fit(client, "tolerant-wide-pod").split("data-fit-slots")[1].split("</ul>")[0])
+    assert "cpu 128 ( h100-node-" in tolerant and "nvidia.com/gpu 8" in tolerant, tolerant

@@ -204,7 +204,7 @@ def test_domain_reads_any_shape_without_raising(cj, jf, hn, node, pg):
     topo.smallest_containing(["a"]), vh.reported_node_count(hn), vh.network_topology(pg["spec"])
     vn.node_state(node), vn.node_taints(node)
     usage = vn.node_usage(node, [node])
-    vn.largest_free([(node, usage)]), vn.nodes_fitting({"cpu": Decimal(1)}, [], [(node, usage)])
+    vn.largest_free([(node, usage)], []), vn.nodes_fitting({"cpu": Decimal(1)}, [], [(node, usage)])
     vsub.subgroup_policies(pg, [node])
     vs.readiness(pg), vs.last_scheduler_action([node], [pg], ["volcano"])
 
