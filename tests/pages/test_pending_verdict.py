@@ -145,6 +145,30 @@ def test_a_down_scheduler_leads_the_verdict_and_its_quoted_message_is_dated(clus
         _components_are(cache, set())
 
 
+def test_components_the_user_cannot_read_are_not_called_down(cluster, client):
+    from django.test import override_settings
+
+    from dashboard.access import review_cache
+    from tests.prod.conftest import proxy_settings
+
+    cl, cache = cluster
+    if cl.auth.user_named("dora") is None:
+        cl.add_user("dora", "token-dora-0123456789", [io.NS])  # cannot read volcano-system
+    sim_faults(cl, components_down=["volcano-scheduler"])
+    review_cache.clear()
+    try:
+        _components_are(cache, {"volcano-scheduler"})
+        assert _findings(client, "waiting")[0].startswith("The Volcano scheduler is not running")
+        with override_settings(**proxy_settings()):
+            page = client.get(f"/jobs/{io.NS}/waiting/", HTTP_X_FORWARDED_USER="dora").content.decode()
+        assert "has not admitted it yet" in text(page)
+        assert "is not running" not in text(page)
+    finally:
+        review_cache.clear()
+        sim_faults(cl, components_down=[])
+        _components_are(cache, set())
+
+
 def test_a_down_controller_manager_is_named_for_a_volcano_job(cluster, client):
     cl, cache = cluster
     sim_faults(cl, components_down=["volcano-controllers"])

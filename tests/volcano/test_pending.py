@@ -158,3 +158,43 @@ def test_a_gang_above_the_whole_cluster_is_never_and_unknown_totals_say_nothing(
     facts = why_pending(ctx)
     assert facts[0].kind == "cluster_too_small" and facts[0].values == {"nodes": 2}
     assert [f.kind for f in facts].index("podgroup_pending") > 0
+
+
+def test_the_components_a_gang_waits_on_lead_and_a_task_it_can_do_without_is_not_never():
+    from dashboard.volcano.scheduler import Readiness
+
+    down = (
+        Readiness("volcano-scheduler", 1, 0, False, ""),
+        Readiness("volcano-controllers", 1, 0, False, ""),
+        Readiness("volcano-admission", 1, 0, False, ""),
+    )
+    ownerless = PendingContext(
+        job=None, podgroup=_pg("Pending", owner=False), queue=_queue(), queue_name="q", components_down=down
+    )
+    facts = why_pending(ownerless)
+    assert [f.values.get("component") for f in facts if f.kind == "component_down"] == ["volcano-scheduler"]
+    job = _job(1, 1)
+    job["spec"]["tasks"] = [
+        {
+            "name": "small",
+            "replicas": 1,
+            "template": {"spec": {"containers": [{"resources": {"requests": {"cpu": "1"}}}]}},
+        },
+        {
+            "name": "wide",
+            "replicas": 1,
+            "minAvailable": 0,
+            "template": {"spec": {"containers": [{"resources": {"requests": {"cpu": "96"}}}]}},
+        },
+    ]
+    nodes = [_node("a", cpu="64", pods="110")]
+    ctx = PendingContext(
+        job=job, podgroup=_pg("Inqueue"), queue=_queue(), queue_name="q", nodes=nodes, components_down=down
+    )
+    facts = why_pending(ctx)
+    assert [f.kind for f in facts][:2] == ["component_down", "component_down"]
+    assert not any(f.kind == "no_node_for_task" for f in facts)
+    job["spec"]["tasks"][1].pop("minAvailable")  # the task's own minAvailable defaults to its replicas
+    facts = why_pending(ctx)
+    assert [f.values.get("task") for f in facts if f.kind == "no_node_for_task"] == ["wide"]
+    assert facts[2].kind == "no_node_for_task"
