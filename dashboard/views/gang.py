@@ -21,6 +21,7 @@ from dashboard.presenters.states import no_pods_text
 from dashboard.presenters.versions import resource_versions, version_key
 from dashboard.views.fragments import Fragments, kind_states
 from dashboard.views.rows import events_of, gang_room, pending_context
+from dashboard.views.scheduler_health import components_not_ready
 from dashboard.volcano import states as vs
 from dashboard.volcano.events import event_records, fold_by_meaning
 from dashboard.volcano.failure import failure_applies
@@ -136,10 +137,18 @@ class GangReads:
             return vs.job_stuck(page_obj, (), now, limit) is not None
         return page_obj is not None and vs.podgroup_stuck(page_obj, (), now, limit) is not None
 
+    def verdict_inputs(self) -> tuple:
+        """What else a waiting gang's verdict and node fit read: the Volcano components not ready
+        (views.scheduler_health.components_not_ready) and the nodes; () when it is not waiting."""
+        if not self.pending_like:
+            return ()
+        down = tuple((r.name, r.ready, r.desired) for r in components_not_ready(self.snap))
+        return (down, self.snap.nodes.version, self.snap.nodes.state.name)
+
     def fragments(self, request: HttpRequest, now: datetime, kinds: tuple[str, ...]) -> Fragments:
         """The page's fragments: ``status`` follows the gang's objects, its queues, the room read,
-        the pods and whether the object is stuck; ``pods`` the pods; ``events`` the events (all
-        with the kind states). No version holds the time: relative times tick in the browser
+        the pods, whether the object is stuck and ``verdict_inputs``; ``pods`` the pods; ``events``
+        the events (all with the kind states). No version holds the time: relative times tick in the browser
         (static/dashboard/reltime.js)."""
         states = kind_states(self.snap, *kinds)
         pods_v = resource_versions(self.pods)
@@ -155,6 +164,7 @@ class GangReads:
                 resource_versions(self.events) if self.events_shown() else (),
                 states,
                 self.stuck(now),
+                self.verdict_inputs(),
             ),
             # With no pods, the card says why: from the Job, its PodGroup and the Job's events.
             pods=lambda: version_key(

@@ -135,6 +135,9 @@ def sections(
             snap.queues.version,
             snap.deployments.version,
             snap.deployments.state.name,
+            # The pending Jobs' verdicts read the nodes (what can never fit).
+            snap.nodes.version,
+            snap.nodes.state.name,
         )
         ctx["attention"] = memo.section(
             # The kinds' states too: what cannot be read is named in the section.

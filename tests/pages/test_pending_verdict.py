@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from tests.pages import infra_objects as io
-from tests.pages.helpers import kind, sim_faults, text
+from tests.pages.helpers import fragment_url, kind, sim_faults, text
 
 NODES = kind("", "nodes")
 JOBS = kind("batch.volcano.sh", "jobs")
@@ -140,6 +140,22 @@ def test_a_down_scheduler_leads_the_verdict_and_its_quoted_message_is_dated(clus
         ), found
         assert not any("controller manager" in f for f in found), found
         assert any("has not admitted it yet" in f for f in found[1:]), found
+    finally:
+        sim_faults(cl, components_down=[])
+        _components_are(cache, set())
+
+
+def test_the_status_fragment_follows_a_component_going_down(cluster, client):
+    cl, cache = cluster
+    page = client.get(f"/jobs/{io.NS}/waiting/").content.decode()
+    frag = fragment_url(page, "status")
+    assert client.get(frag, headers={"HX-Request": "true"}).status_code == 204
+    sim_faults(cl, components_down=["volcano-scheduler"])
+    try:
+        _components_are(cache, {"volcano-scheduler"})
+        resp = client.get(frag, headers={"HX-Request": "true"})
+        assert resp.status_code == 200
+        assert "The Volcano scheduler is not running" in text(resp.content.decode())
     finally:
         sim_faults(cl, components_down=[])
         _components_are(cache, set())
