@@ -4,7 +4,11 @@ The diagnosis reads what Volcano reads: a Job whose PodGroup is Pending has no p
 PodGroup is Pending until its queue admits it (enqueue) and Inqueue until the whole gang is placed
 (allocate); only an Open queue admits work; a queue's capability bounds the gang for ever, its
 room (capability − allocated − reserved, see ``dashboard.volcano.queues``) for now; the
-scheduler's Unschedulable condition message is quoted as written. Facts carry numbers and names,
+scheduler's Unschedulable condition message is quoted as written. Nothing is admitted or placed
+while the scheduler's Deployment is not ready, and no Volcano Job gets its PodGroup or pods while
+the controller manager's is not. The nodes bound a gang as the cluster stands: its minimum
+resources against every node's allocatable summed, and each pod against one node's allocatable,
+taints (the kube-scheduler's TaintToleration filter) and cordon. Facts carry numbers and names,
 never words: the presenters word them (and translate them).
 """
 
