@@ -87,10 +87,13 @@ def fast_forward(
     flush_minutes: float = 60.0,
     progress: Callable[[float, float], None] | None = None,
     cluster: Any = None,
+    close_pods: bool = True,
 ) -> int:
     """Record ``hours`` of the demo scenario ending at ``end`` into database ``using``; returns
     the rows written. ``cluster``: a simulated cluster at ``end - hours`` to run instead of a new
-    demo one (tests keep it to compare the history with what it did)."""
+    demo one (tests keep it to compare the history with what it did). ``close_pods``: at ``end``
+    the pod rows still open are closed as vanished at their last_seen (``end``: the recorder
+    refreshes it at its last write); False when ``cluster`` goes on as the live one."""
     from dashboard.history.models import HistoryFill
 
     start = end - timedelta(hours=hours)
@@ -114,6 +117,9 @@ def fast_forward(
                 if progress is not None:
                     progress((fill.reached - start).total_seconds() / 3600, hours)
         recorder.step(force_flush=True)
+        if close_pods:
+            # The recorded cluster ends here: its pods are not the live cluster's (another uid salt).
+            recorder.close_unseen(set())
     finally:
         cache.remove_listener(recorder.listener)
         cluster.store.remove_listener(mirror)

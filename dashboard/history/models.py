@@ -59,8 +59,11 @@ class Admission(models.Model):
 
 
 class PodLifetime(models.Model):
-    """One pod from creation to deletion, updated as it changes. ``last_seen``: the latest change
-    recorded; ``deleted``: when the dashboard saw it deleted."""
+    """One pod from creation to deletion, updated as it changes. ``last_seen``: the latest time the
+    recorder knew the pod existed (its latest change, and, while it is open, refreshed at most once
+    per sampling interval while the pod cache is synced); ``deleted``: when the dashboard saw it
+    deleted, or, when ``vanished``, the ``last_seen`` of a pod found gone after a restart or a
+    re-list (its end was not observed: it went at some time after that)."""
 
     uid = models.CharField(max_length=64, unique=True)
     namespace = models.CharField(max_length=253)
@@ -76,6 +79,7 @@ class PodLifetime(models.Model):
     started = models.DateTimeField(null=True)
     finished = models.DateTimeField(null=True)
     deleted = models.DateTimeField(null=True)
+    vanished = models.BooleanField(default=False)  # ``deleted`` is a bound: the end was not observed
     last_seen = models.DateTimeField()
     exit_code = models.IntegerField(null=True)
     restarts = models.IntegerField(default=0)

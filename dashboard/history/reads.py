@@ -207,6 +207,7 @@ class PodSpan:
     deleted: datetime | None
     exit_code: int | None
     restarts: int
+    vanished: bool = False  # ``deleted`` is when it was last known to exist: its end was not observed
 
 
 def job_pods(using: str, namespace: str, job: str, since: datetime) -> list[PodSpan]:
@@ -231,6 +232,7 @@ def job_pods(using: str, namespace: str, job: str, since: datetime) -> list[PodS
             r.deleted,
             r.exit_code,
             r.restarts,
+            r.vanished,
         )
         for r in rows
     ]

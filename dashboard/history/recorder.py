@@ -6,6 +6,14 @@ due and writes them every ``flush_seconds`` in one transaction. Every ``sample_s
 ``clock``) it samples each Queue's amounts and its PodGroups by phase from the cache; every
 ``prune_seconds`` it deletes rows older than the retention. No API call is made.
 
+Pods that went while no recorder watched (a restart, a handover between replicas, changes the
+full queue dropped): whenever the pod cache has completed a list (its ``synced_at`` moves, which
+a watch resumed after a break does too) the recorder closes every open pod row whose uid the
+cache does not hold, marked ``vanished``, with ``deleted`` = the row's ``last_seen``. While the
+pod cache stays synced every open row's pod is in it, so each write refreshes the open rows'
+``last_seen`` (at most once per ``sample_seconds``, one UPDATE): the bound is the last moment the
+recorder knew the pod existed, at most one sampling interval early, never late.
+
 Failure: a full queue drops changes and counts them (``dropped``); a database that cannot be
 written (down, disk full, locked) keeps the rows due, at most ``pending_max`` (then the oldest are
 dropped and counted as ``lost``), retries with backoff and reports ``degraded`` with the error,
@@ -24,7 +32,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.db import DatabaseError, connections, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 
 from dashboard.history.models import (
@@ -138,6 +146,10 @@ class Recorder:
         self._next_prune: datetime | None = None
         self._last_sample: datetime | None = None
         self._rolled: datetime | None = None  # hours before this one have their hourly means
+        # The pod cache's synced_at (and the dropped count) when the open rows were last checked
+        # against it; None: not since this recorder began writing.
+        self._pods_checked: tuple[datetime | None, int] | None = None
+        self._next_touch: datetime | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -233,6 +245,8 @@ class Recorder:
         self._active = True
         self._last_sample = None
         self._rolled = None
+        self._pods_checked = None
+        self._next_touch = None
         snap = self.cache.snapshot()
         seen = self.clock()
         for kind, view in (("jobs", snap.jobs), ("podgroups", snap.podgroups), ("pods", snap.pods)):
@@ -410,10 +424,39 @@ class Recorder:
     def _pending(self) -> int:
         return len(self._transitions) + len(self._pods) + len(self._samples) + len(self._phase_samples)
 
+    def _pod_upkeep(self) -> tuple[set[str] | None, tuple[datetime | None, int] | None, datetime | None]:
+        """What this write does to the open pod rows: (the uids the pod cache holds, to close the
+        others; None: no check due), the check's mark, and the time to refresh the open rows'
+        last_seen with (None: not due). Both need a synced pod cache."""
+        snap = self.cache.snapshot()
+        state = snap.pods.state
+        if state.name != "synced":
+            return None, None, None
+        with self._lock:
+            mark = (state.synced_at, self._status.dropped)
+        live = {uid(p) for p in snap.pods.all()} if mark != self._pods_checked else None
+        now = self.clock()
+        touch = now if self._next_touch is None or now >= self._next_touch else None
+        return live, mark, touch
+
+    def _close_unseen(self, live: set[str]) -> int:
+        """Close the open pod rows whose uid is not in ``live`` (see the module docstring)."""
+        pods = PodLifetime.objects.using(self.using)
+        gone = [u for u in pods.filter(deleted=None).values_list("uid", flat=True) if u not in live]
+        for i in range(0, len(gone), 500):
+            pods.filter(uid__in=gone[i : i + 500]).update(deleted=F("last_seen"), vanished=True)
+        return len(gone)
+
+    def close_unseen(self, live: set[str]) -> int:
+        """Close the open pod rows whose uid is not in ``live``, now; returns how many."""
+        with transaction.atomic(using=self.using):
+            return self._close_unseen(live)
+
     def _flush(self) -> bool:
         transitions, pods = list(self._transitions.values()), list(self._pods.values())
         samples, phase_samples = self._samples, self._phase_samples
-        if not (transitions or pods or samples or phase_samples):
+        live, mark, touch = self._pod_upkeep()
+        if not (transitions or pods or samples or phase_samples or live is not None or touch):
             self._recovered()
             return True
         try:
@@ -426,12 +469,21 @@ class Recorder:
                 )
                 QueueSample.objects.using(self.using).bulk_create(samples)
                 QueuePhaseSample.objects.using(self.using).bulk_create(phase_samples)
+                # After the upserts: a row just written for a pod the cache no longer holds is closed.
+                if live is not None:
+                    self._close_unseen(live)
+                if touch is not None:
+                    PodLifetime.objects.using(self.using).filter(deleted=None).update(last_seen=touch)
         except Exception as exc:
             self._failed(exc)
             self._bound_pending()
             return False
         written = len(transitions) + len(pods) + len(samples) + len(phase_samples)
         self._transitions, self._pods, self._samples, self._phase_samples = {}, {}, [], []
+        if mark is not None:
+            self._pods_checked = mark
+        if touch is not None:
+            self._next_touch = touch + timedelta(seconds=self.options.sample_seconds)
         with self._lock:
             self._status = replace(
                 self._status, written=self._status.written + written, last_write=self.clock()
@@ -548,11 +600,6 @@ class Recorder:
                 Admission.objects.using(self.using).filter(running__lt=cutoff).delete()
                 pods = PodLifetime.objects.using(self.using)
                 pods.filter(Q(deleted__lt=cutoff) | Q(finished__lt=cutoff)).delete()
-                # Pods that went while no recorder watched (never seen deleted), unless still there.
-                live = {uid(p) for p in self.cache.snapshot().pods.all()}
-                stale = pods.filter(last_seen__lt=cutoff, deleted=None, finished=None)
-                gone = [u for u in stale.values_list("uid", flat=True) if u not in live]
-                pods.filter(uid__in=gone).delete()
                 QueueSample.objects.using(self.using).filter(at__lt=cutoff).delete()
                 QueuePhaseSample.objects.using(self.using).filter(at__lt=cutoff).delete()
                 QueueHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()

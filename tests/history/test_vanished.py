@@ -1,0 +1,137 @@
+"""Pods that went while no recorder watched: their rows end at the last time they were known to
+exist, so GPU-hours never count a pod that is gone as running."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.test import Client
+
+from dashboard.history import reads
+from dashboard.history.fastforward import fast_forward, mirrored_cache
+from dashboard.history.models import PodLifetime, QueueSample
+from dashboard.history.recorder import Recorder, RecorderOptions
+from dashboard.history.service import HistoryService, override_service
+from dashboard.kube import override_cluster_cache
+from dashboard.presenters.clock import set_time_source
+from dashboard.sim.kinds import JOB
+from dashboard.volcano.phases import job_phase
+from tests.history.conftest import drop_alias, sqlite_alias
+from tests.history.helpers import add_nodes, gpu_job, recorder, settle
+
+GPU = "nvidia.com/gpu"
+
+
+def _running(snap, *names):
+    jobs = [snap.jobs.get("default", n) for n in names]
+    return all(job is not None and job_phase(job) == "Running" for job in jobs)
+
+
+def test_a_pod_deleted_while_no_recorder_watched_ends_when_last_known(
+    sim_cluster, make_live_cache, history_db
+):
+    cluster = sim_cluster
+    add_nodes(cluster)
+    cache = make_live_cache(cluster)
+    rec = recorder(cache, cluster, history_db, sample_seconds=10)
+    rec.step()
+    gpu_job(cluster, "kept", replicas=1, seconds=None)
+    gpu_job(cluster, "gone", replicas=1, seconds=None)
+    settle(cache, cluster, lambda s: _running(s, "kept", "gone"), rec)
+    for _ in range(60):  # a minute of running without a change of the pods
+        cluster.advance(1)
+        rec.step()
+    rec.step(force_flush=True)
+    known = cluster.clock.now()
+    cache.remove_listener(rec.listener)
+    cache.stop()
+
+    # While no recorder watches, the Job "gone" and its pod are deleted; ten minutes pass.
+    cluster.store.delete(JOB, "default", "gone")
+    cluster.advance(600)
+    assert not [p for p in cluster.store.list("pods")[0] if p["metadata"]["name"].startswith("gone-")]
+
+    cache2 = make_live_cache(cluster)
+    rec2 = recorder(cache2, cluster, history_db, sample_seconds=10)
+    rec2.step(force_flush=True)
+    gone = PodLifetime.objects.using(history_db).get(job="gone")
+    kept = PodLifetime.objects.using(history_db).get(job="kept")
+    assert gone.vanished and gone.deleted is not None
+    # The last time the recorder knew it existed: at most one sampling interval before it stopped.
+    assert known - timedelta(seconds=10) <= gone.deleted <= known
+    assert kept.deleted is None and not kept.vanished
+    spans = reads.job_pods(history_db, "default", "gone", known - timedelta(hours=1))
+    assert [p.vanished for p in spans] == [True]
+
+    now = cluster.clock.now()
+    (row,) = reads.usage_hours(history_db, now - timedelta(hours=1), now, "queue")
+    expected = ((gone.deleted - gone.started) + (now - kept.started)).total_seconds() / 3600
+    assert row.gpu_hours == pytest.approx(expected, abs=1e-6)
+
+
+END = datetime(2026, 12, 2, 1, 0, tzinfo=UTC)
+LIVE_MINUTES = 20
+
+
+@pytest.fixture(scope="module")
+def demo_then_live(tmp_path_factory, django_db_blocker):
+    """Two hours of the demo fast-forwarded to END, then the live demo's cluster (same scenario
+    and seed, other uids) recorded from END for LIVE_MINUTES: what `make demo` serves."""
+    from dashboard.sim.cluster import SimulatedCluster
+
+    with django_db_blocker.unblock():
+        alias = sqlite_alias(tmp_path_factory.mktemp("demo-live") / "history.sqlite3")
+        try:
+            from django.core.management import call_command
+
+            call_command("migrate", "history", database=alias, verbosity=0)
+            fast_forward(alias, END, hours=2)
+            past_open = PodLifetime.objects.using(alias).filter(deleted=None).count()
+            live = SimulatedCluster(seed=0, scenario="demo", controllers=True, start_time=END)
+            cache, _mirror = mirrored_cache(live)
+            rec = Recorder(cache, alias, RecorderOptions(flush_seconds=0), clock=live.clock.now)
+            cache.add_listener(rec.listener)
+            rec.step()
+            for _ in range(LIVE_MINUTES):
+                live.advance(60)
+                rec.step()
+            cache.remove_listener(rec.listener)
+            previous = set_time_source(live.clock.now)
+            try:
+                service = HistoryService(cache, alias, record=False)
+                with override_cluster_cache(cache), override_service(service):
+                    yield live, alias, past_open
+            finally:
+                set_time_source(previous)
+        finally:
+            drop_alias(alias)
+
+
+def test_the_fast_forward_ends_with_its_pods_closed(demo_then_live):
+    _live, alias, past_open = demo_then_live
+    assert past_open == 0
+    closed = PodLifetime.objects.using(alias).filter(vanished=True)
+    assert closed.exists() and set(closed.values_list("deleted", flat=True)) == {END}
+
+
+def test_demo_usage_gpu_hours_are_the_queues_allocated_gpu_hours(demo_then_live):
+    live, alias, _past_open = demo_then_live
+    now = live.clock.now()
+    rows = list(
+        csv.reader(io.StringIO(Client().get("/usage/?window=24h&by=queue&format=csv").content.decode()))
+    )
+    usage = {r[0]: float(r[1]) for r in rows[1:]}
+    allocated: dict[str, float] = {}
+    samples = QueueSample.objects.using(alias).filter(resource=GPU, at__gte=now - timedelta(hours=24))
+    for queue, amount in samples.values_list("queue", "allocated"):
+        allocated[queue] = allocated.get(queue, 0.0) + (amount or 0.0) / 60  # a sample per minute
+    # A parent queue's allocation is its children's: leaf queues only.
+    parents = {(q.get("spec") or {}).get("parent") for q in live.store.list("queues")[0]}
+    busy = [q for q, hours in allocated.items() if hours > 1 and q not in parents]
+    assert "hpc-training" in busy
+    for queue in busy:
+        # Allocation begins at binding, running time at the kubelet's start (a few seconds later).
+        assert usage.get(queue, 0.0) == pytest.approx(allocated[queue], rel=0.01), queue
