@@ -61,7 +61,9 @@ def line_chart(
     buckets: int = 96,
 ) -> Chart:
     """A chart of ``series`` [(label, css, points, dashed)] over [since, until), each averaged
-    into ``buckets`` spans; ``fmt`` writes a value (the y axis maximum, the table)."""
+    into ``buckets`` spans (at most one a minute: the table labels them by the minute, so each
+    label names one span); ``fmt`` writes a value (the y axis maximum, the table)."""
+    buckets = max(1, min(buckets, int((until - since).total_seconds() // 60)))
     sampled = [
         (label, css, downsample(points, since, until, buckets), dashed)
         for label, css, points, dashed in series
