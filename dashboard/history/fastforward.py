@@ -17,7 +17,7 @@ yet) and told to ``progress(hours done, hours in all)``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dashboard.history.recorder import Recorder, RecorderOptions
@@ -88,19 +88,26 @@ def fast_forward(
     progress: Callable[[float, float], None] | None = None,
     cluster: Any = None,
     close_pods: bool = True,
+    sample_on_start: bool = True,
 ) -> int:
     """Record ``hours`` of the demo scenario ending at ``end`` into database ``using``; returns
     the rows written. ``cluster``: a simulated cluster at ``end - hours`` to run instead of a new
     demo one (tests keep it to compare the history with what it did). ``close_pods``: at ``end``
     the pod rows still open are closed as vanished at their last_seen (``end``: the recorder
-    refreshes it at its last write); False when ``cluster`` goes on as the live one."""
+    refreshes it at its last write); False when ``cluster`` goes on as the live one.
+    ``sample_on_start``: False when a recorded history ends at ``end - hours`` with its sample."""
     from dashboard.history.models import HistoryFill
 
     start = end - timedelta(hours=hours)
     cluster = cluster or demo_cluster(start, seed, tick_seconds)
     cache, mirror = mirrored_cache(cluster)
     # The flushes are driven by simulated time below, not by the recorder's wall-clock period.
-    options = RecorderOptions(sample_seconds=sample_seconds, flush_seconds=float("inf"), retention_days=3660)
+    options = RecorderOptions(
+        sample_seconds=sample_seconds,
+        flush_seconds=float("inf"),
+        retention_days=3660,
+        sample_on_start=sample_on_start,
+    )
     recorder = Recorder(cache, using, options, clock=cluster.clock.now)
     cache.add_listener(recorder.listener)
     recorder.step()
@@ -126,3 +133,25 @@ def fast_forward(
     fill.reached, fill.done = end, True
     fill.save(update_fields=["reached", "done"])
     return recorder.status().written
+
+
+def catch_up(cluster: Any, using: str | None, sample_seconds: float = 60.0) -> None:
+    """Run ``cluster`` (the live demo's, created when the demo started) forward to the wall
+    clock, so its clock (the pages' clock) is real time when the demo opens: the time the past
+    took to record is simulated at once. Recorded into ``using`` as the continuation of the past
+    (its pods stay open: they are the live ones); ``using`` None: not recorded."""
+    while (gap := (datetime.now(UTC) - cluster.clock.now()).total_seconds()) > 0.2:
+        if using is None:
+            cluster.advance(gap)
+            continue
+        end = cluster.clock.now() + timedelta(seconds=gap)
+        fast_forward(
+            using,
+            end,
+            hours=gap / 3600,
+            sample_seconds=sample_seconds,
+            flush_minutes=gap / 60,
+            cluster=cluster,
+            close_pods=False,
+            sample_on_start=False,
+        )

@@ -77,6 +77,7 @@ class RecorderOptions:
     prune_seconds: float = 3600.0
     pending_max: int = 100_000  # rows kept while the database cannot be written
     tick_seconds: float = 0.2  # the thread's wake-up period (wall time)
+    sample_on_start: bool = True  # False: the first sample is one sample_seconds after it begins
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,7 @@ class Recorder:
         """Begin recording: the changes from now on, and the current state of every object (a
         transition seen again is one row; a pod's row is rewritten with the same facts)."""
         self._active = True
-        self._last_sample = None
+        self._last_sample = None if self.options.sample_on_start else self.clock()
         self._rolled = None
         self._pods_checked = None
         self._next_touch = None

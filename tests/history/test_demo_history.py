@@ -451,3 +451,35 @@ def test_the_recorded_past_shares_no_uid_with_the_live_demo(demo_day):
     recorded = set(PhaseTransition.objects.using(alias).values_list("uid", flat=True))
     assert live_uids and recorded
     assert not live_uids & recorded
+
+
+def test_the_live_demo_starts_on_the_wall_clock_after_its_recorded_past(tmp_path, django_db_blocker):
+    """The demo's live cluster is created when the demo starts and stands still while the past
+    is recorded; ``catch_up`` brings it to the wall clock, recording the stretch between."""
+    from django.core.management import call_command
+
+    from dashboard.history.fastforward import catch_up
+    from dashboard.history.models import PodLifetime, QueueSample
+    from dashboard.sim.cluster import SimulatedCluster
+
+    started = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=150)  # the past took 150 s
+    with django_db_blocker.unblock():
+        alias = sqlite_alias(tmp_path / "history.sqlite3")
+        try:
+            call_command("migrate", "history", database=alias, verbosity=0)
+            fast_forward(alias, started, hours=0.25)
+            live = SimulatedCluster(seed=0, scenario="demo", controllers=True, start_time=started)
+            catch_up(live, alias)
+            assert abs((live.clock.now() - datetime.now(UTC)).total_seconds()) < 1
+            times = sorted(QueueSample.objects.using(alias).values_list("at", flat=True).distinct())
+            steps = {(b - a).total_seconds() for a, b in zip(times, times[1:], strict=False)}
+            # One sample a minute from the past into the caught-up stretch: none twice, no gap.
+            assert times[-1] > started and max(steps) <= 60
+            keys = list(QueueSample.objects.using(alias).values_list("queue", "resource", "at"))
+            assert len(keys) == len(set(keys))
+            live_uids = {p["metadata"]["uid"] for p in live.store.list("pods")[0]}
+            assert set(
+                PodLifetime.objects.using(alias).filter(deleted=None).values_list("uid", flat=True)
+            ) == {u for u in live_uids if PodLifetime.objects.using(alias).filter(uid=u).exists()}
+        finally:
+            drop_alias(alias)

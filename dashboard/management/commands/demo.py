@@ -196,6 +196,12 @@ class Command(BaseCommand):
         )
         self.stdout.flush()
         _fill_history(workdir / "history.sqlite3", cluster, opts["seed"], opts["history_hours"], self.stdout)
+        from dashboard.history.fastforward import catch_up
+
+        # The cluster's clock stood still while the past was recorded: simulated now is real now
+        # when the dashboard opens (that stretch recorded too), then it runs at --speed.
+        sample = float(settings.VOLCANO_UI_HISTORY_SAMPLE_SECONDS)
+        catch_up(cluster, "default" if settings.VOLCANO_UI_HISTORY else None, sample)
         cluster.start_realtime()
         # Ages and wait times on the pages follow the simulated clock (it runs at --speed).
         from dashboard.presenters.clock import set_time_source
