@@ -249,6 +249,12 @@ def newest_sample(using: str) -> datetime | None:
     return QueueSample.objects.using(using).order_by("-at").values_list("at", flat=True).first()
 
 
+def allocated_at(using: str, at: datetime) -> dict[tuple[str, str], float | None]:
+    """{(queue, resource): allocated} of the samples taken at ``at`` (None: the queue stated none)."""
+    rows = QueueSample.objects.using(using).filter(at=at).values_list("queue", "resource", "allocated")
+    return {(queue, res): allocated for queue, res, allocated in rows}
+
+
 def queue_usage_hourly(using: str, since: datetime, until: datetime) -> dict[str, dict[str, list[Point]]]:
     """{queue: {resource: [(hour, mean allocated)]}} of every Queue's cpu and ``*/gpu`` samples in
     [since, until), hourly means computed by the database."""

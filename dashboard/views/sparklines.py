@@ -26,7 +26,7 @@ WINDOW = timedelta(hours=24)
 @dataclass(frozen=True)
 class Spark:
     points: str  # the SVG polyline in the 80x20 box of templates/dashboard/_sparkline.html
-    label: str  # the same values in words: the resource, the latest and the peak hourly mean
+    label: str  # the same values in words: the resource, the newest sample and the peak hourly mean
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,8 @@ def spark_version() -> Any:
 
 def _lines(using: str, newest: datetime) -> dict[str, _Line]:
     since, until = newest - WINDOW, newest + timedelta(seconds=1)
+    # "now" is the newest sample, not the mean of the hour it falls in.
+    latest = reads.allocated_at(using, newest)
     out = {}
     for queue, by_res in reads.queue_usage_hourly(using, since, until).items():
         # A queue's GPUs when it had any allocated in the window, else its cpu.
@@ -63,7 +65,7 @@ def _lines(using: str, newest: datetime) -> dict[str, _Line]:
         known = [v for _t, v in points if v is not None]
         line = sparkline(points, since, until)
         if line and known:
-            out[queue] = _Line(resource, line, points[-1][1], max(known))
+            out[queue] = _Line(resource, line, latest.get((queue, resource)), max(known))
     return out
 
 

@@ -412,10 +412,12 @@ def test_the_job_timeline_is_its_pods_lifetimes(demo_day):
         assert float(rect.group(2)) == pytest.approx(max(x1 - x0, 0.3), abs=0.02)
 
 
-def test_queue_sparklines_are_the_hourly_means_of_the_queues_allocation(demo_day):
+def test_queue_sparklines_are_the_hourly_means_and_now_the_newest_sample(demo_day):
     from dashboard.views.history import amount_text
 
     _cluster, truth, _alias = demo_day
+    truth._take(END)  # the newest sample, taken by the recorder at END
+    at_end = truth.samples.pop(END)
     client = Client()
     queues_page, overview = client.get("/queues/").content.decode(), client.get("/").content.decode()
     checked = 0
@@ -428,7 +430,8 @@ def test_queue_sparklines_are_the_hourly_means_of_the_queues_allocation(demo_day
                 hourly[at.replace(minute=0)].append(value)
         means = [statistics.fmean(v) if v else None for _h, v in sorted(hourly.items())]
         fmt = amount_text(GPU)
-        now = fmt(means[-1]) if means[-1] is not None else "unknown"
+        # "now": the newest sample (kubectl's allocated then), not the last hour's mean.
+        now = fmt(at_end[queue]["allocated"].get(GPU, 0.0))
         peak = fmt(max(m for m in means if m is not None))
         label = f"{GPU} allocated over the last 24 h: now {now}, peak {peak}"
         row = queues_page.split(f'data-queue="{queue}"', 1)[1].split("</tr>", 1)[0]

@@ -135,3 +135,28 @@ def test_demo_usage_gpu_hours_are_the_queues_allocated_gpu_hours(demo_then_live)
     for queue in busy:
         # Allocation begins at binding, running time at the kubelet's start (a few seconds later).
         assert usage.get(queue, 0.0) == pytest.approx(allocated[queue], rel=0.01), queue
+
+
+def test_the_sparklines_now_is_the_newest_sample_not_the_hours_mean(demo_then_live):
+    """20 minutes into the live demo the last hour has 21 samples: "now" is the newest one."""
+    import statistics
+
+    from dashboard.views.history import amount_text
+
+    live, alias, _past_open = demo_then_live
+    newest = QueueSample.objects.using(alias).order_by("-at").values_list("at", flat=True).first()
+    page = Client().get("/queues/").content.decode()
+    differs = 0
+    queues = QueueSample.objects.using(alias).filter(at=newest, resource=GPU).values_list("queue", flat=True)
+    for queue in sorted(queues):
+        samples = QueueSample.objects.using(alias).filter(queue=queue, resource=GPU)
+        now = samples.get(at=newest).allocated
+        hour = samples.filter(at__gte=newest.replace(minute=0, second=0, microsecond=0))
+        mean = statistics.fmean(a or 0.0 for a in hour.values_list("allocated", flat=True))
+        fmt = amount_text(GPU)
+        row = page.split(f'data-queue="{queue}"', 1)[1].split("</tr>", 1)[0]
+        if f"{GPU} allocated over" not in row:  # a queue without GPUs shows its cpu
+            continue
+        assert f"{GPU} allocated over the last 24 h: now {fmt(now)}, peak" in row, queue
+        differs += fmt(now) != fmt(mean)
+    assert differs
