@@ -231,7 +231,8 @@ def job_history(
 
     pods = read(lambda using: reads.job_pods(using, ns, name, created - timedelta(minutes=5))) or []
     timeline = gantt(_gantt_rows(pods), created, now)
-    typical = read(lambda using: reads.wait_percentile(using, queue, now - timedelta(days=7), 50))
+    week = (now - timedelta(days=7)).replace(second=0, microsecond=0)  # one window a minute
+    typical = read(lambda using: reads.wait_percentile(using, queue, week, 50))
     waited = read(lambda using: reads.podgroup_wait(using, objects.uid(pg))) if pg else None
     place = None
     if pg is not None and podgroup_queued(podgroup_phase(pg)):

@@ -180,3 +180,24 @@ def test_migration_0004_fills_the_admissions_of_an_existing_store(tmp_path, djan
             }
         finally:
             drop_alias(alias)
+
+
+def test_percentile_reads_follow_rows_added_to_or_pruned_from_a_past_day(history_db):
+    call_command("migrate", "history", database=history_db, verbosity=0)
+    day = T0 - timedelta(days=3)
+    rows = [_admission(f"p{i}", day + timedelta(minutes=i), float(i)) for i in range(11)]
+    Admission.objects.using(history_db).bulk_create(rows)
+    since, until = T0 - timedelta(days=7), T0
+    waits = [(a.running, a.wait) for a in rows]
+    assert reads.daily_waits(history_db, "q", since, until) == daily_percentiles(waits)
+    assert reads.wait_percentile(history_db, "q", since, 50) == 5.0
+    # A late write on that day, then a prune of its first row: each answer is the new day's.
+    late = _admission("late", day + timedelta(hours=5), 1000.0)
+    late.save(using=history_db)
+    waits.append((late.running, late.wait))
+    assert reads.daily_waits(history_db, "q", since, until) == daily_percentiles(waits)
+    assert reads.wait_percentile(history_db, "q", since, 50) == 5.5
+    Admission.objects.using(history_db).filter(uid="p0").delete()
+    waits = waits[1:]
+    assert reads.daily_waits(history_db, "q", since, until) == daily_percentiles(waits)
+    assert reads.wait_percentile(history_db, "q", since, 50) == 6.0
