@@ -320,6 +320,21 @@ def queue_usage_hourly(using: str, since: datetime, until: datetime) -> dict[str
     return out
 
 
+def queue_allocated_max(using: str, since: datetime, until: datetime) -> dict[tuple[str, str], float]:
+    """{(queue, resource): the highest allocated of any sample in [since, until)} of every Queue's cpu
+    and ``*/gpu`` samples, one grouped query; a pair whose samples stated none is absent."""
+    rows = (
+        QueueSample.objects.using(using)
+        .filter(at__gte=since, at__lt=until, allocated__isnull=False)
+        .filter(Q(resource="cpu") | Q(resource__endswith="/gpu"))
+        .values("queue", "resource")
+        .annotate(m=Max("allocated"))
+        .order_by()
+        .values_list("queue", "resource", "m")
+    )
+    return {(queue, res): peak for queue, res, peak in rows}
+
+
 def fill_progress(using: str) -> tuple[float, float] | None:
     """(hours written, hours in all) of the newest fast-forwarded history still being written,
     None when none is."""

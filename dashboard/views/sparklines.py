@@ -26,7 +26,7 @@ WINDOW = timedelta(hours=24)
 @dataclass(frozen=True)
 class Spark:
     points: str  # the SVG polyline in the 80x20 box of templates/dashboard/_sparkline.html
-    label: str  # the same values in words: the resource, the newest sample and the peak hourly mean
+    label: str  # the same values in words: the resource, the newest sample and the highest sample
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,9 @@ def _lines(using: str, newest: datetime) -> dict[str, _Line]:
     since, until = newest - WINDOW, newest + timedelta(seconds=1)
     # "now" is the newest sample, not the mean of the hour it falls in.
     latest = reads.allocated_at(using, newest)
+    # The peak is the highest sample, not the highest hourly mean the line draws: a mean can fall
+    # below the newest sample of its hour.
+    peaks = reads.queue_allocated_max(using, since, until)
     out = {}
     for queue, by_res in reads.queue_usage_hourly(using, since, until).items():
         # A queue's GPUs when it had any allocated in the window, else its cpu.
@@ -65,7 +68,8 @@ def _lines(using: str, newest: datetime) -> dict[str, _Line]:
         known = [v for _t, v in points if v is not None]
         line = sparkline(points, since, until)
         if line and known:
-            out[queue] = _Line(resource, line, latest.get((queue, resource)), max(known))
+            peak = peaks.get((queue, resource), max(known))
+            out[queue] = _Line(resource, line, latest.get((queue, resource)), peak)
     return out
 
 

@@ -412,7 +412,7 @@ def test_the_job_timeline_is_its_pods_lifetimes(demo_day):
         assert float(rect.group(2)) == pytest.approx(max(x1 - x0, 0.3), abs=0.02)
 
 
-def test_queue_sparklines_are_the_hourly_means_and_now_the_newest_sample(demo_day):
+def test_queue_sparklines_peak_is_the_highest_sample_and_now_the_newest(demo_day):
     from dashboard.views.history import amount_text
 
     _cluster, truth, _alias = demo_day
@@ -432,7 +432,11 @@ def test_queue_sparklines_are_the_hourly_means_and_now_the_newest_sample(demo_da
         fmt = amount_text(GPU)
         # "now": the newest sample (kubectl's allocated then), not the last hour's mean.
         now = fmt(at_end[queue]["allocated"].get(GPU, 0.0))
-        peak = fmt(max(m for m in means if m is not None))
+        assert any(m is not None for m in means), queue
+        # The peak: the highest sample of the 24 h (never below "now", unlike an hourly mean).
+        since = END - timedelta(hours=24)
+        day = [_allocated(q[queue], GPU) for at, q in truth.samples.items() if at >= since]
+        peak = fmt(max([v for v in day if v is not None] + [at_end[queue]["allocated"].get(GPU, 0.0)]))
         label = f"{GPU} allocated over the last 24 h: now {now}, peak {peak}"
         row = queues_page.split(f'data-queue="{queue}"', 1)[1].split("</tr>", 1)[0]
         assert f'aria-label="{label}"' in row, (queue, re.findall(r"aria-label=\"[^\"]*\"", row))
