@@ -80,8 +80,11 @@ def _amount(resource: str, value: float) -> str:
     return format_quantity(resource, Decimal(str(round(value, 6))))
 
 
-def queue_history(request: HttpRequest, name: str, now: datetime) -> dict[str, Any] | None:
-    """The ``history`` section of a Queue's page, None when history is off."""
+def queue_history(
+    request: HttpRequest, name: str, now: datetime, has_children: bool = False
+) -> dict[str, Any] | None:
+    """The ``history`` section of a Queue's page, None when history is off. ``has_children``: the
+    queue has child queues (queue_summaries), so each chart and table says whose it counts."""
     service = get_service()
     if service is None:
         return None
@@ -117,6 +120,7 @@ def queue_history(request: HttpRequest, name: str, now: datetime) -> dict[str, A
         "windows": list(QUEUE_WINDOWS),
         "charts": charts,
         "podgroups_chart": podgroups,
+        "has_children": has_children,
         "wait_days": [(day, _duration(p50), _duration(p90), n) for day, p50, p90, n in days],
         "notice": history_notice(service, errors),
     }

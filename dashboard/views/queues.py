@@ -162,7 +162,7 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         ctx["events"], ctx["events_total"] = rows[:100], len(rows)
         ctx["events_blocked"] = bool(unreadable_reason(snap.events.state))
     if frags.asked is None:  # the metadata and YAML below the fragments
-        ctx["history"] = queue_history(request, name, now)
+        ctx["history"] = queue_history(request, name, now, r.tree["has_children"])
         ctx["yaml"] = yaml_text(queue)
         ctx["labels"] = sorted(objects.labels(queue).items())
         ctx["annotations"] = sorted(objects.annotations(queue).items())

@@ -164,3 +164,23 @@ def test_the_sparklines_now_is_the_newest_sample_not_the_hours_mean(demo_then_li
         assert f"{GPU} allocated over the last 24 h: now {fmt(now)}, peak {fmt(peak)}" in row, queue
         differs += fmt(now) != fmt(mean)
     assert differs
+
+
+def test_a_parent_queues_history_says_whose_counts_each_part_shows(demo_then_live):
+    """A parent's usage is its status.allocated (children included); its PodGroups chart and wait
+    table count only its own PodGroups: each says so. A leaf queue's say nothing."""
+    live, _alias, _past_open = demo_then_live
+    queues = live.store.list("queues")[0]
+    parents = {(q.get("spec") or {}).get("parent") for q in queues} - {None}
+    names = {q["metadata"]["name"] for q in queues}
+    parent = next(p for p in sorted(parents) if p in names and p != "root")
+    leaf = next(n for n in sorted(names) if n not in parents)
+    page = Client().get(f"/queues/{parent}/").content.decode()
+    history = page.split("data-history>", 1)[1].split("</section>", 1)[0]
+    assert 'data-scope="usage">Allocated as the queue reports it, children included.' in history
+    assert 'data-chart="' in history.split('data-scope="usage"', 1)[1]
+    assert """data-scope="waits">This queue's own PodGroups, not its children's.""" in history
+    if "PodGroups by phase" in history:
+        assert 'data-scope="podgroups"' in history
+    leaf_page = Client().get(f"/queues/{leaf}/").content.decode()
+    assert "data-history>" in leaf_page and "data-scope=" not in leaf_page
