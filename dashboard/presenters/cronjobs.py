@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from dashboard.presenters.phases import Phase, phase_of_table
 from dashboard.volcano import cronjobs as vc
 from dashboard.volcano.objects import as_str, status
+from dashboard.volcano.phases import FINAL_JOB_PHASES
 
 # Django language codes -> cron-descriptor's locale names (it ships zh_CN among others).
 _LOCALES = {"zh-hans": "zh_CN", "en": "en_US"}
@@ -39,6 +40,29 @@ _LOOK: dict[str, tuple[str, str, bool]] = {
     "Idle": ("info", "clock", False),
     "Suspended": ("muted", "stop", False),
 }
+
+# A run not final yet, in the words of its Job's phase: the Duration column's "pending 3s".
+_RUN_UNDER_WAY = {
+    "Pending": gettext_noop("pending"),
+    "Running": gettext_noop("running"),
+    "Restarting": gettext_noop("restarting"),
+    "Aborting": gettext_noop("aborting"),
+    "Aborted": gettext_noop("aborted"),
+    "Completing": gettext_noop("completing"),
+    "Terminating": gettext_noop("terminating"),
+}
+
+
+def run_under_way(phase: str) -> str:
+    """The word before the time a run has taken so far (since its Job was created): its Job's
+    phase in lower case, translated ("pending"); "no phase yet" when the controller has written
+    none; an unknown phase verbatim; "" for a final phase (its duration is shown instead)."""
+    if phase in FINAL_JOB_PHASES:
+        return ""
+    if not phase:
+        return _("no phase yet")
+    word = _RUN_UNDER_WAY.get(phase)
+    return _(word) if word else phase
 
 
 def schedule_words(cj: Mapping[str, Any]) -> str:

@@ -156,7 +156,12 @@ def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> di
         "never_runs": upcoming == [],
         "active": active,
         "runs": [
-            {"run": r, "phase": badges.job_phase(r.job), "name": objects.name(r.job)}
+            {
+                "run": r,
+                "phase": badges.job_phase(r.job),
+                "name": objects.name(r.job),
+                "under_way": pc.run_under_way(r.phase),
+            }
             for r in runs[:HISTORY_SHOWN]
         ],
         "runs_total": len(runs),
