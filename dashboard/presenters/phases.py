@@ -111,19 +111,30 @@ def _marked(phase: Phase, obj: Mapping) -> Phase:
     return replace(phase, deleting=True) if is_deleting(obj) else phase
 
 
+def _of_object(table: dict[str, tuple[str, str, bool]], obj: Mapping, value: Any, unreported: str) -> Phase:
+    """``phase_of_table`` of a value read from ``obj``'s status. A status with other fields and
+    no such value (a Queue whose ``allocated`` the scheduler wrote while the controller that
+    writes ``state`` was down) reads ``unreported``; "No status" is for an absent or empty status."""
+    phase = phase_of_table(table, value)
+    if not as_str(value) and status(obj):
+        phase = replace(phase, label=unreported)
+    return _marked(phase, obj)
+
+
 def job_phase(job: Mapping) -> Phase:
-    phase = phase_of_table(JOB_PHASES, as_dict(status(job).get("state")).get("phase"))
+    value = as_dict(status(job).get("state")).get("phase")
+    phase = _of_object(JOB_PHASES, job, value, _("Phase not reported"))
     if phase.known and phase.label in vp.TRANSITIONAL_JOB_PHASES:
         phase = replace(phase, transitional=True)
-    return _marked(phase, job)
+    return phase
 
 
 def podgroup_phase(pg: Mapping) -> Phase:
-    return _marked(phase_of_table(PODGROUP_PHASES, status(pg).get("phase")), pg)
+    return _of_object(PODGROUP_PHASES, pg, status(pg).get("phase"), _("Phase not reported"))
 
 
 def queue_state(queue: Mapping) -> Phase:
-    return _marked(phase_of_table(QUEUE_STATES, status(queue).get("state")), queue)
+    return _of_object(QUEUE_STATES, queue, status(queue).get("state"), _("State not reported"))
 
 
 def pod_phase(status_text: str) -> Phase:
