@@ -15,6 +15,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_safe
@@ -29,8 +30,11 @@ from dashboard.views.notices import page_ctx
 from dashboard.views.rows import snapshot
 from dashboard.volcano.quantities import format_quantity, resource_sort_key
 
+# The ?window= choices, shortest first (the chooser's order), and the one shown without a choice.
 QUEUE_WINDOWS = {"1h": timedelta(hours=1), "24h": timedelta(hours=24), "7d": timedelta(days=7)}
+QUEUE_WINDOW_DEFAULT = "24h"
 USAGE_WINDOWS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "14d": timedelta(days=14)}
+USAGE_WINDOW_DEFAULT = "7d"
 # Phase colours of the PodGroup chart (stylesheet: chart-line-<css>).
 _PHASE_CSS = {"Pending": "c", "Inqueue": "b", "Running": "a", "Unknown": "d", "Completed": "e"}
 
@@ -68,6 +72,35 @@ def history_notice(service: HistoryService, errors: list[str]) -> str:
     return ""
 
 
+def _span_words(span: timedelta) -> str:
+    """A window's length in words as its name counts it: "24 hours" (24h), "7 days" (7d)."""
+    seconds = int(span.total_seconds())
+    if seconds % 86400 == 0 and seconds > 86400:
+        return ngettext("%(n)d day", "%(n)d days", seconds // 86400) % {"n": seconds // 86400}
+    return ngettext("%(n)d hour", "%(n)d hours", seconds // 3600) % {"n": seconds // 3600}
+
+
+def chosen_window(request: HttpRequest, windows: dict[str, timedelta], default: str) -> tuple[str, str]:
+    """(the ``?window=`` asked for, a notice): the default when none is asked for (or an empty
+    one), and for a window not in ``windows`` the default with a notice naming what was asked
+    ("Unknown window “abc”: showing 7 days. Choose 24h, 7d or 14d."); the notice is "" otherwise."""
+    asked = request.GET.get("window", "")
+    if not asked or asked in windows:
+        return asked or default, ""
+    notice = _("Unknown window “%(asked)s”: showing %(default)s. Choose %(choices)s.") % {
+        "asked": asked,
+        "default": _span_words(windows[default]),
+        "choices": get_text_list(list(windows)),
+    }
+    return default, notice
+
+
+def window_ctx(window: str, windows: dict[str, timedelta], default: str, notice: str) -> dict[str, Any]:
+    """The chooser's context: the window shown, the choices in order, which is the default, and the
+    unknown-window notice."""
+    return {"window": window, "windows": list(windows), "window_default": default, "window_notice": notice}
+
+
 def amount_text(resource: str) -> Any:
     """A writer of ``resource``'s amounts for the charts' axes and tables."""
     return functools.partial(_amount, resource)
@@ -88,9 +121,7 @@ def queue_history(
     service = get_service()
     if service is None:
         return None
-    window = request.GET.get("window", "24h")
-    if window not in QUEUE_WINDOWS:
-        window = "24h"
+    window, window_notice = chosen_window(request, QUEUE_WINDOWS, QUEUE_WINDOW_DEFAULT)
     since = now - QUEUE_WINDOWS[window]
     errors: list[str] = []
 
@@ -116,8 +147,7 @@ def queue_history(
         podgroups = line_chart(_("PodGroups by phase"), lines, since, now, lambda v: f"{v:.0f}")
     days = read(lambda using: reads.daily_waits(using, name, now - timedelta(days=7), now)) or []
     return {
-        "window": window,
-        "windows": list(QUEUE_WINDOWS),
+        **window_ctx(window, QUEUE_WINDOWS, QUEUE_WINDOW_DEFAULT, window_notice),
         "charts": charts,
         "podgroups_chart": podgroups,
         "has_children": has_children,
@@ -145,16 +175,15 @@ def unknown_key_label(by: str) -> str:
 def usage(request: HttpRequest) -> HttpResponse:
     snap = snapshot(request)
     now = reference_now(snap)
-    window = request.GET.get("window", "7d")
-    if window not in USAGE_WINDOWS:
-        window = "7d"
+    window, window_notice = chosen_window(request, USAGE_WINDOWS, USAGE_WINDOW_DEFAULT)
     by = request.GET.get("by", "queue")
     if by not in ("queue", "namespace"):
         by = "queue"
     since = now - USAGE_WINDOWS[window]
     service = get_service()
     ctx = page_ctx(snap, now, (), "usage")
-    ctx.update({"window": window, "windows": list(USAGE_WINDOWS), "by": by, "since": since, "until": now})
+    ctx.update(window_ctx(window, USAGE_WINDOWS, USAGE_WINDOW_DEFAULT, window_notice))
+    ctx.update({"by": by, "since": since, "until": now})
     if service is None:
         ctx["off"] = True
         return render(request, "dashboard/usage.html", ctx)
