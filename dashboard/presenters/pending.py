@@ -175,6 +175,15 @@ def _bar_text(bar: NodeBar) -> str:
             )
             % values
         )
+    if bar.kind == "selector":
+        return (
+            ngettext(
+                "%(n)d node does not match its nodeSelector (%(node)s)",
+                "%(n)d nodes do not match its nodeSelector (e.g. %(node)s)",
+                bar.nodes,
+            )
+            % values
+        )
     if bar.kind == "taint" and bar.taint is not None:
         t = bar.taint
         values["taint"] = f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"

@@ -187,15 +187,19 @@ def node_fit_ctx(snap: Snapshot, job: dict, message: str) -> dict[str, Any] | No
     if not readable:
         return out
     pairs = [(n, vn.node_usage(n, snap.pods_on_node(objects.name(n)))) for n in snap.nodes.all()]
-    # The largest free slots per set of tolerations: a pod may use only the nodes it tolerates.
+    # The largest free slots per set of tolerations and nodeSelector: a pod may use only the nodes
+    # it tolerates and its selector matches.
     groups: dict[str, dict[str, Any]] = {}
     for task in objects.as_list(objects.spec(job).get("tasks")):
         template = objects.as_dict(objects.as_dict(task).get("template"))
         request = pod_template_requests(template)
         tolerations = vn.pod_tolerations(template)
-        group = groups.setdefault(repr(tolerations), {"tolerations": tolerations, "tasks": []})
+        selector = vn.pod_node_selector(template)
+        group = groups.setdefault(
+            repr((tolerations, selector)), {"tolerations": tolerations, "selector": selector, "tasks": []}
+        )
         group["tasks"].append(objects.as_str(objects.as_dict(task).get("name")))
-        fitting = vn.nodes_fitting(request, tolerations, pairs)
+        fitting = vn.nodes_fitting(request, tolerations, selector, pairs)
         out["tasks"].append(
             {
                 "name": objects.as_str(objects.as_dict(task).get("name")),
@@ -208,13 +212,13 @@ def node_fit_ctx(snap: Snapshot, job: dict, message: str) -> dict[str, Any] | No
             }
         )
     if not groups:
-        groups[""] = {"tolerations": [], "tasks": []}
+        groups[""] = {"tolerations": [], "selector": {}, "tasks": []}
     out["slot_groups"] = [
         {
             "tasks": g["tasks"] if len(groups) > 1 else [],
             "slots": [
                 {"resource": s.resource, "free": format_quantity(s.resource, s.free), "node": s.node}
-                for s in vn.largest_free(pairs, g["tolerations"])
+                for s in vn.largest_free(pairs, g["tolerations"], g["selector"])
             ],
         }
         for g in groups.values()

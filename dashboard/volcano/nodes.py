@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from dashboard.volcano.gang import pod_template_requests
-from dashboard.volcano.objects import as_dict, as_list, as_str, name, spec, status
+from dashboard.volcano.objects import as_dict, as_list, as_str, labels, name, spec, status
 from dashboard.volcano.quantities import resource_amount, resource_sort_key
 
 GPU = "nvidia.com/gpu"
@@ -186,20 +186,30 @@ class Slot:
     node: str
 
 
-def usable(node: object, tolerations: Sequence[object]) -> bool:
-    """A pod with ``tolerations`` may be placed on ``node`` now: Ready, not cordoned, and every
-    NoSchedule/NoExecute taint tolerated (node affinity and nodeSelector are not judged)."""
-    return schedulable(node) and taints_allow(node, tolerations)
+def selector_matches(node: object, selector: Mapping[str, str]) -> bool:
+    """Whether ``node``'s labels carry every key=value of a pod's ``spec.nodeSelector`` (the
+    kube-scheduler's NodeAffinity filter; an empty selector matches every node)."""
+    have = labels(node)
+    return all(key in have and have[key] == value for key, value in selector.items())
+
+
+def usable(node: object, tolerations: Sequence[object], selector: Mapping[str, str]) -> bool:
+    """A pod with ``tolerations`` and nodeSelector ``selector`` may be placed on ``node`` now:
+    Ready, not cordoned, its labels matching ``selector`` and every NoSchedule/NoExecute taint
+    tolerated (node affinity is not judged)."""
+    return schedulable(node) and selector_matches(node, selector) and taints_allow(node, tolerations)
 
 
 def largest_free(
-    nodes: Iterable[tuple[object, Sequence[Usage]]], tolerations: Sequence[object]
+    nodes: Iterable[tuple[object, Sequence[Usage]]],
+    tolerations: Sequence[object],
+    selector: Mapping[str, str],
 ) -> list[Slot]:
-    """Per resource, the largest free amount on one node a pod with ``tolerations`` may use
-    (``usable``), in resource order."""
+    """Per resource, the largest free amount on one node a pod with ``tolerations`` and
+    nodeSelector ``selector`` may use (``usable``), in resource order."""
     best: dict[str, Slot] = {}
     for node, usage in nodes:
-        if not usable(node, tolerations):
+        if not usable(node, tolerations, selector):
             continue
         for u in usage:
             if u.free is not None and (u.resource not in best or u.free > best[u.resource].free):
@@ -210,15 +220,17 @@ def largest_free(
 def nodes_fitting(
     request: Mapping[str, Decimal],
     tolerations: Sequence[object],
+    selector: Mapping[str, str],
     nodes: Iterable[tuple[object, Sequence[Usage]]],
 ) -> list[str]:
-    """Names of the schedulable nodes whose free resources take one pod requesting ``request``
-    and whose blocking taints ``tolerations`` tolerate (node affinity and ports are not judged)."""
+    """Names of the schedulable nodes whose free resources take one pod requesting ``request``,
+    whose labels match its nodeSelector ``selector`` and whose blocking taints ``tolerations``
+    tolerate (node affinity and ports are not judged)."""
     request = {**request, "pods": Decimal(1)}
     return sorted(
         name(node)
         for node, usage in nodes
-        if usable(node, tolerations) and fits(request, free_of(usage)) is True
+        if usable(node, tolerations, selector) and fits(request, free_of(usage)) is True
     )
 
 
@@ -236,8 +248,8 @@ def cluster_allocatable(nodes: Iterable[object]) -> dict[str, Decimal | None]:
 @dataclass(frozen=True)
 class NodeBar:
     """Why ``nodes`` nodes (``example`` one of them) can never take a pod: ``kind`` "too_small"
-    (``short``: (resource, the largest allocatable among them, the pod's request)), "taint"
-    (``taint``, not tolerated) or "cordoned"."""
+    (``short``: (resource, the largest allocatable among them, the pod's request)), "selector"
+    (labels not matching the pod's nodeSelector), "taint" (``taint``, not tolerated) or "cordoned"."""
 
     kind: str
     nodes: int
@@ -246,9 +258,14 @@ class NodeBar:
     taint: Taint | None = None
 
 
-def _bar_of(node: object, request: Mapping[str, Decimal], tolerations: Sequence[object]) -> tuple[Any, ...]:
+def _bar_of(
+    node: object, request: Mapping[str, Decimal], tolerations: Sequence[object], selector: Mapping[str, str]
+) -> tuple[Any, ...]:
     """The reason ``node`` can never take the pod as a grouping key; () when it could (or may:
-    an allocatable that is no amount, or a node that is only not Ready)."""
+    an allocatable that is no amount, or a node that is only not Ready). A node the pod's
+    nodeSelector excludes counts as that first: the pod's own choice, whatever else it lacks."""
+    if not selector_matches(node, selector):
+        return ("selector",)
     alloc = node_allocatable(node)
     short = []
     for res, need in request.items():
@@ -266,17 +283,22 @@ def _bar_of(node: object, request: Mapping[str, Decimal], tolerations: Sequence[
 
 
 def never_fits(
-    request: Mapping[str, Decimal], tolerations: Sequence[object], nodes: Sequence[object]
+    request: Mapping[str, Decimal],
+    tolerations: Sequence[object],
+    selector: Mapping[str, str],
+    nodes: Sequence[object],
 ) -> list[NodeBar]:
     """Why no node of ``nodes`` can ever take one pod requesting ``request`` with
-    ``tolerations``, one NodeBar per kind of node (too small first, then taints, then cordoned,
+    ``tolerations`` and nodeSelector ``selector``, one NodeBar per kind of node (nodeSelector not
+    matched first, then too small, then taints, then cordoned,
     most nodes first); empty when some node could (even later: a node only not Ready may come
     back) or there are no nodes. The pod's allocatable need is judged as the kube-scheduler's
-    NodeResourcesFit filter does (one pod slot included), taints as its TaintToleration filter."""
+    NodeResourcesFit filter does (one pod slot included), taints as its TaintToleration filter,
+    the nodeSelector as its NodeAffinity filter."""
     request = {**request, "pods": Decimal(1)}
     groups: dict[tuple[Any, ...], list[object]] = {}
     for node in nodes:
-        key = _bar_of(node, request, tolerations)
+        key = _bar_of(node, request, tolerations, selector)
         if not key:
             return []
         groups.setdefault(key, []).append(node)
@@ -289,11 +311,13 @@ def never_fits(
                 for res in key[1]
             )
             bars.append(NodeBar("too_small", len(members), example, short=short))
+        elif key[0] == "selector":
+            bars.append(NodeBar("selector", len(members), example))
         elif key[0] == "taint":
             bars.append(NodeBar("taint", len(members), example, taint=key[1]))
         else:
             bars.append(NodeBar("cordoned", len(members), example))
-    order = {"too_small": 0, "taint": 1, "cordoned": 2}
+    order = {"selector": 0, "too_small": 1, "taint": 2, "cordoned": 3}
     return sorted(bars, key=lambda b: (order[b.kind], -b.nodes, b.example))
 
 
@@ -328,3 +352,8 @@ def node_fit_reasons(message: str) -> tuple[int, list[FitReason]] | None:
 
 def pod_tolerations(template: object) -> list[Any]:
     return as_list(spec(template).get("tolerations"))
+
+
+def pod_node_selector(template: object) -> dict[str, str]:
+    """A pod template's ``spec.nodeSelector`` (label key to the value a node must carry)."""
+    return {as_str(k): as_str(v) for k, v in as_dict(spec(template).get("nodeSelector")).items()}

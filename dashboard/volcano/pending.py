@@ -32,7 +32,13 @@ from dashboard.volcano.gang import (
     podgroup_min_resources,
     task_replicas,
 )
-from dashboard.volcano.nodes import NodeBar, cluster_allocatable, never_fits, pod_tolerations
+from dashboard.volcano.nodes import (
+    NodeBar,
+    cluster_allocatable,
+    never_fits,
+    pod_node_selector,
+    pod_tolerations,
+)
 from dashboard.volcano.objects import as_dict, as_str, count, name, owner_references, spec, status
 from dashboard.volcano.phases import podgroup_phase
 from dashboard.volcano.pods import pod_blockers
@@ -227,7 +233,8 @@ def tasks_never_placed(vcjob: Obj, min_available: int, nodes: Sequence[Obj]) -> 
     for task in tasks:
         template = as_dict(task.get("template"))
         request = pod_template_requests(template)
-        if task_replicas(task) > 0 and (bars := never_fits(request, pod_tolerations(template), nodes)):
+        tolerations, selector = pod_tolerations(template), pod_node_selector(template)
+        if task_replicas(task) > 0 and (bars := never_fits(request, tolerations, selector, nodes)):
             never.append((task, request, bars))
     placeable = sum(task_replicas(t) for t in tasks) - sum(task_replicas(t) for t, _r, _b in never)
     for task, request, bars in never:

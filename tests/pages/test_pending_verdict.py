@@ -20,11 +20,13 @@ DEPLOYMENTS = kind("apps", "deployments")
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 
 
-def _worker(cpu: str, gpu: str = "", tolerations: list | None = None) -> dict:
+def _worker(cpu: str, gpu: str = "", tolerations: list | None = None, selector: dict | None = None) -> dict:
     requests = {"cpu": cpu, **({"nvidia.com/gpu": gpu} if gpu else {})}
     spec: dict = {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": requests}}]}
     if tolerations is not None:
         spec["tolerations"] = tolerations
+    if selector is not None:
+        spec["nodeSelector"] = selector
     return {"name": "worker", "replicas": 1, "template": {"spec": spec}}
 
 
@@ -100,8 +102,10 @@ def cluster(tmp_path_factory):
         _add_job(
             cluster, "tolerant-wide-pod", tolerant, phase="Inqueue", message="0/6 nodes are unavailable."
         )
+        pinned = _worker("1", gpu="1", selector={"kubernetes.io/hostname": "h100-node-1"})
+        _add_job(cluster, "pinned", pinned, phase="Inqueue", message="0/6 nodes are unavailable.")
         cache.wait_for(lambda s: len(s.deployments.all()) == 3, 10)
-        cache.wait_for(lambda s: len(s.podgroups.all()) == 5, 10)
+        cache.wait_for(lambda s: len(s.podgroups.all()) == 6, 10)
         cache.wait_for(lambda s: s.podgroups.get(io.NS, "ownerless") is not None, 10)
         yield cluster, cache
 
@@ -228,6 +232,21 @@ def test_a_pod_no_node_can_ever_take_is_never_not_yet(cluster, client):
     assert any("cannot yet place" in f for f in tolerant), tolerant
 
 
+def test_a_node_selector_no_tolerated_node_matches_is_never(cluster, client):
+    found = _findings(client, "pinned")
+    assert found[0] == (
+        "This will not start as the cluster stands: no node can ever take a pod of task “worker” "
+        "(requests cpu 1, nvidia.com/gpu 1): 5 nodes do not match its nodeSelector (e.g. cpu-node-0) "
+        "1 node has the taint nvidia.com/gpu=present:NoSchedule, which the pod does not tolerate "
+        "(h100-node-1)"
+    ), found
+    fit = _fit(client, "pinned")
+    row = fit.split('data-fit-task="worker"')[1].split("</tr>")[0]
+    assert 'data-fitting="0"' in row and "h100-node-0" not in row, row
+    assert "nodeSelector and taints are judged, node affinity and ports are not." in text(fit)
+    assert "No node is Ready, not cordoned, matched by their nodeSelector" in text(fit)
+
+
 def _fit(client, name: str) -> str:
     page = client.get(f"/jobs/{io.NS}/{name}/").content.decode()
     return page.split("data-node-fit")[1].split("</section>")[0]
@@ -237,8 +256,8 @@ def test_the_largest_free_slots_count_only_nodes_the_pod_may_use(cluster, client
     fit = _fit(client, "wide-pod")
     slots = text(fit.split("data-fit-slots")[1].split("</ul>")[0])
     assert (
-        "Largest free amount on one node these pods may use (Ready, not cordoned, taints tolerated):"
-        in text(fit)
+        "Largest free amount on one node these pods may use (Ready, not cordoned, nodeSelector matched, "
+        "taints tolerated):" in text(fit)
     )
     assert "h100-node" not in slots and "nvidia.com/gpu" not in slots, slots
     assert "cpu 64 ( cpu-node-" in slots, slots

@@ -145,9 +145,9 @@ def test_node_fit_message_and_slots():
     pod = {"spec": {"nodeName": "a", "containers": [{"resources": {"requests": {"cpu": "3"}}}]}, "status": {}}
     usage = vn.node_usage(node, [pod])
     assert vn.free_of(usage)["cpu"] == Decimal(1)
-    assert vn.nodes_fitting({"cpu": Decimal(1)}, [], [(node, usage)]) == []
-    assert vn.nodes_fitting({"cpu": Decimal(1)}, [{"operator": "Exists"}], [(node, usage)]) == ["a"]
-    assert vn.nodes_fitting({"cpu": Decimal(2)}, [{"operator": "Exists"}], [(node, usage)]) == []
+    assert vn.nodes_fitting({"cpu": Decimal(1)}, [], {}, [(node, usage)]) == []
+    assert vn.nodes_fitting({"cpu": Decimal(1)}, [{"operator": "Exists"}], {}, [(node, usage)]) == ["a"]
+    assert vn.nodes_fitting({"cpu": Decimal(2)}, [{"operator": "Exists"}], {}, [(node, usage)]) == []
 
 
 def test_scheduler_silence():
@@ -204,7 +204,7 @@ def test_domain_reads_any_shape_without_raising(cj, jf, hn, node, pg):
     topo.smallest_containing(["a"]), vh.reported_node_count(hn), vh.network_topology(pg["spec"])
     vn.node_state(node), vn.node_taints(node)
     usage = vn.node_usage(node, [node])
-    vn.largest_free([(node, usage)], []), vn.nodes_fitting({"cpu": Decimal(1)}, [], [(node, usage)])
+    vn.largest_free([(node, usage)], [], {}), vn.nodes_fitting({"cpu": Decimal(1)}, [], {}, [(node, usage)])
     vsub.subgroup_policies(pg, [node])
     vs.readiness(pg), vs.last_scheduler_action([node], [pg], ["volcano"])
 
@@ -257,7 +257,7 @@ def _node(name, cpu="64", taints=(), ready="True", cordoned=False):
 def test_a_pod_no_node_can_ever_take_names_each_kind_of_node():
     gpu = {"key": "gpu", "value": "present", "effect": "NoSchedule"}
     nodes = [_node("s1"), _node("s0"), _node("big", "128", [gpu]), _node("off", "128", cordoned=True)]
-    bars = vn.never_fits({"cpu": Decimal(96)}, [], nodes)
+    bars = vn.never_fits({"cpu": Decimal(96)}, [], {}, nodes)
     assert [(b.kind, b.nodes, b.example) for b in bars] == [
         ("too_small", 2, "s0"),
         ("taint", 1, "big"),
@@ -265,11 +265,36 @@ def test_a_pod_no_node_can_ever_take_names_each_kind_of_node():
     ]
     assert bars[0].short == (("cpu", Decimal(64), Decimal(96)),)
     assert bars[1].taint == vn.Taint("gpu", "present", "NoSchedule")
-    assert vn.never_fits({"cpu": Decimal(96)}, [{"operator": "Exists"}], nodes) == []
+    assert vn.never_fits({"cpu": Decimal(96)}, [{"operator": "Exists"}], {}, nodes) == []
     # A node only not Ready may come back, and an allocatable that is no amount may be enough.
-    assert vn.never_fits({"cpu": Decimal(96)}, [], [*nodes, _node("down", "128", ready="False")]) == []
-    assert vn.never_fits({"cpu": Decimal(96)}, [], [*nodes, _node("odd", "lots")]) == []
-    assert vn.never_fits({"cpu": Decimal(96)}, [], []) == []
+    assert vn.never_fits({"cpu": Decimal(96)}, [], {}, [*nodes, _node("down", "128", ready="False")]) == []
+    assert vn.never_fits({"cpu": Decimal(96)}, [], {}, [*nodes, _node("odd", "lots")]) == []
+    assert vn.never_fits({"cpu": Decimal(96)}, [], {}, []) == []
     # A PreferNoSchedule taint does not keep the pod off.
     soft = {"key": "gpu", "value": "present", "effect": "PreferNoSchedule"}
-    assert vn.never_fits({"cpu": Decimal(96)}, [], [_node("soft", "128", [soft])]) == []
+    assert vn.never_fits({"cpu": Decimal(96)}, [], {}, [_node("soft", "128", [soft])]) == []
+
+
+def test_a_pods_node_selector_excludes_the_nodes_whose_labels_differ():
+    def labelled(name, cpu="64", taints=()):
+        node = _node(name, cpu, taints)
+        node["metadata"]["labels"] = {"kubernetes.io/hostname": name, "pool": "a"}
+        return node
+
+    hpc = {"key": "dedicated", "value": "hpc", "effect": "NoSchedule"}
+    nodes = [labelled("gpu-node-04"), labelled("gpu-node-05"), labelled("h100-node-01", taints=[hpc])]
+    pairs = [(n, vn.node_usage(n, [])) for n in nodes]
+    pinned = {"kubernetes.io/hostname": "h100-node-01"}
+    assert vn.nodes_fitting({"cpu": Decimal(1)}, [], pinned, pairs) == []
+    assert vn.largest_free(pairs, [], pinned) == []
+    assert vn.nodes_fitting({"cpu": Decimal(1)}, [], {"pool": "a"}, pairs) == ["gpu-node-04", "gpu-node-05"]
+    assert vn.nodes_fitting({"cpu": Decimal(1)}, [], {"pool": "b"}, pairs) == []
+    assert vn.nodes_fitting({"cpu": Decimal(1)}, [{"operator": "Exists"}], pinned, pairs) == ["h100-node-01"]
+    bars = vn.never_fits({"cpu": Decimal(1)}, [], pinned, nodes)
+    assert [(b.kind, b.nodes, b.example) for b in bars] == [
+        ("selector", 2, "gpu-node-04"),
+        ("taint", 1, "h100-node-01"),
+    ]
+    assert vn.never_fits({"cpu": Decimal(1)}, [{"operator": "Exists"}], pinned, nodes) == []
+    template = {"spec": {"nodeSelector": pinned}}
+    assert vn.pod_node_selector(template) == pinned and vn.pod_node_selector({}) == {}
