@@ -26,7 +26,7 @@ from dashboard.volcano import states as vs
 from dashboard.volcano.events import event_records, fold_by_meaning
 from dashboard.volcano.failure import failure_applies
 from dashboard.volcano.objects import status as status_of
-from dashboard.volcano.pending import never_start
+from dashboard.volcano.pending import PendingContext, components_waited_on, never_start
 from dashboard.volcano.queues import queue_ancestry
 
 
@@ -59,13 +59,23 @@ class GangReads:
         self.room = gang_room(snap, self.queue, pg) if pending_like else GangRoom()
 
     @cached_property
+    def _pending(self) -> PendingContext:
+        return pending_context(self.snap, self.job, self.pg, self.queue, self.qname, self.pods)
+
+    @cached_property
     def never_starts(self) -> bool:
         """The gang cannot start as it is: the "never" verdict of the why-pending card
         (dashboard.volcano.pending.never_start), asked only of a gang still waiting."""
+        return self.pending_like and bool(never_start(self._pending)[0])
+
+    @cached_property
+    def components_down(self) -> list[str]:
+        """The names of the Volcano components the gang waits on that are not running, as the
+        why-pending card leads with them (dashboard.volcano.pending.components_waited_on); asked
+        only of a gang still waiting."""
         if not self.pending_like:
-            return False
-        ctx = pending_context(self.snap, self.job, self.pg, self.queue, self.qname, self.pods)
-        return bool(never_start(ctx)[0])
+            return []
+        return [str(f.values["component"]) for f in components_waited_on(self._pending)]
 
     @cached_property
     def events(self) -> list[dict]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import functools
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -28,6 +29,7 @@ from dashboard.presenters.clock import reference_now
 from dashboard.views.downloads import download_header
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import snapshot
+from dashboard.volcano.pending import CONTROLLERS, SCHEDULER
 from dashboard.volcano.quantities import format_quantity, resource_sort_key
 
 # The ?window= choices, shortest first (the chooser's order), and the one shown without a choice.
@@ -243,14 +245,21 @@ def _gantt_rows(pods: list[reads.PodSpan]) -> list[tuple[str, str, list[Any]]]:
 
 
 def job_history(
-    snap: Any, job: dict[str, Any], pg: dict[str, Any] | None, now: datetime, never: bool = False
+    snap: Any,
+    job: dict[str, Any],
+    pg: dict[str, Any] | None,
+    now: datetime,
+    never: bool = False,
+    down: Sequence[str] = (),
 ) -> dict[str, Any] | None:
     """The Job page's ``history`` section: a timeline of its pods (deleted ones too), its wait
-    against the queue's typical wait, and, while it waits, its place in the queue. ``never``: the
-    gang cannot start as it is (dashboard.volcano.pending.never_start), so no wait is estimated."""
+    against the queue's typical wait, and, while it waits, its place in the queue with how long
+    it has waited so far. No wait is estimated while ``never`` (the gang cannot start as it is:
+    dashboard.volcano.pending.never_start) or ``down`` names a Volcano component it waits on that
+    is not running (dashboard.volcano.pending.components_waited_on)."""
     from dashboard.presenters.charts import gantt
     from dashboard.volcano import objects
-    from dashboard.volcano.history import position
+    from dashboard.volcano.history import position, wait_so_far
     from dashboard.volcano.phases import podgroup_phase, podgroup_queued
     from dashboard.volcano.time import parse_time
 
@@ -273,16 +282,17 @@ def job_history(
     week = (now - timedelta(days=7)).replace(second=0, microsecond=0)  # one window a minute
     typical = read(lambda using: reads.wait_percentile(using, queue, week, 50))
     waited = read(lambda using: reads.podgroup_wait(using, objects.uid(pg))) if pg else None
-    place = None
+    place, so_far = None, None
     if pg is not None and podgroup_queued(podgroup_phase(pg)):
         place = position(queued_gangs(snap, queue), objects.namespace(pg), objects.name(pg))
+        so_far = wait_so_far(parse_time(objects.meta(pg).get("creationTimestamp")), None, now)
     return {
         "rows": timeline.rows,
         "ticks": timeline.ticks,
         # The times of each row: the starts of _gantt_rows' parts, then the pod's end.
         "time_headers": [_("Created"), _("Scheduled"), _("Started"), _("Finished")],
         "wait_text": _wait_text(waited, typical, queue),
-        "place_text": _place_text(place, typical, queue, never),
+        "place_text": _place_text(place, typical, queue, _no_estimate(never, down), so_far),
         "notice": history_notice(service, errors),
     }
 
@@ -301,16 +311,41 @@ def _wait_text(waited: float | None, typical: float | None, queue: str) -> str:
     }
 
 
-def _place_text(place: tuple[int, int] | None, typical: float | None, queue: str, never: bool = False) -> str:
+def _no_estimate(never: bool, down: Sequence[str]) -> str:
+    """Why a waiting gang gets no wait estimate ("" when it may get one): a Volcano component it
+    waits on is not running (nothing moves until it is back), or it cannot start as it is."""
+    if SCHEDULER in down:
+        return _("No estimate while the Volcano scheduler is not running.")
+    if CONTROLLERS in down:
+        return _("No estimate while the Volcano controllers are not running.")
+    if never:
+        return _("It cannot start as it is (see why above), so no wait is estimated.")
+    return ""
+
+
+def _place_text(
+    place: tuple[int, int] | None,
+    typical: float | None,
+    queue: str,
+    no_estimate: str = "",
+    so_far: timedelta | None = None,
+) -> str:
+    """The place among the queue's waiting gangs, then ``no_estimate`` (``_no_estimate``) or the
+    queue's median wait as an estimate with the wait ``so_far``."""
     if place is None:
         return ""
     text = _(
         "Number %(n)s of %(total)s waiting gangs in queue %(queue)s, in the order the scheduler considers "
         "them (priority, then age)."
     ) % {"n": place[0], "total": place[1], "queue": queue}
-    if never:
-        return text + " " + _("It cannot start as it is (see why above), so no wait is estimated.")
-    if typical is not None:
+    if no_estimate:
+        return text + " " + no_estimate
+    if typical is not None and so_far is not None:
+        text += " " + _(
+            "Estimate: gangs of this queue typically waited %(typical)s (median, last 7 days); "
+            "this one has waited %(so_far)s so far."
+        ) % {"typical": _duration(typical), "so_far": _duration(so_far.total_seconds())}
+    elif typical is not None:
         text += " " + _(
             "Estimate: gangs of this queue typically waited %(typical)s (median, last 7 days)."
         ) % {"typical": _duration(typical)}

@@ -165,7 +165,9 @@ def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         ctx["deleted_pods"], ctx["deleted_more"] = deleted_pod_rows(snap.deleted_pods_of_job(job))
     if frags.asked is None:
         ctx.update(_spec_ctx(job))
-        ctx["history"] = job_history(snap, job, snap.podgroup_for_job(job), now, never=r.never_starts)
+        ctx["history"] = job_history(
+            snap, job, snap.podgroup_for_job(job), now, never=r.never_starts, down=r.components_down
+        )
     return frags.respond("dashboard/job_detail.html", ctx)
 
 

@@ -82,10 +82,16 @@ def admission_wait(
 ) -> timedelta | None:
     """How long a gang waited: created -> Running (through Inqueue), or None when it has not run
     or a time is unknown. A Running before its creation (clock skew) reads as no wait."""
-    if created is None or running is None:
+    return None if running is None else wait_so_far(created, inqueue, running)
+
+
+def wait_so_far(created: datetime | None, inqueue: datetime | None, now: datetime) -> timedelta | None:
+    """How long a gang has waited by ``now``: from its creation (or an earlier Inqueue) as
+    ``admission_wait`` counts it; None when the creation is unknown, no wait before it."""
+    if created is None:
         return None
     start = min(created, inqueue) if inqueue is not None else created
-    return max(running - start, timedelta(0))
+    return max(now - start, timedelta(0))
 
 
 def percentile_ranks(n: int, q: float) -> tuple[int, int, float]:

@@ -14,6 +14,7 @@ from dashboard.sim.kinds import QUEUE
 from dashboard.volcano.phases import job_phase, podgroup_phase, podgroup_queued
 from tests.history.conftest import drop_alias, sqlite_alias
 from tests.history.helpers import add_nodes, gpu_job, settle
+from tests.pages.helpers import sim_faults, text
 
 
 def _queued(snap, job_name):
@@ -72,3 +73,52 @@ def test_a_gang_above_the_queue_capability_gets_no_wait_estimate(recorded):
     assert "This will never start" in page
     assert "data-queue-place" in page and "waiting gangs in queue default" in page
     assert "so no wait is estimated" in page and "Estimate:" not in page
+
+
+def _components_settled(cache, down: set[str]):
+    def settled(snap) -> bool:
+        deps = snap.deployments.all()
+        if not deps:
+            return False
+        for dep in deps:
+            conds = (dep.get("status") or {}).get("conditions") or []
+            ok = any(c.get("type") == "Available" and c.get("status") == "True" for c in conds)
+            if ok == (dep["metadata"]["name"] in down):
+                return False
+        return True
+
+    cache.wait_for(settled, timeout=5)
+
+
+def _place(page: str) -> str:
+    return text(page.split("data-queue-place")[1].split("</p>")[0])
+
+
+def test_a_waiting_gang_is_told_how_long_it_has_waited_beside_the_estimate(recorded):
+    cluster, cache, service = recorded
+    gpu_job(cluster, "wide", replicas=3, seconds=None)  # 3 GPUs, 2 free of 4: waits for room
+    cluster.advance(1)
+    for _ in range(3):
+        cluster.advance(60)
+        service.recorder.step(force_flush=True)
+    cache.wait_for(lambda s: _queued(s, "wide"), timeout=5)
+    place = _place(Client().get("/jobs/default/wide/").content.decode())
+    assert "Estimate: gangs of this queue typically waited " in place, place
+    assert "(median, last 7 days); this one has waited 3 min so far." in place, place
+
+
+def test_no_wait_is_estimated_while_the_scheduler_is_down(recorded):
+    from dashboard.sim import components
+
+    cluster, cache, service = recorded
+    gpu_job(cluster, "stalled", replicas=3, seconds=None)  # 3 GPUs, 2 free of 4: waits for room
+    for _ in range(3):
+        cluster.advance(1)
+        service.recorder.step(force_flush=True)
+    cache.wait_for(lambda s: _queued(s, "stalled"), timeout=5)
+    components.install(cluster.store)
+    sim_faults(cluster, components_down=["volcano-scheduler"])
+    _components_settled(cache, {"volcano-scheduler"})
+    place = _place(Client().get("/jobs/default/stalled/").content.decode())
+    assert place.endswith("No estimate while the Volcano scheduler is not running."), place
+    assert "Estimate:" not in place, place
