@@ -33,6 +33,11 @@ from kubernetes import config as k8s_config
 log = logging.getLogger(__name__)
 
 SERVICE_ACCOUNT_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
+# Connections kept for reuse per API server. Every kind holds one open watch and pages add access
+# reviews and log streams; the client's default (5 per CPU) is fewer than the kinds on a small
+# machine, and a connection handed back to a full pool is closed, so the next call over it pays
+# for a new TLS connection.
+CONNECTION_POOL_SIZE = 32
 
 
 # KubeError.category values. "rejected": the server answered but refused our credentials (401) or
@@ -231,6 +236,7 @@ def load_configuration(
             )
     except (k8s_config.ConfigException, OSError, ValueError) as exc:
         raise ImproperlyConfigured(f"Cannot load the Kubernetes connection ({mode}): {exc}") from exc
+    configuration.connection_pool_maxsize = max(configuration.connection_pool_maxsize, CONNECTION_POOL_SIZE)
     return configuration
 
 

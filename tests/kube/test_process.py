@@ -86,6 +86,15 @@ def test_kubeconfig_context_setting_is_honoured(sim_cluster, tmp_path):
         load_configuration("kubeconfig", str(path), "no-such-context")
 
 
+def test_connection_pool_holds_every_watch_and_the_page_calls(sim_cluster, tmp_path):
+    from dashboard.kube.client import load_configuration
+    from dashboard.kube.kinds import ALL_KINDS
+
+    configuration = load_configuration("kubeconfig", str(sim_cluster.write_kubeconfig(tmp_path / "kc")))
+    # a watch per kind, and one call at a time from each of the default 8 serving threads
+    assert configuration.connection_pool_maxsize >= len(ALL_KINDS) + 8
+
+
 def _run(code: str, env: dict, timeout: float = 60) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "DJANGO_SETTINGS_MODULE": "volcano_ui.settings", **env}
     return subprocess.run(
