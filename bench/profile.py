@@ -27,6 +27,7 @@ from bench.common import (
     add_cluster_arguments,
     exit_on_sigterm,
     log,
+    percentile,
     start_dashboard,
     start_sim,
     wait_ready,
@@ -146,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                 log(f"py-spy: {err.strip()[-500:]}")
             print(
                 f"### Profile of `{endpoint}` ({res.count} requests, p50 {res.p(50):.1f} ms, "
-                f"server p50 {res.server_p(50) or 0:.1f} ms)\n"
+                f"server p50 {res.server_p(50) or 0:.1f} ms, "
+                f"server CPU p50 {percentile(res.cpu_ms, 50) or 0:.1f} ms)\n"
             )
             print("```")
             print(summarize(raw, focus="handle_request"))

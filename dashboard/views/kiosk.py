@@ -25,7 +25,7 @@ from dashboard.views import overview
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import ALL_KINDS, one_notice, page_ctx
 from dashboard.views.queue_summary import queue_summaries
-from dashboard.views.rows import snapshot
+from dashboard.views.rows import memo_base, snapshot
 from dashboard.views.scheduler_health import health_version, scheduler_health_ctx
 from dashboard.volcano import objects, phases
 
@@ -272,7 +272,7 @@ def kiosk(request: HttpRequest) -> HttpResponse:
         ctx["focus"] = _focus(snap, rotate, slot)
         ctx.update(_board(ctx, now, ctx["focus"]))
         ctx["rotate_note"] = rotate_note
-        ctx["health"] = scheduler_health_ctx(snap, now)
+        ctx["health"] = scheduler_health_ctx(snap, now, memo_base(request))
     return frags.respond("dashboard/kiosk.html", ctx)
 
 

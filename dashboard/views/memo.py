@@ -11,6 +11,7 @@ one rendering) while the collections read are unchanged. Every memo is bounded.
 - ``hypernode_rows_html(rows)``: rendered HyperNode tree rows, per row.
 - ``attention_html(attention, now)``: the rendered "needs attention" lists.
 - ``locale_key()``: the (language, time zone) a memoised value holds text for.
+- ``PerObject``: a value derived from each cached object, kept while the object is the same.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import threading
 import time
 import weakref
 from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -131,6 +132,57 @@ LIST_MEMO = SizedMemo(LIST_MEMO_BYTES)
 def list_entry_size(objs: list, counts: Counter) -> int:
     """Estimated bytes of a list memo entry: list 56 + 8 per slot (sys.getsizeof), ~100 a phase."""
     return 56 + 8 * len(objs) + 100 * len(counts) + 200
+
+
+# --- per-object values -----------------------------------------------------------------------
+
+
+class PerObject:
+    """A value derived from each cached object, reused while the cache holds the very same dict.
+
+    The cache replaces an object on change and never mutates it, so the same dict means the same
+    fields: a walk over 20,000 Events derives the value (parses timestamps) only for the objects
+    that changed since the previous walk. ``derive`` must read the object alone (one PerObject
+    per set of other inputs). Entries are {id(obj): (obj, value)}; a walk that finds the memo
+    holding more than twice the objects it walked (plus ``SLACK``) keeps only those it walked,
+    so deleted objects leave. Dict reads and writes are atomic: concurrent walks are safe (at
+    worst a value is derived twice)."""
+
+    SLACK = 1024
+
+    def __init__(self, derive: Callable[[Any], Any]) -> None:
+        self.derive = derive
+        self._entries: dict[int, tuple[Any, Any]] = {}
+        self._walked = 0  # objects of the last walk
+
+    def newest(self, objs: Iterable[Any]) -> Any:
+        """The largest non-None derived value over ``objs``; None when every value is None."""
+        entries = self._entries
+        get = entries.get
+        derive = self.derive
+        # Pruning costs an insert per object: only when the memo has outgrown the last walk.
+        kept: dict[int, tuple[Any, Any]] | None = {} if len(entries) > 2 * self._walked + self.SLACK else None
+        newest = None
+        walked = 0
+        for obj in objs:
+            walked += 1
+            key = id(obj)
+            hit = get(key)
+            if hit is None or hit[0] is not obj:
+                hit = (obj, derive(obj))
+                entries[key] = hit
+            if kept is not None:
+                kept[key] = hit
+            value = hit[1]
+            if value is not None and (newest is None or value > newest):
+                newest = value
+        if kept is not None:
+            self._entries = kept
+        self._walked = walked
+        return newest
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 # --- sections ---------------------------------------------------------------------------------

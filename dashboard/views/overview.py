@@ -88,7 +88,7 @@ def overview(request: HttpRequest) -> HttpResponse:
     ctx = page_ctx(snap, now, ALL_KINDS, "overview")
     ctx.update(sections(request, snap, now, ctx["notices"], frags.want, spark))
     if frags.want("health"):
-        ctx["health"] = scheduler_health_ctx(snap, now)
+        ctx["health"] = scheduler_health_ctx(snap, now, memo_base(request))
     return frags.respond("dashboard/overview.html", ctx)
 
 

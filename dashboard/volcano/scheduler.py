@@ -75,17 +75,29 @@ def scheduler_event(event: object, scheduler_names: Collection[str]) -> bool:
     return source in scheduler_names or as_str(ev.get("reportingComponent")) in scheduler_names
 
 
+def scheduler_event_time(event: object, scheduler_names: Collection[str]) -> datetime | None:
+    """When ``event`` was last seen (events.event_last) if a scheduler of ``scheduler_names``
+    recorded it, else None."""
+    return event_last(event) if scheduler_event(event, scheduler_names) else None
+
+
+def podgroup_last_transition(podgroup: object) -> datetime | None:
+    """The newest ``lastTransitionTime`` of a PodGroup's conditions; None when it has none."""
+    newest: datetime | None = None
+    for c in as_list(status(podgroup).get("conditions")):
+        newest = latest(newest, parse_time(as_dict(c).get("lastTransitionTime")))
+    return newest
+
+
 def last_scheduler_action(
     events: Iterable[object], podgroups: Iterable[object], scheduler_names: Collection[str]
 ) -> datetime | None:
     """The newest scheduler event time or PodGroup condition transition; None when there is none."""
     newest: datetime | None = None
     for ev in events:
-        if scheduler_event(ev, scheduler_names):
-            newest = latest(newest, event_last(ev))
+        newest = latest(newest, scheduler_event_time(ev, scheduler_names))
     for pg in podgroups:
-        for c in as_list(status(pg).get("conditions")):
-            newest = latest(newest, parse_time(as_dict(c).get("lastTransitionTime")))
+        newest = latest(newest, podgroup_last_transition(pg))
     return newest
 
 

@@ -57,3 +57,28 @@ def test_the_memo_is_bounded(memo):
         views_memo.section(("s", i), lambda i=i: i, stale_key=("s", i % 50))
     assert len(views_memo.SECTIONS.entries) <= views_memo.SECTIONS.max_entries
     assert len(views_memo.SECTIONS.latest) <= views_memo.SECTIONS.max_entries
+
+
+def test_per_object_values_are_derived_once_per_object():
+    derived = []
+
+    def derive(obj):
+        derived.append(obj["n"])
+        return obj["n"] if obj["n"] % 2 else None
+
+    per = views_memo.PerObject(derive)
+    objs = [{"n": n} for n in range(10)]
+    assert per.newest(objs) == 9
+    assert per.newest(objs) == 9 and len(derived) == 10  # the same dicts: nothing derived again
+    objs[9] = {"n": 9 - 9}  # replaced (the cache never mutates an object): derived afresh
+    assert per.newest(objs) == 7 and len(derived) == 11
+    assert per.newest([]) is None
+
+
+def test_per_object_memo_forgets_objects_no_longer_walked():
+    per = views_memo.PerObject(lambda obj: obj["n"])
+    per.newest([{"n": n} for n in range(3 * views_memo.PerObject.SLACK)])
+    kept = [{"n": 1}]
+    per.newest(kept)  # judged against the walk before: the large one
+    per.newest(kept)
+    assert len(per) <= 2 * len(kept) + views_memo.PerObject.SLACK
