@@ -24,7 +24,7 @@ from dashboard.presenters.pending import Finding, absent_hint, findings, unreada
 from dashboard.presenters.phases import Phase
 from dashboard.presenters.podgroups import owner_of, podgroup_gang
 from dashboard.presenters.queues import GangRoom
-from dashboard.views.memo import cache_token, locale_key
+from dashboard.views.memo import SizedMemo, cache_token, locale_key
 from dashboard.views.scheduler_health import components_not_ready
 from dashboard.volcano import objects, pending, phases
 from dashboard.volcano.gang import job_counters, job_tasks, job_total_replicas, podgroup_counter
@@ -122,8 +122,23 @@ class _PlainDumper(yaml.SafeDumper):
         return True
 
 
+# The YAML of an object per object (identity: the cache replaces an object on change): a detail
+# page and its polls show the same text until the object changes, and dumping a Job costs ~5 ms.
+_YAML = SizedMemo(4 * 1024 * 1024)
+
+
 def yaml_text(obj: dict) -> str:
     """``obj`` (a cached, trimmed object) as YAML text without managedFields or aliases."""
+    key = (id(obj),)
+    hit = _YAML.get(key)
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    text = _yaml_text(obj)
+    _YAML.put(key, (obj, text), 2 * len(text) + 200)
+    return text
+
+
+def _yaml_text(obj: dict) -> str:
     clean = dict(obj)
     md = dict(as_dict(clean.get("metadata")))
     md.pop("managedFields", None)

@@ -9,6 +9,7 @@ decimal suffixes, 3 significant digits within the suffixes and every digit beyon
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from decimal import ROUND_DOWN, Context, Decimal, InvalidOperation
 
@@ -28,6 +29,17 @@ _parse_quantity: Callable[[str], Decimal] = parse_quantity
 _PARSE_ERRORS = (ValueError, TypeError, InvalidOperation, ArithmeticError)
 
 
+@functools.lru_cache(maxsize=4096)
+def _text_quantity(text: str) -> Decimal | None:
+    # A cluster writes few distinct quantity strings ("4", "16Gi", "500m") on thousands of pods
+    # and nodes, and the pages read them on every request: each is parsed once (a Decimal is
+    # immutable, so the result is shared safely).
+    try:
+        return _parse_quantity(text)
+    except _PARSE_ERRORS:
+        return None
+
+
 def quantity(value: object) -> Decimal | None:
     """A quantity as a Decimal in base units, or None when unreadable; never raises.
 
@@ -45,10 +57,10 @@ def quantity(value: object) -> Decimal | None:
     elif not isinstance(value, str) or not value.strip():
         return None
     else:
-        try:
-            parsed = _parse_quantity(value.strip())
-        except _PARSE_ERRORS:
+        text = _text_quantity(value.strip())
+        if text is None:
             return None
+        parsed = text
     if not parsed.is_finite():
         return None
     if parsed and abs(parsed.adjusted()) > QUANTITY_EXPONENT_LIMIT:

@@ -109,10 +109,17 @@ def drop_alias(alias: str) -> None:
                 delattr(connections._connections, alias)
 
 
+def _kept() -> dict:
+    from django.conf import settings
+
+    return dict(settings.HISTORY_CONNECTION)
+
+
 def sqlite_alias(path) -> str:
     return add_alias(
         f"hist_sqlite_{uuid.uuid4().hex[:8]}",
-        {"ENGINE": "django.db.backends.sqlite3", "NAME": str(path), "OPTIONS": {"timeout": 5}},
+        # Kept between requests, as the dashboard keeps its history connections.
+        {"ENGINE": "django.db.backends.sqlite3", "NAME": str(path), "OPTIONS": {"timeout": 5}, **_kept()},
     )
 
 

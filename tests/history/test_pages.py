@@ -6,6 +6,7 @@ import csv
 import io
 
 import pytest
+from django.conf import settings
 from django.test import Client
 
 from dashboard.history.recorder import RecorderOptions
@@ -98,6 +99,8 @@ def test_a_store_that_is_down_is_a_notice_and_the_recorder_survives(recorded, dj
                 "HOST": "127.0.0.1",
                 "PORT": "9",
                 "OPTIONS": {"connect_timeout": 1},
+                # As the dashboard keeps its history connections (volcano_ui/settings.py).
+                **settings.HISTORY_CONNECTION,
             },
         )
         try:
