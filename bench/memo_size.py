@@ -15,6 +15,11 @@ MEMOS = (
     ("memo", "SECTIONS"),
     ("memo", "LIST_MEMO"),
     ("listing", "LIST_FIELDS"),
+    ("listing", "_PASSES"),
+    ("nodes", "_ROWS"),
+    ("rows", "_YAML"),
+    ("scheduler_health", "_EVENT_TIMES"),
+    ("scheduler_health", "_PODGROUP_TIMES"),
     ("memo", "ROW_HTML"),
     ("queue_summary", "QUEUE_FIELDS"),
 )

@@ -143,12 +143,13 @@ class PerObject:
     The cache replaces an object on change and never mutates it, so the same dict means the same
     fields: a walk over 20,000 Events derives the value (parses timestamps) only for the objects
     that changed since the previous walk. ``derive`` must read the object alone (one PerObject
-    per set of other inputs). Entries are {id(obj): (obj, value)}; a walk that finds the memo
-    holding more than twice the objects it walked (plus ``SLACK``) keeps only those it walked,
-    so deleted objects leave. Dict reads and writes are atomic: concurrent walks are safe (at
-    worst a value is derived twice)."""
+    per set of other inputs). Entries are {id(obj): (obj, value)}; an entry keeps its object
+    alive, so a walk that finds the memo holding more than an eighth (plus ``SLACK``) beyond the
+    objects the last walk read keeps only those it reads: replaced and deleted objects leave.
+    Dict reads and writes are atomic: concurrent walks are safe (at worst a value is derived
+    twice)."""
 
-    SLACK = 1024
+    SLACK = 256
 
     def __init__(self, derive: Callable[[Any], Any]) -> None:
         self.derive = derive
@@ -161,7 +162,8 @@ class PerObject:
         get = entries.get
         derive = self.derive
         # Pruning costs an insert per object: only when the memo has outgrown the last walk.
-        kept: dict[int, tuple[Any, Any]] | None = {} if len(entries) > 2 * self._walked + self.SLACK else None
+        limit = self._walked + self._walked // 8 + self.SLACK
+        kept: dict[int, tuple[Any, Any]] | None = {} if len(entries) > limit else None
         newest = None
         walked = 0
         for obj in objs:

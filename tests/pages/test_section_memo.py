@@ -81,4 +81,4 @@ def test_per_object_memo_forgets_objects_no_longer_walked():
     kept = [{"n": 1}]
     per.newest(kept)  # judged against the walk before: the large one
     per.newest(kept)
-    assert len(per) <= 2 * len(kept) + views_memo.PerObject.SLACK
+    assert len(per) == len(kept)
