@@ -163,3 +163,41 @@ class QueuePhaseHourly(models.Model):
             models.UniqueConstraint(fields=["queue", "phase", "hour"], name="queue_phase_hourly_key")
         ]
         indexes = [models.Index(fields=["hour"])]
+
+
+class QueueFiveMinute(models.Model):
+    """The means of a Queue's samples of one resource over the five minutes starting at ``at``
+    (a UTC clock time on a multiple of 5 minutes; each field the mean of the samples that state
+    it, None when none does), written by the recorder with the hourly means for the last
+    ``rollup.FIVE_MINUTE_KEEP`` (windows of hours read these, not the samples)."""
+
+    at = models.DateTimeField()
+    queue = models.CharField(max_length=253)
+    resource = models.CharField(max_length=253)
+    allocated = models.FloatField(null=True)
+    deserved = models.FloatField(null=True)
+    capability = models.FloatField(null=True)
+    guarantee = models.FloatField(null=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["queue", "resource", "at"], name="queue_five_minute_key")
+        ]
+        indexes = [models.Index(fields=["at"], name="history_q5m_at_idx")]
+
+
+class QueuePhaseFiveMinute(models.Model):
+    """The mean count of a Queue's PodGroups in ``phase`` over the five minutes starting at ``at``:
+    the sum of the counts over the number of the queue's phase samples in those minutes (a sample
+    without the phase counts 0, as the samples are read)."""
+
+    at = models.DateTimeField()
+    queue = models.CharField(max_length=253)
+    phase = models.CharField(max_length=64)
+    count = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["queue", "phase", "at"], name="queue_phase_five_minute_key")
+        ]
+        indexes = [models.Index(fields=["at"], name="history_qp5m_at_idx")]

@@ -13,11 +13,14 @@ from typing import Any
 from django.db.models import Avg, Count, Max, Q, QuerySet, Sum
 from django.db.models.functions import TruncHour
 
+from dashboard.history import rollup
 from dashboard.history.models import (
     Admission,
     HistoryFill,
     PodLifetime,
+    QueueFiveMinute,
     QueueHourly,
+    QueuePhaseFiveMinute,
     QueuePhaseHourly,
     QueuePhaseSample,
     QueueSample,
@@ -37,8 +40,11 @@ class ResourceSeries:
     capability: list[Point]
 
 
-# Windows longer than this are read as hourly averages computed by the database.
+# Windows longer than this are read as hourly means (dashboard/history/rollup.py).
 HOURLY_AFTER = timedelta(hours=25)
+# Windows longer than this, up to HOURLY_AFTER, are read as five-minute means: a chart's bucket
+# (line_chart: 96 to a window) is then at least five minutes, so each holds one mean or more.
+FIVE_MINUTE_AFTER = timedelta(hours=8)
 
 
 def _rolled_until(using: str, since: datetime, until: datetime) -> datetime:
@@ -48,12 +54,35 @@ def _rolled_until(using: str, since: datetime, until: datetime) -> datetime:
     return since if newest is None else min(max(newest + timedelta(hours=1), since), until)
 
 
+def _five_minutes_until(using: str, since: datetime, until: datetime) -> datetime:
+    """Where the stored five-minute means of [since, until) end (``_rolled_until``'s rule)."""
+    newest = QueueFiveMinute.objects.using(using).order_by("-at").values_list("at", flat=True).first()
+    return since if newest is None else min(max(newest + rollup.FIVE_MINUTES, since), until)
+
+
 def queue_usage(using: str, queue: str, since: datetime, until: datetime) -> list[ResourceSeries]:
-    """The samples of ``queue`` in [since, until) per resource; over HOURLY_AFTER, hourly means:
-    the stored ones (dashboard/history/rollup.py), then those of the hours not rolled yet."""
+    """The samples of ``queue`` in [since, until) per resource; over HOURLY_AFTER, hourly means,
+    over FIVE_MINUTE_AFTER five-minute means, each at its start: the stored ones
+    (dashboard/history/rollup.py), then those of the samples not rolled yet. A mean that starts
+    before ``since`` is left out."""
     samples = QueueSample.objects.using(using).filter(queue=queue)
     rows: Iterable[tuple[str, datetime, float | None, float | None, float | None]]
-    if until - since > HOURLY_AFTER:
+    if FIVE_MINUTE_AFTER < until - since <= HOURLY_AFTER:
+        split = _five_minutes_until(using, since, until)
+        stored = (
+            QueueFiveMinute.objects.using(using)
+            .filter(queue=queue, at__gte=since, at__lt=split)
+            .order_by("at")
+            .values_list("resource", "at", "allocated", "deserved", "capability")
+        )
+        recent = rollup.five_minute_usage(
+            (queue, r, at, a, d, c, None)
+            for r, at, a, d, c in samples.filter(at__gte=split, at__lt=until).values_list(
+                "resource", "at", "allocated", "deserved", "capability"
+            )
+        )
+        rows = [*stored, *((r, at, a, d, c) for _q, r, at, a, d, c, _g in recent if at >= since)]
+    elif until - since > HOURLY_AFTER:
         split = _rolled_until(using, since, until)
         stored = (
             QueueHourly.objects.using(using)
@@ -91,7 +120,18 @@ def queue_phase_counts(using: str, queue: str, since: datetime, until: datetime)
     """{phase: [(at, count)]}: at every sample, every phase sampled in the window (0 where a
     sample had none of that phase: the sample counted the queue's PodGroups)."""
     samples = QueuePhaseSample.objects.using(using).filter(queue=queue, at__gte=since, at__lt=until)
-    if until - since > HOURLY_AFTER:
+    if FIVE_MINUTE_AFTER < until - since <= HOURLY_AFTER:
+        split = _five_minutes_until(using, since, until)
+        stored5 = QueuePhaseFiveMinute.objects.using(using).filter(queue=queue, at__gte=since, at__lt=split)
+        recent = rollup.five_minute_phases(
+            (queue, phase, at, n)
+            for phase, at, n in samples.filter(at__gte=split).values_list("phase", "at", "count")
+        )
+        rows = [
+            *stored5.values_list("at", "phase", "count"),
+            *((at, phase, n) for _q, phase, at, n in recent if at >= since),
+        ]
+    elif until - since > HOURLY_AFTER:
         split = _rolled_until(using, since, until)
         stored = QueuePhaseHourly.objects.using(using).filter(queue=queue, hour__gte=since, hour__lt=split)
         hourly = (

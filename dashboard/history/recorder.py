@@ -35,11 +35,14 @@ from django.db import DatabaseError, connections, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 
+from dashboard.history import rollup
 from dashboard.history.models import (
     Admission,
     PhaseTransition,
     PodLifetime,
+    QueueFiveMinute,
     QueueHourly,
+    QueuePhaseFiveMinute,
     QueuePhaseHourly,
     QueuePhaseSample,
     QueueSample,
@@ -577,8 +580,6 @@ class Recorder:
 
     def _roll(self, now: datetime) -> None:
         """The hourly means of every hour closed since the last one rolled (dashboard/history/rollup.py)."""
-        from dashboard.history import rollup
-
         closed = rollup.hour_of(now)
         if self._rolled is not None and self._rolled >= closed:
             return
@@ -605,6 +606,10 @@ class Recorder:
                 QueuePhaseSample.objects.using(self.using).filter(at__lt=cutoff).delete()
                 QueueHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
                 QueuePhaseHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
+                # Kept for the windows that read them (rollup.FIVE_MINUTE_KEEP), not the retention.
+                recent = max(cutoff, now - rollup.FIVE_MINUTE_KEEP)
+                QueueFiveMinute.objects.using(self.using).filter(at__lt=recent).delete()
+                QueuePhaseFiveMinute.objects.using(self.using).filter(at__lt=recent).delete()
         except Exception as exc:
             self._failed(exc)
             return

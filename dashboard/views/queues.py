@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -28,6 +30,7 @@ from dashboard.views.notices import blocked, page_ctx
 from dashboard.views.queue_summary import queue_summaries
 from dashboard.views.rows import (
     events_of,
+    get_cluster_cache,
     job_row,
     memo_base,
     pg_row,
@@ -240,27 +243,59 @@ def _cut(items: list, page: int) -> tuple[list, dict[str, int]]:
     return shown, {"first": first, "last": start + len(shown), "total": total, "page": page, "pages": pages}
 
 
+# Per (kind, cache, queue): {id(obj): (obj, sort parts)} of the last view of that queue's page. A
+# part is read once per object while the cache publishes the very same dict (an unchanged object
+# is published by reference), so under churn a poll re-reads the few objects that changed, not
+# the queue's thousands. The parts hold no time: the wait is counted from ``now`` per request.
+# Bounded: the pages of QUEUE_SORT_MEMO_QUEUES queues, least recently viewed out first.
+_SORT_PARTS: OrderedDict[tuple, dict[int, tuple]] = OrderedDict()
+QUEUE_SORT_MEMO_QUEUES = 32
+_sort_lock = threading.Lock()
+
+
+def _job_parts(j: dict) -> tuple:
+    """(in a final phase, entered its phase at, namespace, name)."""
+    return (badges.job_phase(j).final, phases.job_phase_since(j), objects.namespace(j), objects.name(j))
+
+
+def _pg_parts(g: dict) -> tuple:
+    """(in a final phase, created at when it waits in the queue else None, namespace, name)."""
+    waiting = phases.podgroup_queued(phases.podgroup_phase(g))
+    since = created_at(g) if waiting else None
+    return (badges.podgroup_phase(g).final, since, objects.namespace(g), objects.name(g))
+
+
+def _waiting_longest_first(
+    slot: tuple, objs: list[dict], parts_of: Callable[[dict], tuple], now: datetime
+) -> list[dict]:
+    """``objs`` ordered non-final before final, then by the seconds from the parts' time to ``now``
+    (longest first; an unknown or later time counts 0), then namespace and name."""
+    with _sort_lock:
+        previous = _SORT_PARTS.pop(slot, {})
+    current: dict[int, tuple] = {}
+    keyed = []
+    for obj in objs:
+        hit = previous.get(id(obj))
+        parts = hit[1] if hit is not None and hit[0] is obj else parts_of(obj)
+        current[id(obj)] = (obj, parts)
+        final, since, ns, name = parts
+        keyed.append(((final, -(seconds_between(since, now) or 0), ns, name), obj))
+    with _sort_lock:
+        _SORT_PARTS[slot] = current
+        while len(_SORT_PARTS) > 2 * QUEUE_SORT_MEMO_QUEUES:  # a Jobs and a PodGroups slot a queue
+            _SORT_PARTS.popitem(last=False)
+    keyed.sort(key=lambda kv: kv[0])
+    return [obj for _k, obj in keyed]
+
+
 def _jobs_ctx(request: HttpRequest, r: _QueueReads, now: datetime) -> dict[str, Any]:
     """The ``jobs`` fragment: the queue's Jobs and PodGroups, waiting longest first, each paged
     (``?jobs_page=``, ``?pgs_page=``); rows are built for the shown page only."""
-
-    def job_key(j: dict) -> tuple:
-        since = phases.job_phase_since(j)
-        return (
-            badges.job_phase(j).final,
-            -(seconds_between(since, now) or 0),
-            objects.namespace(j),
-            objects.name(j),
-        )
-
-    def pg_key(g: dict) -> tuple:
-        phase = badges.podgroup_phase(g)
-        waiting = phases.podgroup_queued(phases.podgroup_phase(g))
-        wait = (seconds_between(created_at(g), now) or 0) if waiting else 0
-        return (phase.final, -wait, objects.namespace(g), objects.name(g))
-
-    jobs, job_page = _cut(sorted(r.jobs, key=job_key), _page_number(request, "jobs_page"))
-    pgs, pg_page = _cut(sorted(r.podgroups, key=pg_key), _page_number(request, "pgs_page"))
+    token = memo.cache_token(get_cluster_cache())
+    jobs_sorted = _waiting_longest_first(("jobs", token, r.name), r.jobs, _job_parts, now)
+    pgs_sorted = _waiting_longest_first(("podgroups", token, r.name), r.podgroups, _pg_parts, now)
+    jobs, job_page = _cut(jobs_sorted, _page_number(request, "jobs_page"))
+    pgs, pg_page = _cut(pgs_sorted, _page_number(request, "pgs_page"))
     return {
         "job_rows": [job_row(r.snap, j, now) for j in jobs],
         "job_total": job_page["total"],
