@@ -7,8 +7,9 @@ Fills a history database (a new SQLite file in a temp dir unless ``--database`` 
 that holds samples already is read as it is) with ``--days`` of what the recorder writes for the
 large scale's Queues (dashboard/sim/generator.py, as ``bench.inproc_pages --generator large``):
 a QueueSample per Queue and resource and a QueuePhaseSample per Queue and PodGroup phase every
-sample interval, the hourly means of every closed hour (dashboard/history/rollup.py, as the
-recorder rolls them), the PodGroup phase transitions of ``--arrivals-per-min`` gangs and their
+sample interval, the hourly means of every closed hour and the five-minute means of the last 25
+(dashboard/history/rollup.py, as the recorder rolls them; a database filled without the latter
+gets them from its migration), the PodGroup phase transitions of ``--arrivals-per-min`` gangs and their
 admissions (the admission-wait table reads these). The rows are built from the recorder's own
 sample of the cache (Recorder._sample: the same queues, resources and phases); their values
 follow a deterministic daily wave, not a run of the cluster (this measures reads, not content). Job
@@ -208,9 +209,10 @@ def fill(cache: Any, days: float, per_min: float, end: datetime) -> None:
     # As the recorder rolls: every closed hour, in the order they close.
     hourly = 0
     hour = start
+    recent = rollup.hour_of(end) - rollup.FIVE_MINUTE_KEEP  # the five-minute means kept
     while hour < rollup.hour_of(end):
         nxt = min(hour + timedelta(hours=24), rollup.hour_of(end))
-        hourly += rollup.roll("default", hour, nxt)
+        hourly += rollup.roll("default", hour, nxt, five_minutes_from=recent)
         hour = nxt
     t3 = time.perf_counter()
     print(
@@ -218,7 +220,7 @@ def fill(cache: Any, days: float, per_min: float, end: datetime) -> None:
         f"{options.sample_seconds:g} s: {samples} queue samples and {counts} phase counts "
         f"in {t1 - t0:.0f} s, "
         f"{transitions} PodGroup transitions ({per_min:g} gangs/min) in {t2 - t1:.0f} s, "
-        f"{hourly} hourly means in {t3 - t2:.0f} s (values: a deterministic daily wave)",
+        f"{hourly} hourly and five-minute means in {t3 - t2:.0f} s (values: a deterministic daily wave)",
         flush=True,
     )
 
@@ -234,6 +236,8 @@ def database_report() -> str:
         models.QueuePhaseSample,
         models.QueueHourly,
         models.QueuePhaseHourly,
+        models.QueueFiveMinute,
+        models.QueuePhaseFiveMinute,
         models.PhaseTransition,
         models.Admission,
         models.PodLifetime,
@@ -331,7 +335,9 @@ def main() -> None:
     from dashboard.kube import override_cluster_cache
     from dashboard.presenters.clock import set_time_source
 
-    call_command("migrate", verbosity=0)
+    t0, c0 = time.perf_counter(), time.process_time()
+    call_command("migrate", verbosity=0)  # an existing store's backfills, timed
+    print(f"migrated in {time.perf_counter() - t0:.1f} s ({time.process_time() - c0:.1f} s CPU)", flush=True)
     t0 = time.perf_counter()
     cache, churn = load_cache("large", args.jobs, args.pods, args.events)
     print(f"loaded the large scale in {time.perf_counter() - t0:.1f}s", flush=True)

@@ -69,19 +69,19 @@ def queue_usage(using: str, queue: str, since: datetime, until: datetime) -> lis
     rows: Iterable[tuple[str, datetime, float | None, float | None, float | None]]
     if FIVE_MINUTE_AFTER < until - since <= HOURLY_AFTER:
         split = _five_minutes_until(using, since, until)
-        stored = (
+        five = (
             QueueFiveMinute.objects.using(using)
             .filter(queue=queue, at__gte=since, at__lt=split)
             .order_by("at")
             .values_list("resource", "at", "allocated", "deserved", "capability")
         )
-        recent = rollup.five_minute_usage(
+        tail = rollup.five_minute_usage(
             (queue, r, at, a, d, c, None)
             for r, at, a, d, c in samples.filter(at__gte=split, at__lt=until).values_list(
                 "resource", "at", "allocated", "deserved", "capability"
             )
         )
-        rows = [*stored, *((r, at, a, d, c) for _q, r, at, a, d, c, _g in recent if at >= since)]
+        rows = [*five, *((r, at, a, d, c) for _q, r, at, a, d, c, _g in tail if at >= since)]
     elif until - since > HOURLY_AFTER:
         split = _rolled_until(using, since, until)
         stored = (
@@ -123,13 +123,13 @@ def queue_phase_counts(using: str, queue: str, since: datetime, until: datetime)
     if FIVE_MINUTE_AFTER < until - since <= HOURLY_AFTER:
         split = _five_minutes_until(using, since, until)
         stored5 = QueuePhaseFiveMinute.objects.using(using).filter(queue=queue, at__gte=since, at__lt=split)
-        recent = rollup.five_minute_phases(
+        tail_phases = rollup.five_minute_phases(
             (queue, phase, at, n)
             for phase, at, n in samples.filter(at__gte=split).values_list("phase", "at", "count")
         )
         rows = [
             *stored5.values_list("at", "phase", "count"),
-            *((at, phase, n) for _q, phase, at, n in recent if at >= since),
+            *((at, phase, n) for _q, phase, at, n in tail_phases if at >= since),
         ]
     elif until - since > HOURLY_AFTER:
         split = _rolled_until(using, since, until)

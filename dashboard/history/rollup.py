@@ -60,9 +60,12 @@ def five_minute_usage(samples: Iterable[UsageRow]) -> list[UsageRow]:
             if value is not None:
                 acc[i] += value
                 acc[4 + i] += 1
+
+    def mean(acc: list[float], i: int) -> float | None:
+        return acc[i] / acc[4 + i] if acc[4 + i] else None
+
     rows: list[UsageRow] = [
-        (q, r, at, *(acc[i] / acc[4 + i] if acc[4 + i] else None for i in range(4)))  # type: ignore[misc]
-        for (q, r, at), acc in sums.items()
+        (q, r, at, mean(acc, 0), mean(acc, 1), mean(acc, 2), mean(acc, 3)) for (q, r, at), acc in sums.items()
     ]
     return sorted(rows, key=lambda row: row[2])
 
@@ -91,9 +94,10 @@ def first_unrolled(using: str, floor: datetime) -> datetime | None:
     return max(hour_of(oldest), hour_of(floor)) if oldest is not None else None
 
 
-def roll(using: str, start: datetime, end: datetime) -> int:
-    """Write the means of the samples in the hours [start, end) (UTC hour starts); returns the
-    rows written."""
+def roll(using: str, start: datetime, end: datetime, five_minutes_from: datetime | None = None) -> int:
+    """Write the means of the samples in the hours [start, end) (UTC hour starts), the
+    five-minute ones from ``five_minutes_from`` (default: FIVE_MINUTE_KEEP before ``end``);
+    returns the rows written."""
     if start >= end:
         return 0
     usage = (
@@ -118,7 +122,8 @@ def roll(using: str, start: datetime, end: datetime) -> int:
     ]
     phase_hourly = [QueuePhaseHourly(hour=h, queue=q, phase=p, count=float(n)) for q, p, h, n in phases]
     with transaction.atomic(using=using):
-        five = roll_five_minutes(using, max(start, end - FIVE_MINUTE_KEEP), end)
+        floor = end - FIVE_MINUTE_KEEP if five_minutes_from is None else five_minutes_from
+        five = roll_five_minutes(using, max(start, floor), end)
         QueueHourly.objects.using(using).bulk_create(
             hourly,
             update_conflicts=True,
