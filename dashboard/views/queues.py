@@ -113,6 +113,11 @@ class _QueueReads:
         return list(self.snap.podgroups_in_queue(self.name))
 
     @cached_property
+    def podgroup_versions(self) -> tuple[str, ...]:
+        # Both the status and the jobs fragments' versions hold them.
+        return resource_versions(self.podgroups)
+
+    @cached_property
     def children(self) -> list[dict]:
         # A queue that is its own parent is not its own child (presenters.queues.queue_tree).
         return [c for c in self.snap.child_queues(self.name) if objects.name(c) != self.name]
@@ -143,13 +148,13 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         DETAIL_KINDS,
         status=lambda: version_key(
             resource_versions([queue, *r.children]),
-            resource_versions(r.podgroups),
+            r.podgroup_versions,
             # A parent counts its subtree's PodGroups.
             snap.podgroups.version if r.tree["has_children"] else 0,
             r.tree["tree_key"],
             states,
         ),
-        jobs=lambda: version_key(resource_versions(r.jobs), resource_versions(r.podgroups), states),
+        jobs=lambda: version_key(resource_versions(r.jobs), r.podgroup_versions, states),
         events=lambda: version_key(resource_versions(r.events), states),
     )
     if resp := frags.unchanged():
