@@ -251,7 +251,7 @@ def _cut(items: list, page: int) -> tuple[list, dict[str, int]]:
 # Per (kind, cache, queue): {id(obj): (obj, sort parts)} of the last view of that queue's page. A
 # part is read once per object while the cache publishes the very same dict (an unchanged object
 # is published by reference), so under churn a poll re-reads the few objects that changed, not
-# the queue's thousands. The parts hold no time: the wait is counted from ``now`` per request.
+# the queue's thousands. The parts do not depend on the request: its time counts each wait.
 # Bounded: the pages of QUEUE_SORT_MEMO_QUEUES queues, least recently viewed out first.
 _SORT_PARTS: OrderedDict[tuple, dict[int, tuple]] = OrderedDict()
 QUEUE_SORT_MEMO_QUEUES = 32
