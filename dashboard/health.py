@@ -79,8 +79,9 @@ def readiness() -> tuple[int, dict]:
     if cache is None:
         states, stale = dict.fromkeys(KINDS, "unavailable"), []
     else:
-        snap = cache.snapshot()
-        kinds = {kind: getattr(snap, kind).state for kind in KINDS}
+        # The stores' states, not a snapshot: this runs every beat (health_server.BEAT_S), and a
+        # snapshot publishes every store, which the next watch event then copies whole.
+        kinds = {kind: cache.store(kind).state for kind in KINDS}
         states = {kind: state.name for kind, state in kinds.items()}
         stale = sorted(k for k, s in kinds.items() if s.name not in READY_STATES and s.synced_at is not None)
     waiting = sorted(k for k, state in states.items() if state not in READY_STATES and k not in stale)

@@ -4,7 +4,10 @@ The cache's writer threads only hand each change to a bounded queue (``listener`
 thread reads the phase, lifetime and queue facts from them (dashboard/volcano), keeps the rows
 due and writes them every ``flush_seconds`` in one transaction. Every ``sample_seconds`` (of
 ``clock``) it samples each Queue's amounts and its PodGroups by phase from the cache; every
-``prune_seconds`` it deletes rows older than the retention. No API call is made.
+``prune_seconds`` it deletes rows older than the retention. No API call is made. A pod's queue
+is its PodGroup's (else its Job's), remembered from the PodGroup and Job changes handed over; a
+cache snapshot is taken only when those do not name it, for a sample, and for the vanished-pod
+check below: a snapshot publishes every store, and the next watch event then copies it whole.
 
 Pods that went while no recorder watched (a restart, a handover between replicas, changes the
 full queue dropped): whenever the pod cache has completed a list (its ``synced_at`` moves, which
@@ -138,6 +141,9 @@ class Recorder:
         self._transitions: dict[str, PhaseTransition] = {}
         self._pods: dict[str, PodLifetime] = {}
         self._pod_queue: dict[str, str] = {}  # uid -> the queue last known for a live pod
+        # {"podgroups" | "jobs": {(namespace, name): queue}} from the changes seen (_remember_queue).
+        self._queues: dict[str, dict[tuple[str, str], str]] = {"podgroups": {}, "jobs": {}}
+        self._snap: Snapshot | None = None
         self._samples: list[QueueSample] = []
         self._phase_samples: list[QueuePhaseSample] = []
         self._status = RecorderStatus(state="starting", since=clock())
@@ -266,6 +272,8 @@ class Recorder:
                 break
         self._transitions.clear()
         self._pods.clear()
+        for queues in self._queues.values():
+            queues.clear()
         self._samples.clear()
         self._phase_samples.clear()
 
@@ -282,17 +290,17 @@ class Recorder:
 
     # -- changes into rows -----------------------------------------------------------------
     def _drain(self) -> None:
-        snap: Snapshot | None = None
+        self._snap = None  # taken by the first change that needs one (_pod_queue_of)
         for _ in range(self.options.queue_size):
             try:
                 kind, before, after, seen = self._changes.get_nowait()
             except queue.Empty:
                 break
-            snap = snap or self.cache.snapshot()
             try:
-                self._record(kind, before, after, seen, snap)
+                self._record(kind, before, after, seen, None)
             except Exception:  # one odd object costs its own row, never the others'
                 log.exception("history: a %s change could not be recorded", kind)
+        self._snap = None
 
     def _record(
         self,
@@ -300,11 +308,15 @@ class Recorder:
         before: dict[str, Any] | None,
         after: dict[str, Any] | None,
         seen: datetime,
-        snap: Snapshot,
+        snap: Snapshot | None,
     ) -> None:
+        """One change into rows. ``snap``: the view to read a pod's PodGroup or Job from when
+        the changes seen do not name its queue (None: a snapshot is taken only then)."""
         if kind == "pods":
             self._record_pod(before, after, seen, snap)
-        elif after is not None:
+            return
+        self._remember_queue(kind, before, after)
+        if after is not None:
             read, since, label = (
                 (job_phase, job_phase_since, "Job")
                 if kind == "jobs"
@@ -346,18 +358,44 @@ class Recorder:
             created=parse_time(meta(obj).get("creationTimestamp")),
         )
 
-    def _pod_queue_of(self, pod: dict[str, Any], snap: Snapshot) -> str:
+    def _remember_queue(self, kind: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
+        """Keep the queue of every PodGroup and Job from the changes handed over, so a pod's
+        queue is read without a cache snapshot (each one publishes every store, and the next
+        watch event then copies it)."""
+        queues = self._queues.get(kind)
+        obj = after if after is not None else before
+        if queues is None or obj is None:
+            return
+        key = (namespace(obj), name(obj))
+        if after is None:
+            queues.pop(key, None)
+        else:
+            queues[key] = queue_of(after)
+
+    def _pod_queue_of(self, pod: dict[str, Any], snap: Snapshot | None) -> str:
+        """The queue of ``pod``'s PodGroup, else of its Job: from the changes seen, else from
+        ``snap`` or a snapshot (a change the full queue dropped, or one not seen yet)."""
         ns = namespace(pod)
         group = pod_group_name(pod)
+        job_name = pod_job_name(pod)
+        if group and (ns, group) in self._queues["podgroups"]:
+            return self._queues["podgroups"][(ns, group)]
+        if job_name and (ns, job_name) in self._queues["jobs"]:
+            return self._queues["jobs"][(ns, job_name)]
+        if snap is None:
+            snap = self._snap = self._snap or self.cache.snapshot()
         pg = snap.podgroups.get(ns, group) if group else None
         if pg is not None:
             return queue_of(pg)
-        job_name = pod_job_name(pod)
         job = snap.jobs.get(ns, job_name) if job_name else None
         return queue_of(job) if job is not None else ""
 
     def _record_pod(
-        self, before: dict[str, Any] | None, after: dict[str, Any] | None, seen: datetime, snap: Snapshot
+        self,
+        before: dict[str, Any] | None,
+        after: dict[str, Any] | None,
+        seen: datetime,
+        snap: Snapshot | None,
     ) -> None:
         pod = after if after is not None else before
         if pod is None:
@@ -369,7 +407,11 @@ class Recorder:
             same = (status(before).get("phase"), spec(before).get("nodeName"))
             if same == (status(after).get("phase"), spec(after).get("nodeName")) and key in self._pod_queue:
                 return
-        queue_name = self._pod_queue_of(pod, snap) or self._pod_queue.get(key, "")
+        if after is None and self._pod_queue.get(key):
+            # Gone: its PodGroup may be gone before it (a Job's deletion removes both).
+            queue_name = self._pod_queue[key]
+        else:
+            queue_name = self._pod_queue_of(pod, snap) or self._pod_queue.get(key, "")
         if after is None:
             self._pod_queue.pop(key, None)
         elif queue_name:
@@ -432,13 +474,20 @@ class Recorder:
         """What this write does to the open pod rows: (the uids the pod cache holds, to close the
         others; None: no check due), the check's mark, and the time to refresh the open rows'
         last_seen with (None: not due). Both need a synced pod cache."""
-        snap = self.cache.snapshot()
-        state = snap.pods.state
+        # The store's state, not a snapshot: a snapshot publishes every store (see _remember_queue).
+        state = self.cache.store("pods").state
         if state.name != "synced":
             return None, None, None
         with self._lock:
             mark = (state.synced_at, self._status.dropped)
-        live = {uid(p) for p in snap.pods.all()} if mark != self._pods_checked else None
+        live = None
+        if mark != self._pods_checked:
+            pods = self.cache.snapshot().pods  # its state and objects agree (the store's may be newer)
+            if pods.state.name != "synced":
+                return None, None, None
+            with self._lock:
+                mark = (pods.state.synced_at, self._status.dropped)
+            live = {uid(p) for p in pods.values()}
         now = self.clock()
         touch = now if self._next_touch is None or now >= self._next_touch else None
         return live, mark, touch

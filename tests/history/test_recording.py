@@ -132,3 +132,37 @@ def test_retention_prunes_old_rows(cluster, make_live_cache, history_db):
     assert not PodLifetime.objects.using(history_db).filter(job="short", finished__isnull=False).exists()
     # The sample of this step is new; every older one is gone.
     assert all(s.at == cluster.clock.now() for s in QueueSample.objects.using(history_db))
+
+
+def test_pod_changes_are_recorded_without_a_snapshot_per_step(cluster, make_live_cache, history_db):
+    """A pod's queue comes from the PodGroup changes the recorder was handed: steps that record
+    pod changes take no cache snapshot (each one publishes every store, and the next watch
+    event then copies the store whole)."""
+    cache = make_live_cache(cluster)
+    rec = recorder(cache, cluster, history_db, sample_seconds=3600)
+    rec.step()
+    gpu_job(cluster, "train", replicas=2, seconds=30)
+    settle(cache, cluster, lambda s: _phase(s, "train") == "Running", rec)
+    rec.step(force_flush=True)
+    in_step, taken = [False], []
+    real_snapshot, real_step = cache.snapshot, rec.step
+
+    def snapshot(*args, **kwargs):
+        taken.extend([1] if in_step[0] else [])
+        return real_snapshot(*args, **kwargs)
+
+    def step(*args, **kwargs):
+        in_step[0] = True
+        try:
+            real_step(*args, **kwargs)
+        finally:
+            in_step[0] = False
+
+    cache.snapshot, rec.step = snapshot, step
+    written = rec.status().written
+    settle(cache, cluster, lambda s: _pods_finished(s, "train", 2), rec, limit=120)
+    rec.step(force_flush=True)
+    assert rec.status().dropped == 0 and rec.status().written > written
+    assert taken == []
+    pods = list(PodLifetime.objects.using(history_db).filter(job="train"))
+    assert len(pods) == 2 and all(p.queue == "default" and p.phase == "Succeeded" for p in pods)
