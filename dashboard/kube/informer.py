@@ -38,10 +38,12 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -60,6 +62,8 @@ from dashboard.kube.kinds import KindSpec
 from dashboard.kube.store import KindStore
 
 log = logging.getLogger(__name__)
+
+WatchLines = AbstractContextManager[Iterator[bytes]]  # an open watch stream's raw lines
 
 
 @dataclass
@@ -181,6 +185,7 @@ class Informer:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._live: list[Any] = []
+        self._early: EarlyWatch | None = None  # opened during the running paginated list
         self._state_sink = state_sink
         # Called once before the first list: ClusterCache orders the kinds' first lists with it
         # (CacheOptions.start_order).
@@ -199,6 +204,9 @@ class Informer:
 
     def stop(self, join_timeout: float = 5.0) -> None:
         self._stop.set()
+        early = self._early
+        if early is not None:
+            early.close()
         for raw in list(self._live):
             abort_response(raw)
         if self._thread is not None and self._thread is not threading.current_thread():
@@ -287,6 +295,7 @@ class Informer:
                 self._set_state("stale" if self.synced_once else "unreachable", error=repr(exc))
                 rv = None
                 self._sleep(self.backoff.next_delay())
+        self._close_early()
 
     def _kubeconfig_reloaded(self) -> bool:
         """Pick up a changed kubeconfig before every (re)connect: rotated credentials or CA, or a
@@ -336,7 +345,22 @@ class Informer:
         """Paginated list; replaces the store; returns the list's resourceVersion.
 
         Raises Gone when an unpaginated list (or the first page) gets 410, KubeError otherwise.
+        A list of several pages opens the watch that follows it once the first page (and so the
+        list's resourceVersion) is known (``EarlyWatch``), so the watch history need not outlast
+        the list.
         """
+        try:
+            return self._list_pages()
+        except BaseException:
+            self._close_early()
+            raise
+
+    def _close_early(self) -> None:
+        early, self._early = self._early, None
+        if early is not None:
+            early.close()
+
+    def _list_pages(self) -> str:
         self.counters["lists"] += 1
         objs: list[dict[str, Any]] = []
         cont = ""
@@ -358,6 +382,7 @@ class Informer:
                 log.info("%s: continue token expired mid-list; re-listing unpaginated", self.label)
                 self.counters["list_fallbacks"] += 1
                 self.paginate = False
+                self._close_early()
                 objs, cont = [], ""
                 continue
             self.counters["list_pages"] += 1
@@ -378,6 +403,12 @@ class Informer:
             # The raw page is garbage now: free it before the next one is decoded (a page of 500
             # pods is ~3 MB of Python objects).
             del body, meta
+            if cont and self._early is None and rv:
+                # More pages follow: a watch from the list's resourceVersion opened only after the
+                # last one would need the server to keep every change made while they load (a list
+                # of 100,000 Events outlasts the simulator's 10,000 retained events under churn:
+                # 410, and the list again, forever).
+                self._early = EarlyWatch(self, rv)
             # Copied now, the page's objects fill the holes the page left (trim.compact).
             objs[start:] = [trim.compact(o) for o in objs[start:]]
             # A capped store (events) prunes as the list goes, so the objects it would drop at
@@ -393,23 +424,19 @@ class Informer:
         return rv
 
     def _watch(self, rv: str) -> str:
-        """One watch request; returns the resourceVersion to resume from. Raises Gone,
-        TooLargeResourceVersion or KubeError."""
-        query: list[tuple[str, object]] = [
-            ("watch", "true"),
-            ("allowWatchBookmarks", "true"),
-            ("timeoutSeconds", self._watch_timeout()),
-        ]
-        if rv:
-            query.append(("resourceVersion", rv))
-        if self.field_selector:
-            query.append(("fieldSelector", self.field_selector))
-        self.counters["watches"] += 1
-        started = time.monotonic()
+        """One watch request (or the one the list opened early); returns the resourceVersion to
+        resume from. Raises Gone, TooLargeResourceVersion or KubeError."""
+        early, self._early = self._early, None
+        source: WatchLines
+        if early is not None and early.rv == rv:
+            source, started = early.stream(), early.started
+        else:
+            if early is not None:
+                early.close()
+            self.counters["watches"] += 1
+            source, started = self._open_watch(rv), time.monotonic()
         delivered = 0
-        with self.client.stream_lines(
-            self._path(), query, self.options.inactivity_timeout, holder=self._live
-        ) as lines:
+        with source as lines:
             if self.state != "synced":
                 self._set_state("synced")
             for line in lines:
@@ -443,6 +470,22 @@ class Informer:
         self.backoff.reset()
         return rv
 
+    def _open_watch(
+        self, rv: str, holder: list[Any] | None = None
+    ) -> AbstractContextManager[Iterator[bytes]]:
+        """The watch request from ``rv``: a context manager yielding its raw lines."""
+        query: list[tuple[str, object]] = [
+            ("watch", "true"),
+            ("allowWatchBookmarks", "true"),
+            ("timeoutSeconds", self._watch_timeout()),
+        ]
+        if rv:
+            query.append(("resourceVersion", rv))
+        if self.field_selector:
+            query.append(("fieldSelector", self.field_selector))
+        live = self._live if holder is None else holder
+        return self.client.stream_lines(self._path(), query, self.options.inactivity_timeout, holder=live)
+
     def _watch_timeout(self) -> int:
         # Spread re-watches of many kinds/workers over time (jitter) while staying near the setting.
         base = self.options.watch_timeout
@@ -460,3 +503,69 @@ class Informer:
             self.store.delete(self.spec.trim(raw))
         else:
             self.store.upsert(obj)
+
+
+class EarlyWatch:
+    """The watch that follows a paginated list, opened from the list's resourceVersion as soon as
+    the first page gave it; a thread of its own keeps its lines (bytes) in memory until the list
+    is stored and ``Informer._watch`` reads them, in order, then the rest of the stream.
+
+    The buffer holds the changes made while the later pages load (tens of thousands of lines for
+    a list of 100,000 Events under churn); the store applies them after the list's ``replace``,
+    as it would the same events from a watch opened after the list.
+    """
+
+    def __init__(self, informer: Informer, rv: str):
+        self.rv = rv
+        self.started = time.monotonic()
+        informer.counters["watches"] += 1
+        self._lines: queue.SimpleQueue[bytes | BaseException | None] = queue.SimpleQueue()
+        self._live: list[Any] = []
+        self._closed = threading.Event()
+        # Opened here, before the next page is asked for: the server holds the watch from then on.
+        opened = ExitStack()
+        lines: Iterator[bytes] = iter(())
+        try:
+            lines = opened.enter_context(informer._open_watch(rv, holder=self._live))
+        except KubeError as exc:  # handled as the watch's own failure, once the list is stored
+            self._lines.put(exc)
+        self._thread = threading.Thread(
+            target=self._read, args=(opened, lines), name=f"informer-{informer.label}-early", daemon=True
+        )
+        self._thread.start()
+
+    def _read(self, opened: ExitStack, lines: Iterator[bytes]) -> None:
+        try:
+            with opened:
+                for line in lines:
+                    if self._closed.is_set():
+                        break
+                    self._lines.put(line)
+        except BaseException as exc:  # noqa: BLE001 - handed to the reading informer
+            self._lines.put(exc)
+        self._lines.put(None)
+
+    @contextmanager
+    def stream(self) -> Iterator[Iterator[bytes]]:
+        """The stream's lines from its start: those kept so far, then the rest as they come."""
+        try:
+            yield self._iter()
+        finally:
+            self.close()
+
+    def _iter(self) -> Iterator[bytes]:
+        while True:
+            item = self._lines.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def close(self, join_timeout: float = 5.0) -> None:
+        """End the stream (idempotent) and drop what it kept."""
+        self._closed.set()
+        for raw in list(self._live):
+            abort_response(raw)
+        if self._thread is not threading.current_thread():
+            self._thread.join(join_timeout)
