@@ -35,6 +35,7 @@ if str(REPO) not in sys.path:
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 
 from bench.common import rss_mb  # noqa: E402 - after the path set-up above
+from dashboard.kube.cowmap import FrozenShards, ShardedMap  # noqa: E402
 
 
 def deep_size(roots: list, seen: set[int]) -> int:
@@ -53,6 +54,8 @@ def deep_size(roots: list, seen: set[int]) -> int:
             stack.extend(obj.values())
         elif isinstance(obj, (list, tuple, set, frozenset)):
             stack.extend(obj)
+        elif isinstance(obj, (ShardedMap, FrozenShards)):
+            stack.append(obj._shards)
     return total
 
 

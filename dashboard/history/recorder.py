@@ -373,8 +373,9 @@ class Recorder:
             queues[key] = queue_of(after)
 
     def _pod_queue_of(self, pod: dict[str, Any], snap: Snapshot | None) -> str:
-        """The queue of ``pod``'s PodGroup, else of its Job: from the changes seen, else from
-        ``snap`` or a snapshot (a change the full queue dropped, or one not seen yet)."""
+        """The queue of ``pod``'s PodGroup, else of its Job: from the changes seen, else the
+        queue last known for the pod (its PodGroup and Job may go first: a Job's deletion), else
+        from ``snap`` or a snapshot (a change the full queue dropped, or one not seen yet)."""
         ns = namespace(pod)
         group = pod_group_name(pod)
         job_name = pod_job_name(pod)
@@ -382,6 +383,9 @@ class Recorder:
             return self._queues["podgroups"][(ns, group)]
         if job_name and (ns, job_name) in self._queues["jobs"]:
             return self._queues["jobs"][(ns, job_name)]
+        known = self._pod_queue.get(uid(pod))
+        if known:
+            return known
         if snap is None:
             snap = self._snap = self._snap or self.cache.snapshot()
         pg = snap.podgroups.get(ns, group) if group else None
@@ -407,11 +411,7 @@ class Recorder:
             same = (status(before).get("phase"), spec(before).get("nodeName"))
             if same == (status(after).get("phase"), spec(after).get("nodeName")) and key in self._pod_queue:
                 return
-        if after is None and self._pod_queue.get(key):
-            # Gone: its PodGroup may be gone before it (a Job's deletion removes both).
-            queue_name = self._pod_queue[key]
-        else:
-            queue_name = self._pod_queue_of(pod, snap) or self._pod_queue.get(key, "")
+        queue_name = self._pod_queue_of(pod, snap)
         if after is None:
             self._pod_queue.pop(key, None)
         elif queue_name:

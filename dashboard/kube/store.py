@@ -25,11 +25,12 @@ from __future__ import annotations
 import bisect
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from dashboard.kube.cowmap import ShardedMap
 from dashboard.kube.kinds import KindSpec, obj_key
 from dashboard.volcano.events import event_ref
 
@@ -106,18 +107,18 @@ class KindData:
     def __init__(
         self,
         spec: KindSpec,
-        objects: dict[Key, dict[str, Any]],
-        versions: dict[Key, int],
-        indexes: dict[str, dict[Any, Bucket]],
+        objects: Mapping[Key, dict[str, Any]],
+        versions: Mapping[Key, int],
+        indexes: dict[str, Mapping[Any, Bucket]],
         version: int,
         state: KindState,
         sorted_keys: list[Key],
         sorted_objects: list[dict[str, Any]],
     ) -> None:
         self.spec: KindSpec = spec
-        self.objects: dict[Key, dict[str, Any]] = objects
-        self.versions: dict[Key, int] = versions
-        self.indexes: dict[str, dict[Any, Bucket]] = indexes
+        self.objects: Mapping[Key, dict[str, Any]] = objects
+        self.versions: Mapping[Key, int] = versions
+        self.indexes: dict[str, Mapping[Any, Bucket]] = indexes
         self.version: int = version
         self.state: KindState = state
         self._sorted: list[Key] = sorted_keys
@@ -139,8 +140,8 @@ class KindData:
         bucket = self.indexes.get(index, {}).get(value)
         if not bucket:
             return []
-        objects = self.objects
-        return [objects[k] for k in bucket if k in objects]
+        get = self.objects.get
+        return [obj for obj in map(get, bucket) if obj is not None]
 
 
 class KindStore:
@@ -158,14 +159,15 @@ class KindStore:
         self._last_at = 0.0
         self.copies = 0  # copy-on-write copies made so far (benchmark figure)
         self._lock = threading.Lock()
-        self._objects: dict[Key, dict[str, Any]] = {}
-        self._versions: dict[Key, int] = {}
+        # Sharded (cowmap.py): the first write after a publication copies one shard, not all.
+        self._objects: ShardedMap[Key, dict[str, Any]] = ShardedMap()
+        self._versions: ShardedMap[Key, int] = ShardedMap()
         # Keys in sort_key order; insort/remove per change is an O(n) memmove, far cheaper than
         # an O(n log n) sort per published version. replace() re-sorts once instead (bulk).
         self._sorted: list[Key] = []
         self._sorted_objs: list[dict[str, Any]] = []  # parallel to _sorted: all() is then one list copy
         self._bulk = self._bulk_dirty = False
-        self._indexes: dict[str, dict[Any, Bucket]] = {name: {} for name in spec.indexers}
+        self._indexes: dict[str, ShardedMap[Any, Bucket]] = {name: ShardedMap() for name in spec.indexers}
         self._indexers = spec.indexers
         # Copy-on-write bookkeeping: which mappings the last published KindData shares with us.
         self._shared = False
@@ -198,9 +200,9 @@ class KindStore:
                     owned.clear()
                 self._published = KindData(
                     self.spec,
-                    self._objects,
-                    self._versions,
-                    dict(self._indexes),
+                    self._objects.publish(),
+                    self._versions.publish(),
+                    {name: idx.publish() for name, idx in self._indexes.items()},
                     self._version,
                     self._state,
                     self._sorted,
@@ -222,13 +224,11 @@ class KindStore:
 
     # -- writer helpers (call with self._lock held) ---------------------------------------
     def _unshare(self) -> None:
+        # The sharded maps copy the shards they write themselves (ShardedMap.publish).
         if self._shared:
             self.copies += 1
-            self._objects = dict(self._objects)
-            self._versions = dict(self._versions)
             self._sorted = list(self._sorted)
             self._sorted_objs = list(self._sorted_objs)
-            self._indexes = {name: dict(idx) for name, idx in self._indexes.items()}
             self._shared = False
         self._published = None
 
@@ -475,6 +475,9 @@ class EventStore(KindStore):
         self.per_object = per_object
         self.total = total
         self.dropped = 0
+        # The stored keys in arrival order (the sharded objects are not), oldest first: the total
+        # cap drops from the front. The writer's own: never published.
+        self._arrival: dict[Key, None] = {}
 
     @property
     def list_slack(self) -> int:
@@ -514,6 +517,7 @@ class EventStore(KindStore):
         changed = super()._put(key, obj)
         if not changed:
             return False
+        self._arrival[key] = None
         ref = event_ref(obj)
         bucket = self._indexes["involved_ref"].get(ref)
         if bucket is not None and len(bucket) > self.per_object:
@@ -522,7 +526,13 @@ class EventStore(KindStore):
                 self._remove(k)
                 self.dropped += 1
         while len(self._objects) > self.total:
-            first = next(iter(self._objects))
+            first = next(iter(self._arrival))
             self._remove(first)
             self.dropped += 1
         return key in self._objects
+
+    def _remove(self, key: Key, final: dict[str, Any] | None = None) -> bool:
+        removed = super()._remove(key, final)
+        if removed:
+            self._arrival.pop(key, None)
+        return removed

@@ -1,0 +1,149 @@
+"""ShardedMap against a plain dict model: random puts, removes and publications; every published
+view keeps the contents it had when published."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dashboard.kube.cowmap import SHARDS, ShardedMap
+
+keys = st.tuples(st.sampled_from([None, "a", "b"]), st.text(alphabet="xyz", min_size=1, max_size=3))
+ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("put"), keys, st.integers()),
+        st.tuples(st.just("remove"), keys, st.none()),
+        st.tuples(st.just("pop"), keys, st.none()),
+        st.tuples(st.just("publish"), st.none(), st.none()),
+    ),
+    max_size=200,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops)
+def test_matches_a_dict_and_published_views_never_change(steps):
+    m: ShardedMap = ShardedMap()
+    model: dict = {}
+    views: list = []
+    for op, key, value in steps:
+        if op == "put":
+            m[key] = value
+            model[key] = value
+        elif op == "remove":
+            if key in model:
+                del m[key]
+                del model[key]
+        elif op == "pop":
+            assert m.pop(key, "none") == model.pop(key, "none")
+        else:
+            views.append((m.publish(), dict(model)))
+        assert len(m) == len(model)
+        assert (key in m) == (key in model) if key is not None else True
+    assert dict(m.items()) == model and sorted(m, key=repr) == sorted(model, key=repr)
+    assert sorted(m.values(), key=repr) == sorted(model.values(), key=repr)
+    for view, then in views:
+        assert len(view) == len(then) and dict(view.items()) == then and dict(view) == then
+        assert view == then
+        for k, v in then.items():
+            assert k in view and view[k] == v and view.get(k) == v
+        assert view.get(("gone", "never")) is None and ("gone", "never") not in view
+        assert sorted(view.values(), key=repr) == sorted(then.values(), key=repr)
+
+
+def test_a_write_after_publish_copies_one_shard():
+    m: ShardedMap = ShardedMap({(None, f"k{i}"): i for i in range(SHARDS * 100)})
+    view = m.publish()
+    m[(None, "k0")] = -1
+    m[(None, "k0")] = -2  # the shard is the writer's own now: no second copy
+    assert 0 < m.copied <= 3 * 100  # one shard of about 100 entries
+    assert view[(None, "k0")] == 0 and m[(None, "k0")] == -2
+
+
+def _pod(ns: str, name: str, rv: int, node: str, group: str) -> dict:
+    return {
+        "metadata": {
+            "namespace": ns,
+            "name": name,
+            "uid": f"u-{ns}-{name}",
+            "resourceVersion": str(rv),
+            "annotations": {"scheduling.k8s.io/group-name": group},
+        },
+        "spec": {"nodeName": node},
+        "status": {"phase": "Running"},
+    }
+
+
+namespaces = st.sampled_from(["a", "b", "c"])
+names = st.text(alphabet="pqrs", min_size=1, max_size=2)
+store_ops = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("put"),
+            namespaces,
+            names,
+            st.sampled_from(["n1", "n2"]),
+            st.sampled_from(["g1", "g2", "g3"]),
+        ),
+        st.tuples(
+            st.just("delete"),
+            st.sampled_from(["a", "b", "c"]),
+            st.text(alphabet="pqrs", min_size=1, max_size=2),
+        ),
+        st.tuples(st.just("publish")),
+    ),
+    max_size=120,
+)
+
+
+def _expect(model: dict) -> dict:
+    """What a published view of ``model`` {(ns, name): pod} answers."""
+    keys = sorted(model)
+    by_node: dict = {}
+    by_group: dict = {}
+    for key, pod in model.items():
+        by_node.setdefault(pod["spec"]["nodeName"], set()).add(key)
+        group = (key[0], pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"])
+        by_group.setdefault(group, set()).add(key)
+    return {"objects": dict(model), "keys": keys, "node": by_node, "group": by_group}
+
+
+def _check(data, expected: dict) -> None:
+    assert dict(data.objects.items()) == expected["objects"] and len(data.objects) == len(expected["objects"])
+    assert data.sorted_keys() == expected["keys"]
+    assert data.sorted_objects() == [expected["objects"][k] for k in expected["keys"]]
+    assert set(data.versions) == set(expected["objects"])
+    for index in ("node", "group"):
+        assert {value: set(bucket) for value, bucket in data.indexes[index].items()} == expected[index]
+        for value, keys in expected[index].items():
+            assert {
+                (o["metadata"]["namespace"], o["metadata"]["name"]) for o in data.lookup(index, value)
+            } == keys
+
+
+@settings(max_examples=200, deadline=None)
+@given(store_ops)
+def test_a_sharded_store_matches_a_dict_model_and_keeps_every_published_view(steps):
+    from dashboard.kube.kinds import PODS
+    from dashboard.kube.store import KindStore
+
+    store = KindStore(PODS)
+    model: dict = {}
+    views: list = []
+    rv = 0
+    for step in steps:
+        if step[0] == "put":
+            _, ns, name, node, group = step
+            rv += 1
+            pod = _pod(ns, name, rv, node, group)
+            store.upsert(pod)
+            model[(ns, name)] = pod
+        elif step[0] == "delete":
+            _, ns, name = step
+            store.delete((ns, name))
+            model.pop((ns, name), None)
+        else:
+            views.append((store.data(), _expect(model)))
+    views.append((store.data(), _expect(model)))
+    for data, expected in views:
+        _check(data, expected)
