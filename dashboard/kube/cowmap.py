@@ -1,4 +1,4 @@
-"""A mapping whose copy-on-write copies only the shard a write touches.
+"""Copy-on-write structures whose first write after a publication copies only the part it touches.
 
 ``ShardedMap`` is the writer's side: a mutable mapping split into ``SHARDS`` dicts by key hash.
 ``publish()`` returns a ``FrozenShards``, a read-only mapping sharing every shard with the
@@ -13,9 +13,10 @@ strings, as the cache's keys are).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import bisect
+from collections.abc import Callable, Iterator, Mapping
 from itertools import chain
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -122,3 +123,115 @@ class ShardedMap(Generic[K, V]):
 
     def items(self) -> Iterator[tuple[K, V]]:
         return chain.from_iterable(shard.items() for shard in self._shards)
+
+
+CHUNK = 512  # entries per chunk of a SortedChunks (split at twice that)
+
+
+class SortedView(Generic[K, V]):
+    """A published order of a SortedChunks: never changes. ``keys()`` and ``values()`` return
+    new lists (the caller's to change), in order."""
+
+    __slots__ = ("_keys", "_values", "_len")
+
+    def __init__(self, keys: tuple[list[K], ...], values: tuple[list[V], ...], length: int):
+        self._keys = keys
+        self._values = values
+        self._len = length
+
+    def __len__(self) -> int:
+        return self._len
+
+    def keys(self) -> list[K]:
+        return list(chain.from_iterable(self._keys))
+
+    def values(self) -> list[V]:
+        return list(chain.from_iterable(self._values))
+
+    def items(self) -> Iterator[tuple[K, V]]:
+        return zip(chain.from_iterable(self._keys), chain.from_iterable(self._values), strict=True)
+
+
+class SortedChunks(Generic[K, V]):
+    """Keys kept in ``sort_key`` order with a value each, in chunks of at most 2 x CHUNK: an
+    insertion moves one chunk's entries, not all of them, and after ``publish()`` the next write
+    copies the chunk it changes (two lists of at most 1,024 entries) instead of the whole order.
+    A copy of 50,000 entries touches every entry's reference count (~1.5 ms), and freeing the
+    superseded copy as much again."""
+
+    __slots__ = ("_sort_key", "_keys", "_values", "_firsts", "_owned", "_len")
+
+    def __init__(self, sort_key: Callable[[K], Any]):
+        self._sort_key = sort_key
+        self._keys: list[list[K]] = []
+        self._values: list[list[V]] = []
+        self._firsts: list[Any] = []  # sort key of each chunk's first key
+        self._owned: list[bool] = []  # False: a published view shares the chunk
+        self._len = 0
+
+    def __len__(self) -> int:
+        return self._len
+
+    def publish(self) -> SortedView[K, V]:
+        self._owned = [False] * len(self._keys)
+        return SortedView(tuple(self._keys), tuple(self._values), self._len)
+
+    def rebuild(self, keys: list[K], values: list[V]) -> None:
+        """Replace the contents by ``keys`` (already in order) and their ``values``."""
+        self._keys = [keys[i : i + CHUNK] for i in range(0, len(keys), CHUNK)]
+        self._values = [values[i : i + CHUNK] for i in range(0, len(values), CHUNK)]
+        self._firsts = [self._sort_key(chunk[0]) for chunk in self._keys]
+        self._owned = [True] * len(self._keys)
+        self._len = len(keys)
+
+    def _find(self, key: K) -> tuple[int, int, bool]:
+        """(chunk, position in it, whether ``key`` is there) where ``key`` is or would go."""
+        sk = self._sort_key(key)
+        i = max(0, bisect.bisect_right(self._firsts, sk) - 1)
+        chunk = self._keys[i]
+        j = bisect.bisect_left(chunk, sk, key=self._sort_key)
+        return i, j, j < len(chunk) and chunk[j] == key
+
+    def _writable(self, i: int) -> tuple[list[K], list[V]]:
+        if not self._owned[i]:
+            self._keys[i] = list(self._keys[i])
+            self._values[i] = list(self._values[i])
+            self._owned[i] = True
+        return self._keys[i], self._values[i]
+
+    def set(self, key: K, value: V) -> None:
+        """Insert ``key`` in order with ``value``, or replace its value."""
+        if not self._keys:
+            self.rebuild([key], [value])
+            return
+        i, j, found = self._find(key)
+        keys, values = self._writable(i)
+        if found:
+            values[j] = value
+            return
+        keys.insert(j, key)
+        values.insert(j, value)
+        self._len += 1
+        if j == 0:
+            self._firsts[i] = self._sort_key(key)
+        if len(keys) > 2 * CHUNK:
+            self._keys[i : i + 1] = [keys[:CHUNK], keys[CHUNK:]]
+            self._values[i : i + 1] = [values[:CHUNK], values[CHUNK:]]
+            self._firsts.insert(i + 1, self._sort_key(keys[CHUNK]))
+            self._owned.insert(i + 1, True)
+
+    def remove(self, key: K) -> None:
+        """Remove ``key`` (KeyError when absent)."""
+        if not self._keys:
+            raise KeyError(key)
+        i, j, found = self._find(key)
+        if not found:
+            raise KeyError(key)
+        keys, values = self._writable(i)
+        del keys[j]
+        del values[j]
+        self._len -= 1
+        if not keys:
+            del self._keys[i], self._values[i], self._firsts[i], self._owned[i]
+        elif j == 0:
+            self._firsts[i] = self._sort_key(keys[0])

@@ -85,10 +85,9 @@ class KindView:
 
     def all(self) -> list[dict[str, Any]]:
         if self._namespaces is None:
-            return list(self._data.sorted_objects())  # a copy: callers may sort/append
+            return self._data.sorted_objects()  # a new list: callers may sort/append
         allowed = self._namespaces
-        objs = self._data.sorted_objects()
-        return [objs[i] for i, k in enumerate(self._data.sorted_keys()) if k[0] in allowed]
+        return [obj for key, obj in self._data.sorted_items() if key[0] in allowed]
 
     def values(self) -> Iterator[dict[str, Any]]:
         """Every (allowed) object in NO particular order: for aggregates (counts, sums, group-by)

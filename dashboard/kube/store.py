@@ -5,11 +5,15 @@ any number of readers call ``data()`` and get an immutable ``KindData``.
 
 Why copy-on-write at publication: readers must never see a half-applied change and must never
 block the writer for long, and a snapshot must be cheap at 50,000 pods. ``data()`` returns the
-current mappings by reference and marks them shared; the *next write* copies the shared mapping
-before mutating it (a shallow ``dict`` copy: ~0.9 ms for 50,000 entries on the 2-core dev box).
-So reads cost O(1), an unchanged kind costs nothing, and the copy cost is paid at most once per
-read-after-write pair, never per reader. Indexes are copy-on-write per bucket: publishing shares
-the outer dict; a write copies the outer dict once and only the buckets it touches.
+current structures by reference and marks them shared; the *next write* copies the part it
+changes first. The structures are built to be copied in parts (cowmap.py): objects, versions and
+each index are ShardedMaps (64 dicts by key hash) and the sorted order is a SortedChunks (chunks
+of at most 1,024 entries), so a write after a publication copies one shard per mapping and one
+chunk, never the whole store (a whole copy: ~15 ms at 50,000 pods, ``python -m
+bench.bench_publish``). A publication costs microseconds (it shares the shards and chunks), an
+unchanged kind costs nothing, and the copy cost is paid at most once per read-after-write pair,
+never per reader. Index buckets are copy-on-write
+too: a write copies only the buckets it touches.
 
 Objects are plain dicts that are never mutated after they enter the store (writers replace them),
 so sharing them between snapshots is safe. Readers must treat them as read-only.
@@ -22,15 +26,14 @@ same resourceVersion does not count as a change.
 
 from __future__ import annotations
 
-import bisect
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from dashboard.kube.cowmap import ShardedMap
+from dashboard.kube.cowmap import ShardedMap, SortedChunks, SortedView
 from dashboard.kube.kinds import KindSpec, obj_key
 from dashboard.volcano.events import event_ref
 
@@ -98,11 +101,11 @@ class KindData:
     ``indexes``: {index_name: {index_key: bucket}}, a bucket being the keys of the objects under
     that index key in insertion order, a tuple or a dict used as an ordered set (SMALL_BUCKET; read
     it with ``len``, ``in`` and iteration only);
-    ``sorted_keys``/``sorted_objects``: the keys of ``objects`` and their objects (parallel lists)
-    in ``sort_key`` order, kept by the writer incrementally.
+    ``order``: the keys of ``objects`` and their objects in ``sort_key`` order, kept by the writer
+    incrementally (``sorted_keys()``, ``sorted_objects()``, ``sorted_items()``).
     """
 
-    __slots__ = ("spec", "objects", "versions", "indexes", "version", "state", "_sorted", "_sorted_objs")
+    __slots__ = ("spec", "objects", "versions", "indexes", "version", "state", "_order")
 
     def __init__(
         self,
@@ -112,8 +115,7 @@ class KindData:
         indexes: dict[str, Mapping[Any, Bucket]],
         version: int,
         state: KindState,
-        sorted_keys: list[Key],
-        sorted_objects: list[dict[str, Any]],
+        order: SortedView[Key, dict[str, Any]],
     ) -> None:
         self.spec: KindSpec = spec
         self.objects: Mapping[Key, dict[str, Any]] = objects
@@ -121,20 +123,23 @@ class KindData:
         self.indexes: dict[str, Mapping[Any, Bucket]] = indexes
         self.version: int = version
         self.state: KindState = state
-        self._sorted: list[Key] = sorted_keys
-        self._sorted_objs: list[dict[str, Any]] = sorted_objects
+        self._order = order
 
     def sorted_keys(self) -> list[Key]:
-        """Keys sorted by (namespace, name): O(1), the writer maintains the order (read-only).
+        """Keys sorted by (namespace, name), a new list: O(n), the writer maintains the order.
 
         The writer inserts and removes with bisect: re-sorting per published version would cost
         44 % of overview time at 50,000 churning pods (py-spy, docs/benchmarks.md).
         """
-        return self._sorted
+        return self._order.keys()
 
     def sorted_objects(self) -> list[dict[str, Any]]:
-        """The objects in ``sorted_keys()`` order (read-only list: copy before changing it)."""
-        return self._sorted_objs
+        """The objects in ``sorted_keys()`` order (a new list, the caller's to change)."""
+        return self._order.values()
+
+    def sorted_items(self) -> Iterator[tuple[Key, dict[str, Any]]]:
+        """(key, object) pairs in ``sorted_keys()`` order."""
+        return self._order.items()
 
     def lookup(self, index: str, value: Any) -> list[dict[str, Any]]:
         bucket = self.indexes.get(index, {}).get(value)
@@ -162,10 +167,10 @@ class KindStore:
         # Sharded (cowmap.py): the first write after a publication copies one shard, not all.
         self._objects: ShardedMap[Key, dict[str, Any]] = ShardedMap()
         self._versions: ShardedMap[Key, int] = ShardedMap()
-        # Keys in sort_key order; insort/remove per change is an O(n) memmove, far cheaper than
-        # an O(n log n) sort per published version. replace() re-sorts once instead (bulk).
-        self._sorted: list[Key] = []
-        self._sorted_objs: list[dict[str, Any]] = []  # parallel to _sorted: all() is then one list copy
+        # Keys in sort_key order with their objects, in chunks (cowmap.SortedChunks): an insertion
+        # or removal per change is cheaper than an O(n log n) sort per published version.
+        # replace() re-sorts once instead (bulk).
+        self._order: SortedChunks[Key, dict[str, Any]] = SortedChunks(sort_key)
         self._bulk = self._bulk_dirty = False
         self._indexes: dict[str, ShardedMap[Any, Bucket]] = {name: ShardedMap() for name in spec.indexers}
         self._indexers = spec.indexers
@@ -205,8 +210,7 @@ class KindStore:
                     {name: idx.publish() for name, idx in self._indexes.items()},
                     self._version,
                     self._state,
-                    self._sorted,
-                    self._sorted_objs,
+                    self._order.publish(),
                 )
                 self._last, self._last_at = self._published, time.monotonic()
             return self._published
@@ -224,11 +228,9 @@ class KindStore:
 
     # -- writer helpers (call with self._lock held) ---------------------------------------
     def _unshare(self) -> None:
-        # The sharded maps copy the shards they write themselves (ShardedMap.publish).
+        # The structures copy the parts they write themselves (cowmap.py).
         if self._shared:
             self.copies += 1
-            self._sorted = list(self._sorted)
-            self._sorted_objs = list(self._sorted_objs)
             self._shared = False
         self._published = None
 
@@ -292,12 +294,7 @@ class KindStore:
         if self._bulk:
             self._bulk_dirty = True
         else:
-            i = bisect.bisect_left(self._sorted, sort_key(key), key=sort_key)
-            if old is not None:
-                self._sorted_objs[i] = obj
-            else:
-                self._sorted.insert(i, key)
-                self._sorted_objs.insert(i, obj)
+            self._order.set(key, obj)
         self._objects[key] = obj
         self._index_add(key, obj)
         self._version += 1
@@ -317,9 +314,7 @@ class KindStore:
         if self._bulk:
             self._bulk_dirty = True
         else:
-            i = bisect.bisect_left(self._sorted, sort_key(key), key=sort_key)
-            del self._sorted[i]
-            del self._sorted_objs[i]
+            self._order.remove(key)
         self._versions.pop(key, None)
         self._index_remove(key, old)
         self._version += 1
@@ -371,8 +366,8 @@ class KindStore:
                 self._bulk = False
                 if self._bulk_dirty:
                     self._unshare()
-                    self._sorted = sorted(self._objects, key=sort_key)
-                    self._sorted_objs = [self._objects[k] for k in self._sorted]
+                    keys = sorted(self._objects, key=sort_key)
+                    self._order.rebuild(keys, [self._objects[k] for k in keys])
         if upserted or removed:
             self._changed()
         return upserted, removed

@@ -1,12 +1,23 @@
-"""ShardedMap against a plain dict model: random puts, removes and publications; every published
-view keeps the contents it had when published."""
+"""ShardedMap, SortedChunks and a KindStore built of them against plain models: random puts,
+removes and publications; every published view keeps the contents it had when published."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboard.kube.cowmap import SHARDS, ShardedMap
+from dashboard.kube import cowmap
+from dashboard.kube.cowmap import SHARDS, ShardedMap, SortedChunks
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_chunk():
+    """Chunks of 2 entries (split at 4): the random sequences below split and empty chunks."""
+    saved, cowmap.CHUNK = cowmap.CHUNK, 2
+    yield
+    cowmap.CHUNK = saved
+
 
 keys = st.tuples(st.sampled_from([None, "a", "b"]), st.text(alphabet="xyz", min_size=1, max_size=3))
 ops = st.lists(
@@ -123,7 +134,7 @@ def _check(data, expected: dict) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(store_ops)
-def test_a_sharded_store_matches_a_dict_model_and_keeps_every_published_view(steps):
+def test_a_sharded_store_matches_a_dict_model_and_keeps_every_published_view(monkeypatch_chunk, steps):
     from dashboard.kube.kinds import PODS
     from dashboard.kube.store import KindStore
 
@@ -147,3 +158,43 @@ def test_a_sharded_store_matches_a_dict_model_and_keeps_every_published_view(ste
     views.append((store.data(), _expect(model)))
     for data, expected in views:
         _check(data, expected)
+
+
+sorted_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("set"), st.integers(0, 60), st.integers()),
+        st.tuples(st.just("remove"), st.integers(0, 60), st.none()),
+        st.tuples(st.just("publish"), st.none(), st.none()),
+        st.tuples(st.just("rebuild"), st.none(), st.none()),
+    ),
+    max_size=200,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sorted_ops)
+def test_sorted_chunks_match_a_sorted_model_and_published_orders_never_change(monkeypatch_chunk, steps):
+    chunks: SortedChunks = SortedChunks(lambda k: k)
+    model: dict = {}
+    views = []
+    for op, key, value in steps:
+        if op == "set":
+            chunks.set(key, value)
+            model[key] = value
+        elif op == "remove":
+            if key in model:
+                chunks.remove(key)
+                del model[key]
+            else:
+                with pytest.raises(KeyError):
+                    chunks.remove(key)
+        elif op == "rebuild":
+            keys = sorted(model)
+            chunks.rebuild(keys, [model[k] for k in keys])
+        else:
+            views.append((chunks.publish(), sorted(model.items())))
+        assert len(chunks) == len(model)
+    views.append((chunks.publish(), sorted(model.items())))
+    for view, then in views:
+        assert len(view) == len(then) and list(view.items()) == then
+        assert view.keys() == [k for k, _ in then] and view.values() == [v for _, v in then]
