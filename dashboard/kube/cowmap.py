@@ -6,9 +6,15 @@ writer, in O(SHARDS); the writer's next write to a shard the published view shar
 shard only (1/SHARDS of the entries), so publishing often costs a few small copies instead of a
 copy of the whole mapping (50,000 pods: ~780 entries per shard).
 
+``SortedChunks`` keeps keys in an order, each with a value, in chunks of CHUNK to 2 x CHUNK;
+``publish()`` returns a ``SortedView`` sharing the chunks, and a later write copies the chunk it
+changes.
+
 Iteration order is by shard, then insertion order within the shard: callers that need an order
-keep it themselves. Keys must be hashable the same way for the life of the process (tuples of
-strings, as the cache's keys are).
+keep it themselves. That order is random in memory, so a walk over every value touches them
+far slower than a dict walked in the order they were allocated (50,000 objects: ~70 ms against
+~11 ms); the stores walk their SortedChunks instead. Keys must be hashable the same way for the
+life of the process (tuples of strings, as the cache's keys are).
 """
 
 from __future__ import annotations
@@ -150,6 +156,10 @@ class SortedView(Generic[K, V]):
 
     def items(self) -> Iterator[tuple[K, V]]:
         return zip(chain.from_iterable(self._keys), chain.from_iterable(self._values), strict=True)
+
+    def iter_values(self) -> Iterator[V]:
+        """The values in order, no list built."""
+        return chain.from_iterable(self._values)
 
 
 class SortedChunks(Generic[K, V]):

@@ -94,11 +94,10 @@ class KindView:
         that do not need ``all()``'s (namespace, name) order. O(1) to start, no list is built.
         Iterates the published view, which never changes, so it is safe while the cache updates.
         """
-        objects = self._data.objects
         if self._namespaces is None:
-            return iter(objects.values())
+            return self._data.iter_objects()
         allowed = self._namespaces
-        return (obj for key, obj in objects.items() if key[0] in allowed)
+        return (obj for key, obj in self._data.sorted_items() if key[0] in allowed)
 
     def in_namespace(self, namespace: str) -> list[dict[str, Any]]:
         if not self._data.spec.namespaced or not self._allowed(namespace):

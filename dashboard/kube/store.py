@@ -141,6 +141,12 @@ class KindData:
         """(key, object) pairs in ``sorted_keys()`` order."""
         return self._order.items()
 
+    def iter_objects(self) -> Iterator[dict[str, Any]]:
+        """The objects in ``sorted_keys()`` order without building a list. A walk of every
+        object goes this way rather than through ``objects``: a list is stored in this order,
+        so its objects lie in memory in it, where the shards' order is random."""
+        return self._order.iter_values()
+
     def lookup(self, index: str, value: Any) -> list[dict[str, Any]]:
         bucket = self.indexes.get(index, {}).get(value)
         if not bucket:
