@@ -410,6 +410,9 @@ def start_dashboard(
         DJANGO_SETTINGS_MODULE=SETTINGS,
         VOLCANO_UI_ACCESS_MODE="none",
         VOLCANO_UI_HEALTH_BIND=f"{LOOPBACK}:{health_port}",
+        # A history store of the run's own: the default file is one per machine, and a recorder of
+        # another run holding its lease would leave this run's recorder on standby.
+        VOLCANO_UI_HISTORY_DB=str(workdir / "history.sqlite3"),
     )
     env.update(extra_env or {})
     bind = env["VOLCANO_UI_HEALTH_BIND"].strip()
