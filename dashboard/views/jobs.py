@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -30,6 +31,7 @@ from dashboard.presenters.pending import absent_hint, unreadable_reason
 from dashboard.presenters.podgroups import podgroup_gang
 from dashboard.presenters.resources import min_resources
 from dashboard.presenters.states import counter_note, job_phase_note, replica_note, stuck_view, wait_heading
+from dashboard.views import memo
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
 from dashboard.views.history import job_history
@@ -89,6 +91,18 @@ def _attention_key(j: dict) -> tuple[int, str]:
     return (rank, since.translate(NEWEST_FIRST) if rank >= _STOPPED_RANK else since)
 
 
+def job_row_shown(r: dict, now: datetime) -> tuple[tuple, tuple]:
+    """What a Jobs list row (dashboard/_job_row.html) shows, for memo.list_rows_html: the Job
+    (identity: its name, phase, gang, counters, tasks, times) and its PodGroup; the hints (they
+    also read its pods and whether its queue exists), the queue's missing note and its ages' steps."""
+    ages = (memo.ago_step(r["created"], now), memo.ago_step(r["since"], now))
+    return ((r["job"], r["podgroup"]), (tuple(r["hints"]), r["queue_missing"], ages))
+
+
+def job_rows_html(rows: list[dict], now: datetime) -> SafeString:
+    return memo.list_rows_html("dashboard/_job_row.html", rows, now, job_row_shown)
+
+
 JOB_LIST = ListSpec(
     kind="jobs",
     nav="jobs",
@@ -118,6 +132,7 @@ JOB_LIST = ListSpec(
     row=job_row,
     active_phases=phases.ACTIVE_JOB_PHASES,
     default_sort="attention",
+    rows_html=job_rows_html,
 )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
+from django.utils.safestring import SafeString
 
 from dashboard.access import visible_namespaces
 from dashboard.hidden import as_text
@@ -127,7 +128,9 @@ class ListSpec:
     the order without ``?sort=``; ``sort_columns``: sort key -> the (untranslated) header of its
     column where this list names it otherwise than presenters.sorting does ("State");
     ``snap_sorts``: sort keys whose value also reads the kinds of ``depends`` (a node's free GPUs
-    read the pods on it), key -> a function of the snapshot giving the sort function."""
+    read the pods on it), key -> a function of the snapshot giving the sort function;
+    ``rows_html(rows, now)``: the page's rows rendered (``rows_html`` in the template), for lists
+    whose rows are shared between viewers (memo.list_rows_html)."""
 
     kind: str
     nav: str
@@ -146,6 +149,7 @@ class ListSpec:
     default_sort: str = "age"
     sort_columns: dict[str, str] = field(default_factory=dict)
     snap_sorts: dict[str, Callable[[Snapshot], Callable[[dict], Any]]] = field(default_factory=dict)
+    rows_html: Callable[[list[dict], datetime], SafeString] | None = None
 
     @property
     def sort_keys(self) -> tuple[str, ...]:
@@ -191,10 +195,12 @@ def _results(request: HttpRequest, snap: Snapshot, now: datetime, lq: ListQuery,
         version = (view.version, *(getattr(snap, k).version for k in spec.depends))
     objs, counts = filtered(_narrowed(snap, spec, lq), slot, version, lq, spec, sort_fn)
     page = Paginator(objs, PAGE_SIZE).get_page(lq.page)
+    # The memo's objects are this snapshot's (its key holds the collection's change counter).
+    rows = [spec.row(snap, obj, now) for obj in page.object_list]
     return {
         "page": page,
-        # The memo's objects are this snapshot's (its key holds the collection's change counter).
-        "rows": [spec.row(snap, obj, now) for obj in page.object_list],
+        "rows": rows,
+        "rows_html": spec.rows_html(rows, now) if spec.rows_html else "",
         "total": len(objs),
         "phase_counts": phase_choices(phase_cards(counts, spec.phase_order, spec.phase), lq, spec),
         "active_phases": list(spec.active_phases),

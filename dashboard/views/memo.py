@@ -9,6 +9,7 @@ one rendering) while the collections read are unchanged. Every memo is bounded.
   (``SECTIONS``, a ``SectionMemo``), with bounded staleness for expensive ones.
 - ``queue_rows_html(rows, template)``: rendered queue table rows, per queue.
 - ``hypernode_rows_html(rows)``: rendered HyperNode tree rows, per row.
+- ``list_rows_html(template, rows, now, shown)``: rendered Jobs and PodGroups list rows, per row.
 - ``attention_html(attention, now)``: the rendered "needs attention" lists.
 - ``locale_key()``: the (language, time zone) a memoised value holds text for.
 - ``PerObject``: a value derived from each cached object, kept while the object is the same.
@@ -26,11 +27,14 @@ from datetime import datetime
 from typing import Any
 
 from django.template.loader import get_template
+from django.urls import get_script_prefix
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
+from dashboard.templatetags.volcano import clock_skew_seconds
 from dashboard.volcano import phases
+from dashboard.volcano.time import elapsed
 
 # Memo keys name the cache by a token, not id(): a test's cache is garbage collected and a later
 # one may get the same id, and with equal change counters a memo would then answer with the old
@@ -417,6 +421,76 @@ def hypernode_rows_html(rows: list[dict]) -> SafeString:
             HN_ROW_HTML.move_to_end(key)
             while len(HN_ROW_HTML) > HN_ROW_HTML_MAX:
                 HN_ROW_HTML.popitem(last=False)
+    return mark_safe("".join(parts))  # noqa: S308 - template output, escaped when rendered
+
+
+# Rendered HTML of one list table row (Jobs, PodGroups), per (row template, language, time zone,
+# URL prefix, namespace, name): valid while the objects the row reads are the same (identity: the
+# cache replaces an object on change) and the other values it shows are equal (hints, missing-
+# object notes, its ages' steps). N viewers of a list page then render only the rows that changed
+# since anyone last looked. An entry keeps its objects alive until replaced or pushed out by the
+# budget (2 MB holds ~1,000 Job rows of ~1 KB).
+LIST_ROW_HTML = SizedMemo(2 * 1024 * 1024)
+
+
+def duration_step(seconds: float) -> tuple[str, int]:
+    """The step of ``short_duration(seconds)`` (templatetags.volcano): durations with the same
+    step have the same text (to the second below 10 minutes, the minute below 10 hours, the hour
+    below 10 days, then the day), so a row keyed by it stays exact as time passes."""
+    s = int(max(0, seconds))
+    if s < 600:
+        return ("s", s)
+    if s < 36000:
+        return ("m", s // 60)
+    if s < 864000:
+        return ("h", s // 3600)
+    return ("d", s // 86400)
+
+
+def ago_step(dt: datetime | None, now: datetime) -> tuple:
+    """What of the ``ago``/``since`` tags' output at ``now`` depends on ``now`` (the rest is ``dt``
+    in the time zone): equal steps give equal output. Cheap, unlike rendering the tag."""
+    if not isinstance(dt, datetime):
+        return ("none",)
+    secs = elapsed(dt, now, clock_skew_seconds())
+    if secs is None:
+        return ("skew",)
+    if dt > now:
+        return ("now",)
+    return duration_step(secs)
+
+
+def list_rows_html(
+    template_name: str,
+    rows: list[dict],
+    now: datetime,
+    shown: Callable[[dict, datetime], tuple[tuple, tuple]],
+) -> SafeString:
+    """The concatenated rendered rows of a list table. ``template_name`` renders one ``r`` (a row
+    dict with ``namespace`` and ``name``) at ``now``; ``shown(r, now)`` is (the objects the row
+    reads, compared by identity; every other value it shows that those objects do not decide,
+    compared by equality)."""
+    lang, tz = locale_key()
+    prefix = get_script_prefix()
+    parts = []
+    tmpl = None
+    for r in rows:
+        key = (template_name, lang, tz, prefix, r["namespace"], r["name"])
+        idents, valid = shown(r, now)
+        hit = LIST_ROW_HTML.get(key)
+        if (
+            hit is not None
+            and hit[1] == valid
+            and len(hit[0]) == len(idents)
+            and all(a is b for a, b in zip(hit[0], idents, strict=True))
+        ):
+            parts.append(hit[2])
+            continue
+        if tmpl is None:
+            tmpl = get_template(template_name)
+        html = tmpl.render({"r": r, "now": now})
+        parts.append(html)
+        LIST_ROW_HTML.put(key, (idents, valid, html), 2 * len(html) + 200)
     return mark_safe("".join(parts))  # noqa: S308 - template output, escaped when rendered
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -18,6 +19,7 @@ from dashboard.presenters.pending import absent_hint
 from dashboard.presenters.podgroups import owner_of, podgroup_conditions, podgroup_gang
 from dashboard.presenters.resources import min_resources
 from dashboard.presenters.states import stuck_view
+from dashboard.views import memo
 from dashboard.views.errors import find_object
 from dashboard.views.gang import GangReads
 from dashboard.views.listing import NEWEST_FIRST, ListSpec, list_page
@@ -60,6 +62,17 @@ def _attention_key(g: dict) -> tuple[int, str]:
     return (rank, created.translate(NEWEST_FIRST) if rank >= _STOPPED_RANK else created)
 
 
+def pg_row_shown(r: dict, now: datetime) -> tuple[tuple, tuple]:
+    """What a PodGroups list row (dashboard/_podgroup_row.html) shows, for memo.list_rows_html: the
+    PodGroup (identity: its name, phase, owner, counts, age) and its Job; the queue's and owner's
+    missing notes and the step of its age (its wait is the same time, shown the same way)."""
+    return ((r["pg"], r["job"]), (r["queue_missing"], r["owner_missing"], memo.ago_step(r["created"], now)))
+
+
+def pg_rows_html(rows: list[dict], now: datetime) -> SafeString:
+    return memo.list_rows_html("dashboard/_podgroup_row.html", rows, now, pg_row_shown)
+
+
 PODGROUP_LIST = ListSpec(
     kind="podgroups",
     nav="podgroups",
@@ -85,6 +98,7 @@ PODGROUP_LIST = ListSpec(
     row=pg_row,
     active_phases=phases.ACTIVE_PODGROUP_PHASES,
     default_sort="attention",
+    rows_html=pg_rows_html,
 )
 
 
