@@ -32,7 +32,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
-from dashboard.templatetags.volcano import clock_skew_seconds
+from dashboard.templatetags.volcano import clock_skew_seconds, short_duration
 from dashboard.volcano import phases
 from dashboard.volcano.time import elapsed
 
@@ -427,29 +427,16 @@ def hypernode_rows_html(rows: list[dict]) -> SafeString:
 # Rendered HTML of one list table row (Jobs, PodGroups), per (row template, language, time zone,
 # URL prefix, namespace, name): valid while the objects the row reads are the same (identity: the
 # cache replaces an object on change) and the other values it shows are equal (hints, missing-
-# object notes, its ages' steps). N viewers of a list page then render only the rows that changed
+# object notes, its ages' texts). N viewers of a list page then render only the rows that changed
 # since anyone last looked. An entry keeps its objects alive until replaced or pushed out by the
 # budget (2 MB holds ~1,000 Job rows of ~1 KB).
 LIST_ROW_HTML = SizedMemo(2 * 1024 * 1024)
 
 
-def duration_step(seconds: float) -> tuple[str, int]:
-    """The step of ``short_duration(seconds)`` (templatetags.volcano): durations with the same
-    step have the same text (to the second below 10 minutes, the minute below 10 hours, the hour
-    below 10 days, then the day), so a row keyed by it stays exact as time passes."""
-    s = int(max(0, seconds))
-    if s < 600:
-        return ("s", s)
-    if s < 36000:
-        return ("m", s // 60)
-    if s < 864000:
-        return ("h", s // 3600)
-    return ("d", s // 86400)
-
-
 def ago_step(dt: datetime | None, now: datetime) -> tuple:
     """What of the ``ago``/``since`` tags' output at ``now`` depends on ``now`` (the rest is ``dt``
-    in the time zone): equal steps give equal output. Cheap, unlike rendering the tag."""
+    in the time zone): equal steps give equal output. The relative text itself, from the one
+    duration format (``short_duration``), without rendering the tag's HTML."""
     if not isinstance(dt, datetime):
         return ("none",)
     secs = elapsed(dt, now, clock_skew_seconds())
@@ -457,7 +444,7 @@ def ago_step(dt: datetime | None, now: datetime) -> tuple:
         return ("skew",)
     if dt > now:
         return ("now",)
-    return duration_step(secs)
+    return ("ago", short_duration(secs))
 
 
 def list_rows_html(
