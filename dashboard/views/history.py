@@ -277,7 +277,9 @@ def job_history(
             errors.append(result.error)
         return result.value
 
-    pods = read(lambda using: reads.job_pods(using, ns, name, created - timedelta(minutes=5))) or []
+    # Its pods are created after it, stamped by the same API server: an earlier Job of this name
+    # (deleted, then created again) had pods created before this one was.
+    pods = read(lambda using: reads.job_pods(using, ns, name, created)) or []
     timeline = gantt(_gantt_rows(pods), created, now)
     week = (now - timedelta(days=7)).replace(second=0, microsecond=0)  # one window a minute
     typical = read(lambda using: reads.wait_percentile(using, queue, week, 50))

@@ -9,11 +9,12 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
+from dashboard.history.models import PodLifetime
 from dashboard.history.recorder import RecorderOptions
 from dashboard.history.service import HistoryService, override_service
 from dashboard.kube import override_cluster_cache
 from dashboard.presenters.clock import set_time_source
-from dashboard.sim.kinds import POD
+from dashboard.sim.kinds import JOB, POD
 from dashboard.volcano.phases import job_phase, podgroup_phase, podgroup_queued
 from dashboard.volcano.time import parse_time
 from tests.history.conftest import add_alias, drop_alias, sqlite_alias
@@ -259,3 +260,22 @@ def test_long_windows_read_the_hourly_means_the_recorder_stored(recorded, django
         )
         assert dict(series.allocated) == pytest.approx(expected)
         assert "data-history" in Client().get("/queues/default/?window=7d").content.decode()
+
+
+def test_a_recreated_job_shows_only_its_own_pods(recorded):
+    """A Job deleted and created again under its name: the timeline holds the new Job's pods, not
+    the pods of the earlier Job of that name (pods are created after their Job, on the same API
+    server clock)."""
+    cluster, cache, service = recorded
+    gpu_job(cluster, "again", replicas=1, seconds=5)
+    for _ in range(30):
+        cluster.advance(1)
+        service.recorder.step(force_flush=True)
+    cluster.store.delete(JOB, "default", "again")
+    cluster.advance(60)
+    gpu_job(cluster, "again", replicas=1, seconds=None)
+    settle(cache, cluster, _running("again"), service.recorder)
+    service.recorder.step(force_flush=True)
+    assert PodLifetime.objects.using(service.using).filter(job="again").count() == 2
+    html = Client().get("/jobs/default/again/").content.decode()
+    assert html.count("data-gantt-row") == 1
