@@ -383,6 +383,17 @@ HN_ROW_HTML: OrderedDict[tuple, tuple[tuple, tuple, str]] = OrderedDict()
 HN_ROW_HTML_MAX = 2048
 
 
+def _row_still_valid(hit: tuple | None, idents: tuple, valid: tuple) -> bool:
+    """A remembered row ``(idents, valid, html)`` still renders as the row now: the same objects
+    (identity: the cache replaces an object on change) and equal other values."""
+    return (
+        hit is not None
+        and hit[1] == valid
+        and len(hit[0]) == len(idents)
+        and all(a is b for a, b in zip(hit[0], idents, strict=True))
+    )
+
+
 def hypernode_rows_html(rows: list[dict]) -> SafeString:
     """The concatenated rendered rows of the HyperNode tree (``dashboard/_hypernode_row.html``
     renders one ``r``, a row of views.topology._tree_rows)."""
@@ -404,12 +415,8 @@ def hypernode_rows_html(rows: list[dict]) -> SafeString:
             r.get("more_gangs"),
         )
         hit = HN_ROW_HTML.get(key)
-        if (
-            hit is not None
-            and hit[1] == valid
-            and len(hit[0]) == len(idents)
-            and all(a is b for a, b in zip(hit[0], idents, strict=True))
-        ):
+        if _row_still_valid(hit, idents, valid):
+            assert hit is not None
             parts.append(hit[2])
             continue
         if tmpl is None:
@@ -465,12 +472,8 @@ def list_rows_html(
         key = (template_name, lang, tz, prefix, r["namespace"], r["name"])
         idents, valid = shown(r, now)
         hit = LIST_ROW_HTML.get(key)
-        if (
-            hit is not None
-            and hit[1] == valid
-            and len(hit[0]) == len(idents)
-            and all(a is b for a, b in zip(hit[0], idents, strict=True))
-        ):
+        if _row_still_valid(hit, idents, valid):
+            assert hit is not None
             parts.append(hit[2])
             continue
         if tmpl is None:

@@ -16,6 +16,22 @@ def kind(group: str, plural: str):
     return kind_for(group, plural)
 
 
+def iso(t) -> str:
+    """A datetime as the API server writes timestamps (RFC 3339, seconds, UTC)."""
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def create_seen(cluster, cache, plural: tuple[str, str], obj: dict) -> None:
+    """Create ``obj`` (its namespace first, when missing) in the simulated cluster and wait until
+    the cache holds it. ``plural``: (API group, Snapshot view name), e.g. ("batch.volcano.sh", "jobs")."""
+    ns = obj["metadata"].get("namespace")
+    if ns and cluster.store.try_get(kind("", "namespaces"), None, ns) is None:
+        cluster.store.create(kind("", "namespaces"), {"metadata": {"name": ns}})
+    cluster.store.create(kind(*plural), obj, ns, replay=True)
+    name = obj["metadata"]["name"]
+    cache.wait_for(lambda s: getattr(s, plural[1]).get(ns, name) is not None, timeout=10)
+
+
 def store_list(cluster, group: str, plural: str, namespace: str | None = None) -> list[dict]:
     items, _rv = cluster.store.list(kind(group, plural), namespace)
     return items

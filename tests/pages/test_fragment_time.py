@@ -18,7 +18,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from dashboard.views import fragments, memo
-from tests.pages.helpers import fragment_url, kind, text, with_version
+from tests.pages.helpers import create_seen, fragment_url, iso, text, with_version
 
 JOBS = ("batch.volcano.sh", "jobs")
 QUEUES = ("scheduling.volcano.sh", "queues")
@@ -27,21 +27,8 @@ HX = {"HX-Request": "true"}
 _seq = itertools.count()
 
 
-def _iso(t) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _create(cluster, cache, plural: tuple[str, str], obj: dict) -> None:
-    ns = obj["metadata"].get("namespace")
-    if ns and cluster.store.try_get(kind("", "namespaces"), None, ns) is None:
-        cluster.store.create(kind("", "namespaces"), {"metadata": {"name": ns}})
-    cluster.store.create(kind(*plural), obj, ns, replay=True)
-    name = obj["metadata"]["name"]
-    cache.wait_for(lambda s: getattr(s, plural[1]).get(ns, name) is not None, timeout=10)
-
-
 def _job(cluster, cache, ns: str, name: str, phase: str) -> None:
-    at = _iso(cluster.clock.now())
+    at = iso(cluster.clock.now())
     obj = {
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "Job",
@@ -63,7 +50,7 @@ def _job(cluster, cache, ns: str, name: str, phase: str) -> None:
             "running": 1 if phase == "Running" else 0,
         },
     }
-    _create(cluster, cache, JOBS, obj)
+    create_seen(cluster, cache, JOBS, obj)
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +58,7 @@ def ft(tmp_path_factory):
     from tests.pages.conftest import own_cluster
 
     with own_cluster(tmp_path_factory, seed=18, name="fragtime") as (cluster, cache):
-        _create(
+        create_seen(
             cluster,
             cache,
             QUEUES,
@@ -137,11 +124,11 @@ def test_a_future_time_beyond_skew_is_marked_for_the_browser(ft, client):
     obj = {
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "Job",
-        "metadata": {"name": "ahead", "namespace": ns, "creationTimestamp": _iso(ahead)},
+        "metadata": {"name": "ahead", "namespace": ns, "creationTimestamp": iso(ahead)},
         "spec": {"queue": QUEUE, "tasks": []},
-        "status": {"state": {"phase": "Running", "lastTransitionTime": _iso(ahead)}},
+        "status": {"state": {"phase": "Running", "lastTransitionTime": iso(ahead)}},
     }
-    _create(cluster, cache, JOBS, obj)
+    create_seen(cluster, cache, JOBS, obj)
     page = client.get(f"/jobs/{ns}/ahead/").content.decode()
     assert "(clock skew?)" in text(page)
     assert 'data-rel-skew="ago"' in page and 'data-rel-skew="age"' in page

@@ -18,7 +18,7 @@ from django.utils import translation
 
 from dashboard.templatetags.volcano import ago
 from dashboard.views import memo
-from tests.pages.helpers import kind, text
+from tests.pages.helpers import create_seen, iso, kind, text
 
 JOBS = ("batch.volcano.sh", "jobs")
 PODGROUPS = ("scheduling.volcano.sh", "podgroups")
@@ -27,21 +27,8 @@ _seq = itertools.count()
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def _iso(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _create(cluster, cache, plural: tuple[str, str], obj: dict) -> None:
-    ns = obj["metadata"].get("namespace")
-    if ns and cluster.store.try_get(kind("", "namespaces"), None, ns) is None:
-        cluster.store.create(kind("", "namespaces"), {"metadata": {"name": ns}})
-    cluster.store.create(kind(*plural), obj, ns, replay=True)
-    name = obj["metadata"]["name"]
-    cache.wait_for(lambda s: getattr(s, plural[1]).get(ns, name) is not None, timeout=10)
-
-
 def _job(cluster, cache, ns: str, name: str, age: float = 0, phase: str = "Running") -> None:
-    at = _iso(cluster.clock.now() - timedelta(seconds=age))
+    at = iso(cluster.clock.now() - timedelta(seconds=age))
     obj = {
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "Job",
@@ -49,7 +36,7 @@ def _job(cluster, cache, ns: str, name: str, age: float = 0, phase: str = "Runni
         "spec": {"queue": QUEUE, "minAvailable": 1, "tasks": [{"name": "w", "replicas": 1}]},
         "status": {"state": {"phase": phase, "lastTransitionTime": at}, "running": 1, "failed": 0},
     }
-    _create(cluster, cache, JOBS, obj)
+    create_seen(cluster, cache, JOBS, obj)
 
 
 def _podgroup(cluster, cache, ns: str, name: str, age: float, phase: str) -> None:
@@ -59,12 +46,12 @@ def _podgroup(cluster, cache, ns: str, name: str, age: float, phase: str) -> Non
         "metadata": {
             "name": name,
             "namespace": ns,
-            "creationTimestamp": _iso(cluster.clock.now() - timedelta(seconds=age)),
+            "creationTimestamp": iso(cluster.clock.now() - timedelta(seconds=age)),
         },
         "spec": {"minMember": 1, "queue": QUEUE},
         "status": {"phase": phase},
     }
-    _create(cluster, cache, PODGROUPS, obj)
+    create_seen(cluster, cache, PODGROUPS, obj)
 
 
 @pytest.fixture(scope="module")

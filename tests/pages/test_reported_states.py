@@ -19,7 +19,7 @@ import pytest
 from django.test import override_settings
 
 from bench.page_text import _Text
-from tests.pages.helpers import fragment_url, kind, sim_faults, text, with_version
+from tests.pages.helpers import create_seen, fragment_url, iso, kind, sim_faults, text, with_version
 
 QUEUES = ("scheduling.volcano.sh", "queues")
 PODGROUPS = ("scheduling.volcano.sh", "podgroups")
@@ -33,10 +33,6 @@ BASELINE = re.compile(
     r"\bNone\b|\bnull\b|\bNaN\b|\bundefined\b|\bInfinity\b|\b1970\b|<[a-z_.]+ object at 0x|\{'|\['|"
     r"\bdatetime\.|\bDecimal\("
 )
-
-
-def _iso(t) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _job(name: str, status: dict | None = None, **meta) -> dict:
@@ -61,17 +57,6 @@ def _job(name: str, status: dict | None = None, **meta) -> dict:
     return obj
 
 
-def _create(cluster, cache, plural: tuple[str, str], obj: dict) -> None:
-    """Create ``obj`` verbatim (status as written) and wait until the cache holds it."""
-    store = cluster.store
-    ns = obj["metadata"].get("namespace")
-    if ns and store.try_get(kind("", "namespaces"), None, ns) is None:
-        store.create(kind("", "namespaces"), {"metadata": {"name": ns}})
-    store.create(kind(*plural), obj, ns, replay=True)
-    name = obj["metadata"]["name"]
-    cache.wait_for(lambda s: getattr(s, plural[1]).get(ns, name) is not None, timeout=10)
-
-
 def _queue(name: str) -> dict:
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
@@ -89,13 +74,13 @@ def reported(tmp_path_factory):
 
     with own_cluster(tmp_path_factory, seed=14, name="reported") as (cluster, cache):
         now = cluster.clock.now()
-        soon, later = _iso(now + timedelta(seconds=30)), _iso(now + timedelta(days=2))
-        _create(cluster, cache, QUEUES, _queue(QUEUE))
-        _create(cluster, cache, JOBS, _job("no-status"))
-        _create(
+        soon, later = iso(now + timedelta(seconds=30)), iso(now + timedelta(days=2))
+        create_seen(cluster, cache, QUEUES, _queue(QUEUE))
+        create_seen(cluster, cache, JOBS, _job("no-status"))
+        create_seen(
             cluster, cache, JOBS, _job("tsc-only", {"taskStatusCount": {"worker": {"phase": {"Running": 2}}}})
         )
-        _create(
+        create_seen(
             cluster,
             cache,
             JOBS,
@@ -105,7 +90,7 @@ def reported(tmp_path_factory):
                 creationTimestamp=soon,
             ),
         )
-        _create(
+        create_seen(
             cluster,
             cache,
             JOBS,
@@ -115,7 +100,7 @@ def reported(tmp_path_factory):
                 creationTimestamp=later,
             ),
         )
-        _create(
+        create_seen(
             cluster,
             cache,
             PODGROUPS,
@@ -291,8 +276,8 @@ def pgs_forbidden(tmp_path_factory):
             timeout=20,
         )
         with override_cluster_cache(cache):
-            _create(cluster, cache, QUEUES, _queue(QUEUE))
-            _create(cluster, cache, JOBS, _job("blind", {"state": {"phase": "Running"}, "running": 2}))
+            create_seen(cluster, cache, QUEUES, _queue(QUEUE))
+            create_seen(cluster, cache, JOBS, _job("blind", {"state": {"phase": "Running"}, "running": 2}))
             yield cluster, cache
     finally:
         presenters.set_time_source(previous)
@@ -341,7 +326,7 @@ def carol(reported):
 def test_counts_limited_to_the_users_namespaces_say_so(reported, client, carol):
     cluster, cache = reported
     if cluster.store.try_get(kind("", "namespaces"), None, "elsewhere") is None:
-        _create(
+        create_seen(
             cluster, cache, JOBS, {**_job("other"), "metadata": {"name": "other", "namespace": "elsewhere"}}
         )
     overview = text(client.get("/", **carol).content.decode())
