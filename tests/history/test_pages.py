@@ -268,10 +268,16 @@ def test_a_recreated_job_shows_only_its_own_pods(recorded):
     server clock)."""
     cluster, cache, service = recorded
     gpu_job(cluster, "again", replicas=1, seconds=5)
-    for _ in range(30):
-        cluster.advance(1)
-        service.recorder.step(force_flush=True)
+
+    def completed(snap):
+        job = snap.jobs.get("default", "again")
+        return job is not None and job_phase(job) == "Completed"
+
+    # The cache (and so the recorder) must have seen the first Job's pod finish before it goes.
+    settle(cache, cluster, completed, service.recorder)
+    service.recorder.step(force_flush=True)
     cluster.store.delete(JOB, "default", "again")
+    cache.wait_for(lambda s: s.jobs.get("default", "again") is None, timeout=10)
     cluster.advance(60)
     gpu_job(cluster, "again", replicas=1, seconds=None)
     settle(cache, cluster, _running("again"), service.recorder)
