@@ -307,12 +307,30 @@ def filtered(
     (``version``; with a snap sort, also those of the kinds it reads), so the polls of an
     unchanged list cost only the page's rows. ``slot`` (kind, cache, namespaces, query) keeps one
     entry: the newest computed. A changed collection is patched from the slot's last pass
-    (``_PASSES``) when only a few objects changed, else sorted afresh. ``sort_fn``: the value of
+    (``_PASSES``) when only a few objects changed, else sorted afresh; a request that finds the
+    slot being computed takes that result (``LIST_FLIGHTS``). ``sort_fn``: the value of
     ``lq.sort_key`` of an object (by default ``spec.sorts``'s).
     """
     memo_key = (slot, version)
     hit = memo.LIST_MEMO.get(memo_key)
     if hit is not None:
+        return hit
+    return LIST_FLIGHTS.run(slot, lambda: _pass(source, slot, memo_key, lq, spec, sort_fn))
+
+
+# Concurrent viewers of one list under churn share a pass (memo.SingleFlight).
+LIST_FLIGHTS = memo.SingleFlight()
+
+
+def _pass(
+    source: Callable[[], list[dict]],
+    slot: tuple,
+    memo_key: tuple,
+    lq: ListQuery,
+    spec: ListSpec,
+    sort_fn: Callable[[dict], Any] | None,
+) -> tuple[list[dict], Counter]:
+    if (hit := memo.LIST_MEMO.get(memo_key)) is not None:
         return hit
     judge = _Judge(lq, spec, sort_fn)
     # A snap sort's value may change while the object stays the same: never patched.

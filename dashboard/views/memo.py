@@ -5,6 +5,7 @@ one rendering) while the collections read are unchanged. Every memo is bounded.
 
 - ``cache_token(cache)``: the name of a cache inside memo keys.
 - ``SizedMemo``: a thread-safe LRU bounded by estimated bytes (the list memo ``LIST_MEMO``).
+- ``SingleFlight``: concurrent requests for one slot share one computation (the lists' passes).
 - ``section(key, compute, stale_key=...)``: single-flight memo of an aggregate section
   (``SECTIONS``, a ``SectionMemo``), with bounded staleness for expensive ones.
 - ``queue_rows_html(rows, template)``: rendered queue table rows, per queue.
@@ -131,6 +132,56 @@ class SizedMemo:
 # LIST_MEMO_BYTES bounds the whole memo (64 full lists of 10,000 Jobs are ~5 MB).
 LIST_MEMO_BYTES = 8 * 1024 * 1024
 LIST_MEMO = SizedMemo(LIST_MEMO_BYTES)
+
+
+class SingleFlight:
+    """One computation at a time per slot, shared by the requests that waited for it.
+
+    ``run(slot, compute)``: when another request is computing the slot, wait for it and take its
+    result; it finished after this request arrived, so it is at most as old as the wait. Under
+    churn the change counters differ between any two requests, so without this N concurrent
+    viewers of one list would each compute it in turn. Otherwise compute. A result is kept only
+    while requests for its slot are in flight (it holds objects the cache may have replaced);
+    ``max_slots`` bounds the idle slots' locks and counters."""
+
+    def __init__(self, max_slots: int = 64) -> None:
+        self.max_slots = max_slots
+        self._lock = threading.Lock()
+        self._flights: dict[tuple, threading.Lock] = {}
+        self._finished: dict[tuple, int] = {}  # slot -> computations finished
+        self._in_flight: dict[tuple, int] = {}  # slot -> requests in run()
+        self._results: dict[tuple, Any] = {}  # slot -> newest result, while requests are in run()
+
+    def run(self, slot: tuple, compute: Callable[[], Any]) -> Any:
+        with self._lock:
+            flight = self._flights.setdefault(slot, threading.Lock())
+            arrived = self._finished.get(slot, 0)
+            self._in_flight[slot] = self._in_flight.get(slot, 0) + 1
+        try:
+            with flight:
+                with self._lock:
+                    finished = self._finished.get(slot, 0)
+                    if finished != arrived:
+                        return self._results[slot]
+                value = compute()
+                with self._lock:
+                    self._finished[slot] = finished + 1
+                    self._results[slot] = value
+                return value
+        finally:
+            with self._lock:
+                left = self._in_flight.pop(slot) - 1
+                if left:
+                    self._in_flight[slot] = left
+                else:
+                    self._results.pop(slot, None)
+                if len(self._flights) > self.max_slots:
+                    for k in [k for k in self._flights if k not in self._in_flight]:
+                        del self._flights[k]
+                        self._finished.pop(k, None)
+
+    def __len__(self) -> int:
+        return len(self._flights)
 
 
 def list_entry_size(objs: list, counts: Counter) -> int:
