@@ -9,6 +9,7 @@ own time comes from the ``Server-Timing: app;dur=<ms>`` header when the dashboar
 from __future__ import annotations
 
 import http.client
+import http.cookies
 import random
 import re
 import threading
@@ -143,12 +144,21 @@ class Result:
 
 
 class _Client:
-    """One keep-alive connection and its samples (each thread owns one; no locking on the hot path)."""
+    """One keep-alive connection and its samples (each thread owns one; no locking on the hot path).
+    It keeps the cookies the dashboard sets (the CSRF cookie) and sends them back, as a tab does."""
 
     def __init__(self, host: str, port: int, timeout: float) -> None:
         self.host, self.port, self.timeout = host, port, timeout
         self.conn: http.client.HTTPConnection | None = None
         self.result = Result("", 0)
+        self.cookies: dict[str, str] = {}
+
+    def _keep_cookies(self, headers: http.client.HTTPMessage) -> None:
+        for value in headers.get_all("Set-Cookie") or ():
+            jar = http.cookies.SimpleCookie()
+            jar.load(value)
+            for name, morsel in jar.items():
+                self.cookies[name] = morsel.value
 
     def _connection(self) -> http.client.HTTPConnection:
         if self.conn is None:
@@ -169,6 +179,8 @@ class _Client:
         """
         reused = self.conn is not None
         conn = self._connection()
+        if self.cookies:
+            headers = {**headers, "Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
         start = time.perf_counter()
         try:
             try:
@@ -191,6 +203,7 @@ class _Client:
             )
             return 0, b"", {}
         elapsed = (time.perf_counter() - start) * 1000.0
+        self._keep_cookies(resp.headers)
         self.result.timeline.append((time.monotonic(), resp.status, "", elapsed))
         self.result.latencies_ms.append(elapsed)
         self.result.statuses[resp.status] += 1
