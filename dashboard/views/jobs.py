@@ -39,6 +39,7 @@ from dashboard.views.listing import NEWEST_FIRST, ListSpec, list_page
 from dashboard.views.nodes import node_fit_ctx
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import job_row, related, spec_queue, why_pending, yaml_text
+from dashboard.views.sharing import shared_page
 from dashboard.volcano import objects, phases
 from dashboard.volcano import states as vs
 from dashboard.volcano.gang import job_counter, job_counters
@@ -137,6 +138,7 @@ JOB_LIST = ListSpec(
 
 
 @require_safe
+@shared_page
 def jobs(request: HttpRequest) -> HttpResponse:
     return list_page(request, JOB_LIST)
 
@@ -160,6 +162,7 @@ def _reads(snap: Snapshot, job: dict) -> GangReads:
 
 
 @require_safe
+@shared_page
 def job_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     found = find_object(request, "jobs", _("Job"), namespace, name)
     if isinstance(found, HttpResponse):

@@ -24,6 +24,7 @@ from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.listing import ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import yaml_text
+from dashboard.views.sharing import shared_page
 from dashboard.views.topology import topology_of
 from dashboard.volcano import hypernodes as vh
 from dashboard.volcano import nodes as vn
@@ -127,6 +128,7 @@ NODE_LIST = ListSpec(
 
 
 @require_safe
+@shared_page
 def nodes(request: HttpRequest) -> HttpResponse:
     return list_page(request, NODE_LIST)
 

@@ -42,6 +42,7 @@ from dashboard.views.rows import (
     why_pending,
 )
 from dashboard.views.scheduler_health import components_not_ready, health_version, scheduler_health_ctx
+from dashboard.views.sharing import shared_page
 from dashboard.views.sparklines import queue_sparklines, spark_version, sparks_notice
 from dashboard.volcano import objects, phases
 from dashboard.volcano import states as vs
@@ -64,6 +65,7 @@ _UNDATED = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @require_safe
+@shared_page
 def overview(request: HttpRequest) -> HttpResponse:
     snap = snapshot(request)
     now = reference_now(snap)

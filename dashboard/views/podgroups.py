@@ -25,6 +25,7 @@ from dashboard.views.gang import GangReads
 from dashboard.views.listing import NEWEST_FIRST, ListSpec, list_page
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import pg_row, related, spec_queue, why_pending, yaml_text
+from dashboard.views.sharing import shared_page
 from dashboard.volcano import objects, phases
 from dashboard.volcano import states as vs
 from dashboard.volcano.objects import as_dict, as_str
@@ -103,6 +104,7 @@ PODGROUP_LIST = ListSpec(
 
 
 @require_safe
+@shared_page
 def podgroups(request: HttpRequest) -> HttpResponse:
     return list_page(request, PODGROUP_LIST)
 
@@ -125,6 +127,7 @@ def _reads(snap: Snapshot, pg: dict) -> GangReads:
 
 
 @require_safe
+@shared_page
 def podgroup_detail(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     found = find_object(request, "podgroups", _("PodGroup"), namespace, name)
     if isinstance(found, HttpResponse):

@@ -21,6 +21,7 @@ from dashboard.views.errors import find_object
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import blocked, page_ctx
 from dashboard.views.rows import get_cluster_cache, snapshot, yaml_text
+from dashboard.views.sharing import shared_page
 from dashboard.volcano import hypernodes as vh
 from dashboard.volcano import nodes as vn
 from dashboard.volcano import objects
@@ -179,6 +180,7 @@ def _tree_rows(
 
 
 @require_safe
+@shared_page
 def hypernodes(request: HttpRequest) -> HttpResponse:
     snap = snapshot(request)
     now = reference_now(snap)
