@@ -192,21 +192,46 @@ def owner_job_missing(snap: Snapshot, owner: Mapping[str, str] | None, job: dict
     return absent_hint(None, snap.jobs.state)
 
 
+# A Job's row per (namespace, name, language, time zone), reused while the Job, its PodGroup and
+# its pods (each the very same cached dict) and its queue's missing note are the same: a page of
+# 50 rows then re-reads only the Jobs that changed (the hints walk every pod of a Job). An entry
+# holds references to cached objects plus the row dict, ~2 KB; least recently used first out.
+JOB_ROWS = SizedMemo(4 * 1024 * 1024)
+
+
 def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
-    """A Job's row in the Jobs list and on its Queue's page."""
+    """A Job's row in the Jobs list and on its Queue's page (shared: never changed by a caller)."""
     pg = snap.podgroup_for_job(job)
     pods = related(snap.pods_for_job, job)
+    queue = as_str(objects.spec(job).get("queue"))
+    missing = queue_missing(snap, queue)
+    key = (objects.namespace(job), objects.name(job), *locale_key())
+    hit = JOB_ROWS.get(key)
+    if (
+        hit is not None
+        and hit[0] is job
+        and hit[1] is pg
+        and hit[3] == missing
+        and len(hit[2]) == len(pods)
+        and all(a is b for a, b in zip(hit[2], pods, strict=True))
+    ):
+        row: dict = hit[4]
+        return row
+    row = _job_row(job, pg, pods, queue, missing)
+    JOB_ROWS.put(key, (job, pg, tuple(pods), missing, row), 2000 + 8 * len(pods))
+    return row
+
+
+def _job_row(job: dict, pg: dict | None, pods: list[Mapping], queue: str, missing: str) -> dict:
     counters = job_counters(job)
     return {
         "job": job,
         "name": objects.name(job),
         "namespace": objects.namespace(job),
         "phase": badges.job_phase(job),
-        "hints": job_health_hint(
-            job, pods, pg, queue_missing=bool(queue_missing(snap, as_str(objects.spec(job).get("queue"))))
-        ),
-        "queue": (queue := as_str(objects.spec(job).get("queue"))),
-        "queue_missing": queue_missing(snap, queue),
+        "hints": job_health_hint(job, pods, pg, queue_missing=bool(missing)),
+        "queue": queue,
+        "queue_missing": missing,
         "gang": job_gang(job),
         # None (shown "—") while the Job controller has not reported them: unknown is not 0.
         "pending": counters["pending"],
