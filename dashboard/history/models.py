@@ -201,3 +201,25 @@ class QueuePhaseFiveMinute(models.Model):
             models.UniqueConstraint(fields=["queue", "phase", "at"], name="queue_phase_five_minute_key")
         ]
         indexes = [models.Index(fields=["at"], name="history_qp5m_at_idx")]
+
+
+class AdmissionDaily(models.Model):
+    """The admission waits of a Queue's gangs that started Running on the closed UTC ``day``
+    (Admission rows with a known wait), written by the recorder (dashboard/history/rollup.py):
+    ``n`` of them, ``total`` seconds, the exact ``p50`` and ``p90`` seconds
+    (dashboard.volcano.history.percentile), ``top`` the highest Admission id among them (with
+    ``n`` and ``total``, what tells a day's rows changed), and ``buckets`` {bucket: count} of the
+    waits in rollup.wait_bucket's log-spaced buckets (window percentiles sum these)."""
+
+    queue = models.CharField(max_length=253)
+    day = models.DateField()
+    n = models.IntegerField()
+    total = models.FloatField()
+    top = models.BigIntegerField()
+    p50 = models.FloatField()
+    p90 = models.FloatField()
+    buckets = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["queue", "day"], name="admission_daily_key")]
+        indexes = [models.Index(fields=["day"], name="history_admd_day_idx")]

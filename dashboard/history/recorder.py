@@ -41,6 +41,7 @@ from django.db.models.functions import Coalesce
 from dashboard.history import rollup
 from dashboard.history.models import (
     Admission,
+    AdmissionDaily,
     PhaseTransition,
     PodLifetime,
     QueueFiveMinute,
@@ -517,6 +518,9 @@ class Recorder:
                 admissions = self._admissions(transitions)
                 PhaseTransition.objects.using(self.using).bulk_create(transitions, ignore_conflicts=True)
                 Admission.objects.using(self.using).bulk_create(admissions, ignore_conflicts=True)
+                # A closed day's rollup is the day's rows as they are (rollup.py's docstring).
+                today = self.clock().astimezone(UTC).date()
+                rollup.roll_waits(self.using, {a.day for a in admissions if a.day < today})
                 PodLifetime.objects.using(self.using).bulk_create(
                     pods, update_conflicts=True, unique_fields=["uid"], update_fields=_POD_FIELDS
                 )
@@ -655,6 +659,12 @@ class Recorder:
                 QueuePhaseSample.objects.using(self.using).filter(at__lt=cutoff).delete()
                 QueueHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
                 QueuePhaseHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
+                AdmissionDaily.objects.using(self.using).filter(
+                    day__lt=cutoff.astimezone(UTC).date()
+                ).delete()
+                rolled = rollup.waits_rolled_until(self.using)
+                if rolled is not None and cutoff.astimezone(UTC).date() < rolled:  # the day the cutoff cuts
+                    rollup.roll_waits(self.using, [cutoff.astimezone(UTC).date()])
                 # Kept for the windows that read them (rollup.FIVE_MINUTE_KEEP), not the retention.
                 recent = max(cutoff, now - rollup.FIVE_MINUTE_KEEP)
                 QueueFiveMinute.objects.using(self.using).filter(at__lt=recent).delete()
