@@ -7,11 +7,11 @@ Fills a history database (a new SQLite file in a temp dir unless ``--database`` 
 that holds samples already is read as it is) with ``--days`` of what the recorder writes for the
 large scale's Queues (dashboard/sim/generator.py, as ``bench.inproc_pages --generator large``):
 a QueueSample per Queue and resource and a QueuePhaseSample per Queue and PodGroup phase every
-sample interval, the hourly means of every closed hour and the five-minute means of the last 25
-(dashboard/history/rollup.py, as the recorder rolls them; a database filled without the latter
-gets them from its migration), the PodGroup phase transitions of ``--arrivals-per-min`` gangs and their
-admissions (the admission-wait table reads these). The rows are built from the recorder's own
-sample of the cache (Recorder._sample: the same queues, resources and phases); their values
+sample interval, the hourly means of every closed hour, the five-minute means of the last 25 and the daily
+rollups of the admission waits (dashboard/history/rollup.py, as the recorder rolls them; a
+database filled without the latter gets them from its migrations), the PodGroup phase
+transitions of ``--arrivals-per-min`` gangs and their admissions (the admission-wait table
+reads these). The rows are built from the recorder's own sample of the cache (Recorder._sample: the same queues, resources and phases); their values
 follow a deterministic daily wave, not a run of the cluster (this measures reads, not content). Job
 transitions and pod lifetimes are not written: the Queue page reads neither.
 
@@ -240,6 +240,7 @@ def database_report() -> str:
         models.QueuePhaseFiveMinute,
         models.PhaseTransition,
         models.Admission,
+        models.AdmissionDaily,
         models.PodLifetime,
     ]
     rows = ", ".join(f"{m.__name__} {m.objects.count():,}" for m in tables)

@@ -241,7 +241,7 @@ def wait_percentile(using: str, queue: str, since: datetime, q: float) -> float 
 
 
 def _day_percentiles(in_day: QuerySet[Admission], n: int) -> tuple[float | None, float | None, int]:
-    return _ranked(in_day, n, 50), _ranked(in_day, n, 90), n
+    return (_ranked(in_day, n, 50), _ranked(in_day, n, 90), n) if n else (None, None, 0)
 
 
 def daily_waits(
