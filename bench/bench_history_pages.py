@@ -3,17 +3,18 @@
     python -m bench.bench_history_pages [--days 7 --requests 20 --arrivals-per-min 120]
                                         [--database PATH|postgresql://...]
 
-Fills a history database (a new SQLite file in a temp dir unless ``--database`` names one; one
-that holds samples already is read as it is) with ``--days`` of what the recorder writes for the
-large scale's Queues (dashboard/sim/generator.py, as ``bench.inproc_pages --generator large``):
-a QueueSample per Queue and resource and a QueuePhaseSample per Queue and PodGroup phase every
-sample interval, the hourly means of every closed hour, the five-minute means of the last 25 and the daily
-rollups of the admission waits (dashboard/history/rollup.py, as the recorder rolls them; a
-database filled without the latter gets them from its migrations), the PodGroup phase
-transitions of ``--arrivals-per-min`` gangs and their admissions (the admission-wait table
-reads these). The rows are built from the recorder's own sample of the cache (Recorder._sample: the same queues, resources and phases); their values
-follow a deterministic daily wave, not a run of the cluster (this measures reads, not content). Job
-transitions and pod lifetimes are not written: the Queue page reads neither.
+Fills a history database (a new SQLite file in a temp dir unless ``--database`` names one; one that
+holds samples already is read as it is) with ``--days`` of what the recorder writes for the large
+scale's Queues (dashboard/sim/generator.py, as ``bench.inproc_pages --generator large``): a
+QueueSample per Queue and resource and a QueuePhaseSample per Queue and PodGroup phase every sample
+interval, the hourly means of every closed hour, the five-minute means of the last 25 and the daily
+rollups of the admission waits (dashboard/history/rollup.py, as the recorder rolls them; a database
+filled without the latter gets them from its migrations), the PodGroup phase transitions of
+``--arrivals-per-min`` gangs and their admissions (the admission-wait table reads these). The rows
+are built from the recorder's own sample of the cache (Recorder._sample: the same queues, resources
+and phases); their values follow a deterministic daily wave, not a run of the cluster (this
+measures reads, not content). Job transitions and pod lifetimes are not written: the Queue page
+reads neither.
 
 Then, over the in-memory cache with churn between requests (bench/inproc_pages.py), it requests
 ``/jobs/`` and the busiest Queue's page (the most PodGroups) with ``?window=7d``, ``24h`` and
