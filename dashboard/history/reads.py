@@ -200,6 +200,20 @@ def _rolled_signature(row: AdmissionDaily | None) -> tuple[Any, ...]:
     return ("rolled", None) if row is None else ("rolled", row.n, row.total, row.top)
 
 
+def _buckets_since(
+    in_day: QuerySet[Admission], row: AdmissionDaily | None, since: datetime
+) -> dict[int, int]:
+    """The wait buckets of the rows of ``in_day`` (``since``'s UTC day, rolled into ``row``)
+    since ``since``: in the day's first half its rollup's buckets less those of the rows before
+    ``since`` (the fewer), else those of the rows since."""
+    if row is None or since - rollup.day_start(row.day) >= timedelta(hours=12):
+        return rollup.add_waits({}, in_day.filter(running__gte=since).values_list("wait", flat=True))
+    buckets = rollup.add_buckets({}, row.buckets)
+    for wait in in_day.filter(running__lt=since).values_list("wait", flat=True):
+        buckets[rollup.wait_bucket(wait)] -= 1
+    return {b: n for b, n in buckets.items() if n}
+
+
 def wait_percentile(using: str, queue: str, since: datetime, q: float) -> float | None:
     """The ``q``-th percentile (0-100, dashboard.volcano.history.percentile) of the seconds the
     queue's gangs waited for admission, of those that started Running since ``since``; None
@@ -208,7 +222,7 @@ def wait_percentile(using: str, queue: str, since: datetime, q: float) -> float 
     ``since``'s day since ``since`` and of the days not rolled (rollup.estimate_percentile:
     within 2.2 % of the exact percentile + 0.5 s). Asked again with the same ``since`` (a window
     start rounded to the minute), it reads the rollups and one aggregate of the unrolled days'
-    rows; a new ``since`` reads the rows of its day once."""
+    rows; a new ``since`` reads at most half of its day's rows once (``_buckets_since``)."""
     known = _known(using, queue)
     first = since.astimezone(UTC).date()
     rolled = rollup.waits_rolled_until(using)
@@ -220,11 +234,10 @@ def wait_percentile(using: str, queue: str, since: datetime, q: float) -> float 
         return _memo((using, queue, "rank", since, q, n, total, top), lambda: _ranked(waits, n, q))
     daily = AdmissionDaily.objects.using(using).filter(queue=queue, day__gte=first, day__lt=rolled)
     stored = {r.day: r for r in daily}
-    head = known.filter(day=first, running__gte=since)
     buckets: dict[int, int] = dict(
         _memo(
-            (using, queue, "buckets", since, _rolled_signature(stored.pop(first, None))),
-            lambda: rollup.add_waits({}, head.values_list("wait", flat=True)),
+            (using, queue, "buckets", since, _rolled_signature(row := stored.pop(first, None))),
+            lambda: _buckets_since(known.filter(day=first), row, since),
         )
     )
     for row in stored.values():
