@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import partial as partial_fn
 from typing import Any
 
 from django.db.models import Avg, Count, Max, Q, QuerySet, Sum
@@ -207,9 +208,9 @@ def _buckets_since(
     since ``since``: in the day's first half its rollup's buckets less those of the rows before
     ``since`` (the fewer), else those of the rows since."""
     if row is None or since - rollup.day_start(row.day) >= timedelta(hours=12):
-        return rollup.add_waits({}, in_day.filter(running__gte=since).values_list("wait", flat=True))
+        return rollup.add_waits({}, _wait_values(in_day.filter(running__gte=since)))
     buckets = rollup.add_buckets({}, row.buckets)
-    for wait in in_day.filter(running__lt=since).values_list("wait", flat=True):
+    for wait in _wait_values(in_day.filter(running__lt=since)):
         buckets[rollup.wait_bucket(wait)] -= 1
     return {b: n for b, n in buckets.items() if n}
 
@@ -247,14 +248,20 @@ def wait_percentile(using: str, queue: str, since: datetime, q: float) -> float 
         buckets,
         _memo(
             (using, queue, "buckets", rolled, _signature(tail)),
-            lambda: rollup.add_waits({}, tail.values_list("wait", flat=True)),
+            lambda: rollup.add_waits({}, _wait_values(tail)),
         ),
     )
     return rollup.estimate_percentile(buckets, q)
 
 
-def _day_percentiles(in_day: QuerySet[Admission], n: int) -> tuple[float | None, float | None, int]:
+def _day_percentiles(in_day: QuerySet[Admission], n: int | None) -> tuple[float | None, float | None, int]:
+    """(p50, p90, how many) of the ``n`` waits of ``in_day`` (counted when None)."""
+    n = in_day.count() if n is None else n
     return (_ranked(in_day, n, 50), _ranked(in_day, n, 90), n) if n else (None, None, 0)
+
+
+def _wait_values(rows: QuerySet[Admission]) -> list[float]:
+    return [w for w in rows.values_list("wait", flat=True) if w is not None]  # known waits only
 
 
 def daily_waits(
@@ -286,7 +293,7 @@ def daily_waits(
                     first,
                     *_memo(
                         (using, queue, "day", since, _rolled_signature(row)),
-                        lambda head=head: _day_percentiles(head, head.count()),
+                        partial_fn(_day_percentiles, head, None),
                     ),
                 )
             )
@@ -302,10 +309,10 @@ def daily_waits(
         if day == first and partial:
             in_day = in_day.filter(running__gte=since)
             key: tuple[Any, ...] = (using, queue, "day", since, n, total, top)
-            out.append((day, *_memo(key, lambda in_day=in_day: _day_percentiles(in_day, in_day.count()))))
+            out.append((day, *_memo(key, partial_fn(_day_percentiles, in_day, None))))
         else:
             key = (using, queue, "day", day, n, total, top)
-            out.append((day, *_memo(key, lambda in_day=in_day, n=n: _day_percentiles(in_day, n))))
+            out.append((day, *_memo(key, partial_fn(_day_percentiles, in_day, n))))
     return [(day, p50, p90, n) for day, p50, p90, n in out if p50 is not None and p90 is not None and n]
 
 
