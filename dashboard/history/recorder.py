@@ -659,12 +659,11 @@ class Recorder:
                 QueuePhaseSample.objects.using(self.using).filter(at__lt=cutoff).delete()
                 QueueHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
                 QueuePhaseHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
-                AdmissionDaily.objects.using(self.using).filter(
-                    day__lt=cutoff.astimezone(UTC).date()
-                ).delete()
+                cut_day = cutoff.astimezone(UTC).date()
+                AdmissionDaily.objects.using(self.using).filter(day__lt=cut_day).delete()
                 rolled = rollup.waits_rolled_until(self.using)
-                if rolled is not None and cutoff.astimezone(UTC).date() < rolled:  # the day the cutoff cuts
-                    rollup.roll_waits(self.using, [cutoff.astimezone(UTC).date()])
+                if rolled is not None and cut_day < rolled:  # its rows before the cutoff are gone
+                    rollup.roll_waits(self.using, [cut_day])
                 # Kept for the windows that read them (rollup.FIVE_MINUTE_KEEP), not the retention.
                 recent = max(cutoff, now - rollup.FIVE_MINUTE_KEEP)
                 QueueFiveMinute.objects.using(self.using).filter(at__lt=recent).delete()
