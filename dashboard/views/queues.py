@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -302,10 +303,32 @@ def _jobs_ctx(request: HttpRequest, r: _QueueReads, now: datetime) -> dict[str, 
     jobs, job_page = _cut(jobs_sorted, _page_number(request, "jobs_page"))
     pgs, pg_page = _cut(pgs_sorted, _page_number(request, "pgs_page"))
     return {
-        "job_rows": [job_row(r.snap, j, now) for j in jobs],
+        "job_rows": queue_job_rows_html([job_row(r.snap, j, now) for j in jobs], now),
         "job_total": job_page["total"],
         "job_page": job_page,
-        "pg_rows": [pg_row(r.snap, g, now) for g in pgs],
+        "pg_rows": queue_pg_rows_html([pg_row(r.snap, g, now) for g in pgs], now),
         "pg_total": pg_page["total"],
         "pg_page": pg_page,
     }
+
+
+def queue_job_row_shown(r: dict, now: datetime) -> tuple[tuple, tuple]:
+    """What a Job row of a Queue's page (dashboard/_queue_job_row.html) shows, for
+    memo.list_rows_html: the Job (identity: its name, phase, gang, time in phase), its hints (they
+    also read its pods and PodGroup and whether its queue exists) and the step of its time in phase."""
+    return ((r["job"],), (tuple(r["hints"]), memo.ago_step(r["since"], now)))
+
+
+def queue_pg_row_shown(r: dict, now: datetime) -> tuple[tuple, tuple]:
+    """What a PodGroup row of a Queue's page (dashboard/_queue_podgroup_row.html) shows, for
+    memo.list_rows_html: the PodGroup (identity: its name, phase, gang, whether it waits) and the step
+    of its creation time (its wait runs from it, clamped at 0, and is shown as an age)."""
+    return ((r["pg"],), (memo.ago_step(r["created"], now),))
+
+
+def queue_job_rows_html(rows: list[dict], now: datetime) -> SafeString:
+    return memo.list_rows_html("dashboard/_queue_job_row.html", rows, now, queue_job_row_shown)
+
+
+def queue_pg_rows_html(rows: list[dict], now: datetime) -> SafeString:
+    return memo.list_rows_html("dashboard/_queue_podgroup_row.html", rows, now, queue_pg_row_shown)
