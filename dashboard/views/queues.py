@@ -322,8 +322,8 @@ def queue_job_row_shown(r: dict, now: datetime) -> tuple[tuple, tuple]:
 def queue_pg_row_shown(r: dict, now: datetime) -> tuple[tuple, tuple]:
     """What a PodGroup row of a Queue's page (dashboard/_queue_podgroup_row.html) shows, for
     memo.list_rows_html: the PodGroup (identity: its name, phase, gang, whether it waits) and the step
-    of its creation time (its wait runs from it, clamped at 0, and is shown as an age)."""
-    return ((r["pg"],), (memo.ago_step(r["created"], now),))
+    of its creation time while it waits (the wait runs from it, clamped at 0, shown as an age)."""
+    return ((r["pg"],), (None if r["wait"] is None else memo.ago_step(r["created"], now),))
 
 
 def queue_job_rows_html(rows: list[dict], now: datetime) -> SafeString:
