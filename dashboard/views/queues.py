@@ -102,8 +102,18 @@ DETAIL_KINDS = ("queues", "jobs", "podgroups", "events")
 class _QueueReads:
     """What a Queue's page reads from one snapshot; each part only when asked for."""
 
-    def __init__(self, snap: Snapshot, queue: dict, name: str) -> None:
-        self.snap, self.queue, self.name = snap, queue, name
+    def __init__(self, request: HttpRequest, snap: Snapshot, queue: dict, name: str) -> None:
+        self.request, self.snap, self.queue, self.name = request, snap, queue, name
+
+    def summaries(self, queues: list[dict]) -> list[dict]:
+        """queue_summaries of ``queues``: the rows the Queues list shares (all_queue_rows) while they
+        hold these very Queue objects, else computed. The tree is computed over every Queue either
+        way; at scale that costs more than the rest of the page's status."""
+        # By identity: ``queues`` are alive, so an id among theirs is one of them. The shared rows are
+        # in tree order, as queue_summaries gives a subset.
+        wanted = {id(q) for q in queues}
+        shared = [row for row in all_queue_rows(self.request, self.snap) if id(row["queue"]) in wanted]
+        return shared if len(shared) == len(wanted) else queue_summaries(self.snap, queues)
 
     @cached_property
     def jobs(self) -> list[dict]:
@@ -126,7 +136,7 @@ class _QueueReads:
     @cached_property
     def tree(self) -> dict:
         # Its place in the tree: the missing-parent / parent-cycle hint depends on other Queues.
-        return queue_summaries(self.snap, [self.queue])[0]
+        return self.summaries([self.queue])[0]
 
     @cached_property
     def events(self) -> list[dict]:
@@ -140,7 +150,7 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
         return found
     snap, queue = found
     now = reference_now(snap)
-    r = _QueueReads(snap, queue, name)
+    r = _QueueReads(request, snap, queue, name)
     states = kind_states(snap, *DETAIL_KINDS)
     frags = Fragments(
         request,
@@ -198,7 +208,7 @@ def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
         "dequeue": as_str(spec.get("dequeueStrategy")),
         "queue_type": as_str(spec.get("type")),
         "affinity": queue_affinity(queue),
-        "children": queue_summaries(snap, r.children) if r.children else [],
+        "children": r.summaries(r.children) if r.children else [],
         # A parent's PodGroups are its subtree's (queue_summaries): "incl. children".
         "counts": phase_cards(
             r.tree["counts"]
