@@ -193,7 +193,7 @@ def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
     queue, snap = r.queue, r.snap
     spec = objects.spec(queue)
     parent = queue_parent_name(queue) or ""
-    leftovers = queue_leftovers(snap, r.name)
+    leftovers = queue_leftovers(snap, r.name, r.podgroups)
     return {
         "state": badges.queue_state(queue),
         "bars": queue_resource_bars(queue),

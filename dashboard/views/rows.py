@@ -342,9 +342,10 @@ def _owner_found(snap: Snapshot, pg: dict) -> bool:
     return bool(refs) and not owned_by_volcano_job(pg)
 
 
-def queue_leftovers(snap: Snapshot, qname: str) -> list[Leftover]:
+def queue_leftovers(snap: Snapshot, qname: str, podgroups: list[dict] | None = None) -> list[Leftover]:
     """The possible leftovers (dashboard.volcano.queues.possible_leftovers) among the PodGroups
-    whose spec.queue is ``qname``."""
-    return possible_leftovers(
-        snap.podgroups_in_queue(qname), snap.pods_for_podgroup, lambda g: _owner_found(snap, g)
-    )
+    whose spec.queue is ``qname`` (``podgroups``: snap.podgroups_in_queue(qname), when the caller
+    holds it already)."""
+    if podgroups is None:
+        podgroups = snap.podgroups_in_queue(qname)
+    return possible_leftovers(podgroups, snap.pods_for_podgroup, lambda g: _owner_found(snap, g))
