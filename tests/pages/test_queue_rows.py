@@ -285,3 +285,33 @@ def test_rows_shared_between_viewers_of_different_namespaces(qr, client, renders
                 assert _pg_row(fresh_bob, ns, name) == _pg_row(bobs, ns, name)
     finally:
         review_cache.clear()
+
+
+def test_a_parents_page_counts_its_childrens_podgroups_as_they_come(qr, client):
+    """A parent's tree row and child list come from the Queues list's shared rows (all_queue_rows):
+    its PodGroup counts follow a child's new PodGroup."""
+    cluster, cache = qr
+    parent = _queue(cluster, cache)
+    child = f"{parent}-child"
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": child},
+        "spec": {"weight": 3, "parent": parent},
+        "status": {"state": "Open"},
+    }
+    cluster.store.create(kind(*QUEUES), obj, None, replay=True)
+    cache.wait_for(lambda s: s.queues.get(None, child) is not None, timeout=10)
+    ns = f"qr-{next(_seq)}"
+
+    def pending_card(page: str) -> str:
+        m = re.search(r'phase=Pending"><span class="phase-card-count">(\d+)</span>', page)
+        assert m, "no Pending card"
+        return m.group(1)
+
+    page = _page(client, f"/queues/{parent}/")
+    assert "data-incl-children" in page and f'href="/queues/{child}/"' in page and "weight 3" in page
+    assert pending_card(page) == "0"
+    _podgroup(cluster, cache, child, ns, "in-child", age=60, phase="Pending")
+    page = _page(client, f"/queues/{parent}/")
+    assert pending_card(page) == "1"
