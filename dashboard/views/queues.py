@@ -40,6 +40,7 @@ from dashboard.views.rows import (
     snapshot,
     yaml_text,
 )
+from dashboard.views.sharing import shared_page
 from dashboard.views.sparklines import queue_sparklines, spark_version, sparks_notice
 from dashboard.volcano import objects, phases
 from dashboard.volcano.events import event_records
@@ -63,6 +64,7 @@ def all_queue_rows(request: HttpRequest, snap: Snapshot) -> list[dict]:
 
 
 @require_safe
+@shared_page
 def queues(request: HttpRequest) -> HttpResponse:
     snap = snapshot(request)
     now = reference_now(snap)
@@ -144,6 +146,7 @@ class _QueueReads:
 
 
 @require_safe
+@shared_page
 def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
     found = find_object(request, "queues", _("Queue"), None, name)
     if isinstance(found, HttpResponse):
