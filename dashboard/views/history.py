@@ -14,8 +14,11 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.db import connections
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import get_template
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -27,6 +30,7 @@ from dashboard.history.service import HistoryService, get_service
 from dashboard.presenters.charts import bars, line_chart
 from dashboard.presenters.clock import reference_now
 from dashboard.views.downloads import download_header
+from dashboard.views.memo import SizedMemo, locale_key
 from dashboard.views.notices import page_ctx
 from dashboard.views.rows import snapshot
 from dashboard.volcano.pending import CONTROLLERS, SCHEDULER
@@ -133,20 +137,7 @@ def queue_history(
             errors.append(result.error)
         return result.value
 
-    usage = read(lambda using: reads.queue_usage(using, name, since, now)) or []
-    charts = []
-    for series in sorted(usage, key=lambda s: resource_sort_key(s.resource)):
-        lines = [
-            (_("allocated"), "a", series.allocated, False),
-            (_("deserved"), "b", series.deserved, True),
-            (_("capability"), "c", series.capability, True),
-        ]
-        charts.append(line_chart(series.resource, lines, since, now, amount_text(series.resource)))
-    phase_counts = read(lambda using: reads.queue_phase_counts(using, name, since, now)) or {}
-    podgroups = None
-    if phase_counts:
-        lines = [(phase, _PHASE_CSS.get(phase, "d"), pts, False) for phase, pts in phase_counts.items()]
-        podgroups = line_chart(_("PodGroups by phase"), lines, since, now, lambda v: f"{v:.0f}")
+    charts, podgroups = _queue_charts(service.using, read, errors, name, window, since, now)
     days = read(lambda using: reads.daily_waits(using, name, now - timedelta(days=7), now)) or []
     return {
         **window_ctx(window, QUEUE_WINDOWS, QUEUE_WINDOW_DEFAULT, window_notice),
@@ -156,6 +147,55 @@ def queue_history(
         "wait_days": [(day, _duration(p50), _duration(p90), n) for day, p50, p90, n in days],
         "notice": history_notice(service, errors),
     }
+
+
+# Rendered charts of a Queue's page per (history database, queue, window, language, time zone):
+# reused while no Queue sample newer than those they show was written and for at most
+# CHART_REUSE_SECONDS (the sample interval's order; the table labels spans by the minute), so the
+# page's viewers and reloads cost one read and one rendering per sample. Each entry: (newest
+# sample, computed at, the charts' HTML, the PodGroups chart's HTML or None). Bounded in bytes.
+QUEUE_CHARTS = SizedMemo(4 * 1024 * 1024)
+CHART_REUSE_SECONDS = 60.0
+
+
+def _queue_charts(
+    using: str, read: Any, errors: list[str], name: str, window: str, since: datetime, now: datetime
+) -> tuple[list[SafeString], SafeString | None]:
+    """The usage charts (one per resource) and the PodGroups-by-phase chart of a Queue's
+    ``window``, rendered (``dashboard/_chart.html``); ``read`` runs a history read on the
+    database ``using`` and appends its error to ``errors`` (a rendering that met one is not kept)."""
+    newest = read(reads.newest_sample)
+    key = (using, str(connections[using].settings_dict.get("NAME")), name, window, *locale_key())
+    hit = QUEUE_CHARTS.get(key)
+    if (
+        hit is not None
+        and newest is not None
+        and hit[0] == newest
+        and 0 <= (now - hit[1]).total_seconds() < CHART_REUSE_SECONDS
+    ):
+        return hit[2], hit[3]
+    errors_before = len(errors)
+    usage = read(lambda using: reads.queue_usage(using, name, since, now)) or []
+    chart = get_template("dashboard/_chart.html")
+    charts = []
+    for series in sorted(usage, key=lambda s: resource_sort_key(s.resource)):
+        lines = [
+            (_("allocated"), "a", series.allocated, False),
+            (_("deserved"), "b", series.deserved, True),
+            (_("capability"), "c", series.capability, True),
+        ]
+        drawn = line_chart(series.resource, lines, since, now, amount_text(series.resource))
+        charts.append(mark_safe(chart.render({"chart": drawn})))  # noqa: S308 - template output
+    phase_counts = read(lambda using: reads.queue_phase_counts(using, name, since, now)) or {}
+    podgroups = None
+    if phase_counts:
+        lines = [(phase, _PHASE_CSS.get(phase, "d"), pts, False) for phase, pts in phase_counts.items()]
+        drawn = line_chart(_("PodGroups by phase"), lines, since, now, lambda v: f"{v:.0f}")
+        podgroups = mark_safe(chart.render({"chart": drawn}))  # noqa: S308 - template output
+    if newest is not None and len(errors) == errors_before:
+        size = sum(len(c) for c in charts) + len(podgroups or "") + 200
+        QUEUE_CHARTS.put(key, (newest, now, charts, podgroups), 2 * size)
+    return charts, podgroups
 
 
 def _duration(seconds: float) -> str:

@@ -285,3 +285,42 @@ def test_a_recreated_job_shows_only_its_own_pods(recorded):
     assert PodLifetime.objects.using(service.using).filter(job="again").count() == 2
     html = Client().get("/jobs/default/again/").content.decode()
     assert html.count("data-gantt-row") == 1
+
+
+def test_a_queues_charts_are_read_and_drawn_once_per_sample(recorded, monkeypatch):
+    from dashboard.history import reads
+    from dashboard.views import history as history_views
+
+    cluster, _cache, service = recorded
+    calls = []
+    real = reads.queue_usage
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reads, "queue_usage", counted)
+    monkeypatch.setattr(history_views, "QUEUE_CHARTS", type(history_views.QUEUE_CHARTS)(1 << 20))
+    client = Client()
+
+    def charts(path="/queues/default/?window=1h", **headers):
+        html = client.get(path, **headers).content.decode()
+        start = html.index("data-history")
+        return html[start : html.index("<h3>", start)]
+
+    first = charts()
+    assert charts() == first and len(calls) == 1  # a reload: no read, the same drawing
+    assert charts("/queues/default/?window=24h") != first and len(calls) == 2  # another window
+    zh = charts(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert zh != first and len(calls) == 3  # another language
+    # A new sample: read and drawn again.
+    cluster.advance(30)
+    service.recorder.step(force_flush=True)
+    cluster.advance(31)
+    service.recorder.step(force_flush=True)
+    after = charts()
+    assert len(calls) == 4 and after != first
+    # No new sample, but the clock moved on by more than CHART_REUSE_SECONDS: drawn again.
+    cluster.advance(history_views.CHART_REUSE_SECONDS + 1)
+    charts()
+    assert len(calls) == 5
