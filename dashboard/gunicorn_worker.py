@@ -79,7 +79,7 @@ def limits_from_env() -> tuple[float, int]:
     Raises ImproperlyConfigured for a bad value (deploy/gunicorn.conf.py checks them in the master).
     """
     header_timeout = env_float("VOLCANO_UI_HEADER_TIMEOUT", 5.0, minimum=0.5, maximum=300)
-    max_queued = env_int("VOLCANO_UI_MAX_QUEUED", 16, minimum=0, maximum=10_000)
+    max_queued = env_int("VOLCANO_UI_MAX_QUEUED", 128, minimum=0, maximum=10_000)
     return header_timeout, max_queued
 
 
