@@ -434,7 +434,7 @@ HN_ROW_HTML: OrderedDict[tuple, tuple[tuple, tuple, str]] = OrderedDict()
 HN_ROW_HTML_MAX = 2048
 
 
-def _row_still_valid(hit: tuple | None, idents: tuple, valid: tuple) -> bool:
+def row_still_valid(hit: tuple | None, idents: tuple, valid: tuple) -> bool:
     """A remembered row ``(idents, valid, html)`` still renders as the row now: the same objects
     (identity: the cache replaces an object on change) and equal other values."""
     return (
@@ -466,7 +466,7 @@ def hypernode_rows_html(rows: list[dict]) -> SafeString:
             r.get("more_gangs"),
         )
         hit = HN_ROW_HTML.get(key)
-        if _row_still_valid(hit, idents, valid):
+        if row_still_valid(hit, idents, valid):
             assert hit is not None
             parts.append(hit[2])
             continue
@@ -523,7 +523,7 @@ def list_rows_html(
         key = (template_name, lang, tz, prefix, r["namespace"], r["name"])
         idents, valid = shown(r, now)
         hit = LIST_ROW_HTML.get(key)
-        if _row_still_valid(hit, idents, valid):
+        if row_still_valid(hit, idents, valid):
             assert hit is not None
             parts.append(hit[2])
             continue

@@ -24,7 +24,7 @@ from dashboard.presenters.pending import Finding, absent_hint, findings, unreada
 from dashboard.presenters.phases import Phase
 from dashboard.presenters.podgroups import owner_of, podgroup_gang
 from dashboard.presenters.queues import GangRoom
-from dashboard.views.memo import SizedMemo, cache_token, locale_key
+from dashboard.views.memo import SizedMemo, cache_token, locale_key, row_still_valid
 from dashboard.views.scheduler_health import components_not_ready
 from dashboard.volcano import objects, pending, phases
 from dashboard.volcano.gang import job_counters, job_tasks, job_total_replicas, podgroup_counter
@@ -206,19 +206,14 @@ def job_row(snap: Snapshot, job: dict, now: datetime) -> dict:
     queue = as_str(objects.spec(job).get("queue"))
     missing = queue_missing(snap, queue)
     key = (objects.namespace(job), objects.name(job), *locale_key())
+    idents = (job, pg, *pods)
     hit = JOB_ROWS.get(key)
-    if (
-        hit is not None
-        and hit[0] is job
-        and hit[1] is pg
-        and hit[3] == missing
-        and len(hit[2]) == len(pods)
-        and all(a is b for a, b in zip(hit[2], pods, strict=True))
-    ):
-        row: dict = hit[4]
+    if row_still_valid(hit, idents, (missing,)):
+        assert hit is not None
+        row: dict = hit[2]
         return row
     row = _job_row(job, pg, pods, queue, missing)
-    JOB_ROWS.put(key, (job, pg, tuple(pods), missing, row), 2000 + 8 * len(pods))
+    JOB_ROWS.put(key, (idents, (missing,), row), 2000 + 8 * len(pods))
     return row
 
 
