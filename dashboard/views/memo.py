@@ -256,9 +256,8 @@ class SectionMemo:
     """The state of ``section()``: at most ``max_entries`` computed sections (LRU).
 
     ``entries``: key -> value; ``latest``: stale key -> (finished at, monotonic s; compute time,
-    s; value); ``keys``: stale key -> its entry's key; ``flights``: flight id -> lock;
-    ``generations``: stale key -> how many computations have finished (a request that sees it
-    move while it waited for the section's lock takes the result computed meanwhile);
+    s; value); ``keys``: stale key -> its entry's key; ``flights``: one computation at a time per
+    stale key (or per key without one), whose result the requests that waited for it take;
     ``clock``: the monotonic clock staleness is measured with."""
 
     def __init__(self, max_entries: int = 32) -> None:
@@ -266,8 +265,7 @@ class SectionMemo:
         self.entries: OrderedDict[tuple, Any] = OrderedDict()
         self.latest: dict[tuple, tuple[float, float, Any]] = {}
         self.keys: dict[tuple, tuple] = {}
-        self.flights: dict[tuple, threading.Lock] = {}
-        self.generations: dict[tuple, int] = {}
+        self.flights = SingleFlight(max_slots=4 * max_entries)
         self.clock: Callable[[], float] = time.monotonic
         self.lock = threading.Lock()
 
@@ -276,28 +274,23 @@ class SectionMemo:
             self.entries.clear()
             self.latest.clear()
             self.keys.clear()
-            self.generations.clear()
 
     def get(self, key: tuple, compute: Callable[[], Any], stale_key: tuple | None = None) -> Any:
-        with self.lock:
-            if key in self.entries:
-                self.entries.move_to_end(key)
-                return self.entries[key]
-            flight_id = stale_key if stale_key is not None else key
-            arrived = self.generations.get(flight_id, 0)
-            flight = self.flights.setdefault(flight_id, threading.Lock())
-        with flight:
-            with self.lock:
-                if key in self.entries:
-                    self.entries.move_to_end(key)
-                    return self.entries[key]
-                if stale_key is not None and (latest := self.latest.get(stale_key)) is not None:
+        hit = self._exact(key)
+        if hit is not None:
+            return hit[0]
+
+        def fresh_or_recent() -> Any:
+            # Runs alone for its flight: a request that waited meanwhile takes this result, at
+            # most as old as its wait (under churn the counters differ between any two requests).
+            hit = self._exact(key)
+            if hit is not None:
+                return hit[0]
+            if stale_key is not None:
+                with self.lock:
+                    latest = self.latest.get(stale_key)
+                if latest is not None:
                     at, took, value = latest
-                    if self.generations.get(flight_id, 0) != arrived:
-                        # Computed by a concurrent request while this one waited for it: at most as
-                        # old as the wait. Under churn the counters differ between any two requests,
-                        # so without this N concurrent viewers would each compute in turn.
-                        return value
                     if took >= STALE_MIN_COMPUTE_SECONDS and self.clock() - at <= min(
                         STALE_MAX_SECONDS, STALE_FACTOR * took
                     ):
@@ -307,7 +300,16 @@ class SectionMemo:
             finished = self.clock()
             with self.lock:
                 self._store(key, value, stale_key, finished, finished - started)
-        return value
+            return value
+
+        return self.flights.run(stale_key if stale_key is not None else key, fresh_or_recent)
+
+    def _exact(self, key: tuple) -> tuple[Any] | None:
+        with self.lock:
+            if key in self.entries:
+                self.entries.move_to_end(key)
+                return (self.entries[key],)
+        return None
 
     def _store(self, key: tuple, value: Any, stale_key: tuple | None, finished: float, took: float) -> None:
         limit = self.max_entries
@@ -326,16 +328,8 @@ class SectionMemo:
             self.entries.popitem(last=False)
         if stale_key is not None:
             self.latest[stale_key] = (finished, took, value)
-            self.generations[stale_key] = self.generations.get(stale_key, 0) + 1
-            if len(self.generations) > 4 * limit:
-                self.generations.clear()
             while len(self.latest) > limit:
                 self.latest.pop(next(iter(self.latest)))
-        # Locks of idle sections are dropped so per-namespace-set keys cannot pile up; a
-        # waiter still holding a reference finishes on the old lock and finds the memo filled.
-        if len(self.flights) > 4 * limit:
-            for k in [k for k, lk in self.flights.items() if not lk.locked()]:
-                del self.flights[k]
 
 
 # Bounded: each entry holds a computed section (at 10,000 Jobs the queue rows and attention lists

@@ -295,17 +295,7 @@ def test_a_request_that_waited_for_a_concurrent_computation_takes_its_result(mon
     another's computation of the same section takes that (newer) result instead of computing again."""
     import threading
 
-    arrived = threading.Event()
-
-    class Flights(dict):
-        def setdefault(self, key, default=None):
-            value = super().setdefault(key, default)
-            if value.locked():  # a second request arrives while the first computes
-                arrived.set()
-            return value
-
     monkeypatch.setattr(memo, "SECTIONS", memo.SectionMemo())
-    monkeypatch.setattr(memo.SECTIONS, "flights", Flights())
     # A still monotonic clock: the slow computation "takes" 0 s, so the last assertion (a cheap
     # section stays exact) does not depend on how long the threads took on a loaded machine.
     monkeypatch.setattr(memo.SECTIONS, "clock", lambda: 100.0)
@@ -327,7 +317,12 @@ def test_a_request_that_waited_for_a_concurrent_computation_takes_its_result(mon
     assert started.wait(10)
     second = threading.Thread(target=run, args=("second", ("s", 2), lambda: next(calls)))
     second.start()
-    assert arrived.wait(10)
+    # The second request is registered on the section's flight before the first finishes.
+    for _ in range(1000):
+        if memo.SECTIONS.flights._in_flight.get(("s",)) == 2:
+            break
+        threading.Event().wait(0.001)
+    assert memo.SECTIONS.flights._in_flight.get(("s",)) == 2
     release.set()
     first.join(10)
     second.join(10)
