@@ -31,7 +31,6 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
-from dashboard import access
 from dashboard.presenters.versions import version_key
 from dashboard.views import memo
 
@@ -134,25 +133,14 @@ class Fragments:
         return None
 
     def share_key(self, name: str) -> tuple:
-        """What a rendering of fragment ``name`` depends on besides its version: the path and query
-        (page, filters; not ``?v=``), what the viewer may see (access.visible_namespaces; with
-        actions enabled the identity too: the buttons offered follow the user's permissions), the
-        language and time zone (memo.locale_key), the theme cookie."""
-        from dashboard.kube import get_cluster_cache
-
-        req = self.request
-        query = tuple(sorted((k, tuple(v)) for k, v in req.GET.lists() if k != VERSION_PARAM))
+        """What a rendering of fragment ``name`` depends on: its version and the viewer
+        (``memo.viewer_key`` without ``?v=``; the identity only with actions enabled, where the
+        buttons offered follow the user's permissions)."""
         actions = settings.VOLCANO_UI_ENABLE_ACTIONS and settings.VOLCANO_UI_ACCESS_MODE != "none"
         return (
-            memo.cache_token(get_cluster_cache()),
             name,
             self.version(name),
-            req.path,
-            query,
-            access.visible_namespaces(req),
-            access.current_identity(req) if actions else None,
-            *memo.locale_key(),
-            req.COOKIES.get("vui_theme", ""),
+            *memo.viewer_key(self.request, identity=actions, drop=(VERSION_PARAM,)),
         )
 
     def respond(self, template: str, ctx: dict[str, Any], status: int = 200) -> HttpResponse:
@@ -169,7 +157,7 @@ class Fragments:
                     self._share_key,
                     (body, resp["Content-Type"]),
                     len(body) + 300,
-                    slot=self._share_key[:2] + self._share_key[3:],
+                    slot=self._share_key[:1] + self._share_key[2:],
                 )
         else:
             resp = render(self.request, template, ctx, status=status)

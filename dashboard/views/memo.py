@@ -13,6 +13,7 @@ one rendering) while the collections read are unchanged. Every memo is bounded.
 - ``list_rows_html(template, rows, now, shown)``: rendered Jobs and PodGroups list rows, per row.
 - ``attention_html(attention, now)``: the rendered "needs attention" lists.
 - ``locale_key()``: the (language, time zone) a memoised value holds text for.
+- ``viewer_key(request)``: what a rendering depends on besides the cache (shared pages, fragments).
 - ``PerObject``: a value derived from each cached object, kept while the object is the same.
 """
 
@@ -27,13 +28,16 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
+from django.http import HttpRequest
 from django.template.loader import get_template
 from django.urls import get_script_prefix
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
+from dashboard import access
 from dashboard.templatetags.volcano import clock_skew_seconds, short_duration
+from dashboard.views.prefs import THEME_COOKIE
 from dashboard.volcano import phases
 from dashboard.volcano.time import elapsed
 
@@ -57,6 +61,27 @@ def locale_key() -> tuple[str, str]:
     (phase placeholders, why-pending findings, pod blockers), so viewers in different languages
     (or time zones) must never share one computed value."""
     return (get_language() or "", timezone.get_current_timezone_name())
+
+
+def viewer_key(request: HttpRequest, *, identity: bool = True, drop: tuple[str, ...] = ()) -> tuple:
+    """What a rendering for ``request`` depends on besides the cache's objects: the cache, the
+    path and query (without the ``drop`` parameters), what the viewer may see
+    (``access.visible_namespaces``) and, with ``identity``, who they are (else None), the
+    language and time zone (``locale_key``), the theme cookie and the script prefix. Viewers
+    with equal keys may be answered from one rendering."""
+    from dashboard.kube import get_cluster_cache
+
+    query = tuple(sorted((k, tuple(v)) for k, v in request.GET.lists() if k not in drop))
+    return (
+        cache_token(get_cluster_cache()),
+        request.path,
+        query,
+        access.visible_namespaces(request),
+        access.current_identity(request) if identity else None,
+        *locale_key(),
+        request.COOKIES.get(THEME_COOKIE, ""),
+        get_script_prefix(),
+    )
 
 
 class SizedMemo:

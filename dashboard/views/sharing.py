@@ -23,12 +23,9 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
-from django.urls import get_script_prefix
 
-from dashboard import access
 from dashboard.views import memo
 from dashboard.views.fragments import polled
-from dashboard.views.prefs import THEME_COOKIE
 
 # Whole pages being rendered, by page_key; a result is kept only while requests wait for it.
 PAGE_FLIGHTS = memo.SingleFlight(max_slots=256)
@@ -43,17 +40,8 @@ def page_key(request: HttpRequest) -> tuple | None:
     None when the request is not a whole-page GET."""
     if request.method != "GET" or polled(request):
         return None
-    from dashboard.kube import get_cluster_cache
-
     return (
-        memo.cache_token(get_cluster_cache()),
-        request.path,
-        tuple(sorted((k, tuple(v)) for k, v in request.GET.lists())),
-        access.visible_namespaces(request),
-        access.current_identity(request),
-        *memo.locale_key(),
-        request.COOKIES.get(THEME_COOKIE, ""),
-        get_script_prefix(),
+        *memo.viewer_key(request),
         request.headers.get("HX-Request", ""),
         request.headers.get("HX-Boosted", ""),
         request.headers.get("HX-Target", ""),

@@ -140,3 +140,29 @@ def test_a_rendering_that_sets_a_cookie_is_not_shared(demo_cache) -> None:
     assert len(calls) == 2
     assert got["a"].content == b"<p>1</p>" and got["b"].content == b"<p>2</p>"
     assert got["b"].cookies["seen"].value == "2"
+
+
+def test_the_viewer_key_separates_what_a_rendering_shows(demo_cache) -> None:
+    """Pages and fragments are shared by one key: each part that changes a rendering changes it."""
+    from django.urls import set_script_prefix
+    from django.utils import translation
+
+    from dashboard.views import memo
+
+    rf = RequestFactory()
+    base = memo.viewer_key(rf.get("/jobs/?page=2&v=1"))
+    assert memo.viewer_key(rf.get("/jobs/?page=2&v=1")) == base
+    assert memo.viewer_key(rf.get("/jobs/?page=3&v=1")) != base
+    assert memo.viewer_key(rf.get("/jobs/?page=2&v=2"), drop=("v",)) == memo.viewer_key(
+        rf.get("/jobs/?page=2&v=1"), drop=("v",)
+    )
+    dark = rf.get("/jobs/?page=2&v=1")
+    dark.COOKIES["vui_theme"] = "dark"
+    assert memo.viewer_key(dark) != base
+    with translation.override("zh-hans"):
+        assert memo.viewer_key(rf.get("/jobs/?page=2&v=1")) != base
+    set_script_prefix("/volcano/")
+    try:
+        assert memo.viewer_key(rf.get("/jobs/?page=2&v=1")) != base
+    finally:
+        set_script_prefix("/")
