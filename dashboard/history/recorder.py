@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import DatabaseError, connections, transaction
@@ -518,9 +518,15 @@ class Recorder:
                 admissions = self._admissions(transitions)
                 PhaseTransition.objects.using(self.using).bulk_create(transitions, ignore_conflicts=True)
                 Admission.objects.using(self.using).bulk_create(admissions, ignore_conflicts=True)
-                # A closed day's rollup is the day's rows as they are (rollup.py's docstring).
+                # A closed day's rollup is the day's rows as they are (rollup.py's docstring):
+                # only the Queues that gained a row on it are rolled again.
                 today = self.clock().astimezone(UTC).date()
-                rollup.roll_waits(self.using, {a.day for a in admissions if a.day < today})
+                late: dict[date, set[str]] = {}
+                for a in admissions:
+                    if a.day < today:
+                        late.setdefault(a.day, set()).add(a.queue)
+                for day, queues in late.items():
+                    rollup.roll_waits(self.using, [day], queues)
                 PodLifetime.objects.using(self.using).bulk_create(
                     pods, update_conflicts=True, unique_fields=["uid"], update_fields=_POD_FIELDS
                 )

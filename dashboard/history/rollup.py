@@ -11,8 +11,9 @@ fast-forward) ends with the means of all its samples.
 The admission waits of each closed UTC day are rolled per Queue (AdmissionDaily) by the same
 call, for the days that closed in [start, end). Admissions are written when a gang is seen
 Running, with the PodGroup's own transition time, so one can land on a closed day after it
-was rolled: the recorder rolls every closed day it writes an admission for again
-(``roll_waits``) in the same transaction, and the prune rolls again the day its cutoff cuts.
+was rolled: the recorder rolls again the rows of the Queues it writes an admission for on a
+closed day (``roll_waits`` with ``queues``) in the same transaction, and the prune rolls again the
+day its cutoff cuts.
 A rolled day's row is therefore the day's rows as they are, and reads take days before
 ``waits_rolled_until`` from the rollups, the rest from the Admission rows.
 """
@@ -272,20 +273,28 @@ def day_start(day: date) -> datetime:
     return datetime.combine(day, time.min, UTC)
 
 
-def roll_waits(using: str, days: Iterable[date]) -> int:
+def roll_waits(using: str, days: Iterable[date], queues: Iterable[str] | None = None) -> int:
     """Write the AdmissionDaily rows of ``days`` (UTC days) from their Admission rows, replacing
-    those stored; returns the rows written. Each day's rows are found by ``running`` (its index):
-    a day is the UTC date of ``running``."""
+    those stored; only the rows of ``queues`` when given (a Queue's row of a day reads that
+    Queue's admissions alone); returns the rows written. Each day's rows are found by ``running``
+    (its index), or by queue and ``day`` (history_adm_day_idx) for ``queues``: a day is the UTC
+    date of ``running``."""
+    names = None if queues is None else sorted(set(queues))
+    if names == []:
+        return 0
     written = 0
     for day in sorted(set(days)):
-        rows = (
-            Admission.objects.using(using)
-            .filter(running__gte=day_start(day), running__lt=day_start(day + DAY), wait__isnull=False)
-            .values_list("queue", "wait", "pk")
+        rows = Admission.objects.using(using).filter(
+            running__gte=day_start(day), running__lt=day_start(day + DAY), wait__isnull=False
         )
-        rolled = wait_days(rows.iterator(chunk_size=20_000))  # type: ignore[arg-type]
+        stored = AdmissionDaily.objects.using(using).filter(day=day)
+        if names is not None:
+            rows = rows.filter(queue__in=names, day=day)
+            stored = stored.filter(queue__in=names)
+        found = rows.values_list("queue", "wait", "pk").iterator(chunk_size=20_000)
+        rolled = wait_days(found)  # type: ignore[arg-type]
         with transaction.atomic(using=using):
-            AdmissionDaily.objects.using(using).filter(day=day).delete()
+            stored.delete()
             AdmissionDaily.objects.using(using).bulk_create(
                 [
                     AdmissionDaily(

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from django.core.management import call_command
 from django.db import connections
 from django.db.migrations.executor import MigrationExecutor
+from django.test.utils import CaptureQueriesContext
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -117,6 +118,56 @@ def test_a_late_admission_for_a_closed_day_is_in_its_rollup(history_db):
         for r in AdmissionDaily.objects.using(history_db).filter(queue="q").order_by("day")
     ] == [e for e in daily_percentiles(_known(rows)) if e[0] < NOW.date()]
     _assert_reads_match(history_db, rows)
+    cache.remove_listener(rec.listener)
+
+
+def _rollup_writes(using, flush) -> list[str]:
+    """The statements ``flush()`` sends that write AdmissionDaily."""
+    with CaptureQueriesContext(connections[using]) as queries:
+        flush()
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if "history_admissiondaily" in q["sql"] and not q["sql"].lstrip().upper().startswith("SELECT")
+    ]
+
+
+def test_admissions_seen_again_roll_no_closed_day_again(history_db):
+    cache = _cache()
+    rec = Recorder(cache, history_db, RecorderOptions(flush_seconds=0), clock=lambda: NOW)
+    cache.add_listener(rec.listener)
+    rec.step()
+    running = rollup.day_start(NOW.date() - timedelta(days=2)) + timedelta(hours=3)
+    for i in range(5):
+        cache.store("podgroups").upsert(_podgroup(f"old{i}", "Running", running))
+    assert _rollup_writes(history_db, lambda: rec.step(force_flush=True))
+    cache.remove_listener(rec.listener)
+    # A restart: the next recorder lists the same Running PodGroups again.
+    again = Recorder(cache, history_db, RecorderOptions(flush_seconds=0), clock=lambda: NOW)
+    again._next_prune = NOW + timedelta(hours=1)  # the prune's own roll is not this flush's
+    assert _rollup_writes(history_db, lambda: again.step(force_flush=True)) == []
+    assert Admission.objects.using(history_db).count() == 5
+
+
+def test_a_late_admission_rolls_only_its_queues_row_of_the_day_again(history_db):
+    cache = _cache()
+    rec = Recorder(cache, history_db, RecorderOptions(flush_seconds=0), clock=lambda: NOW)
+    cache.add_listener(rec.listener)
+    rec.step()
+    rows = _random_rows(random.Random(15))
+    Admission.objects.using(history_db).bulk_create(rows)
+    rollup.roll(history_db, START, rollup.hour_of(NOW))
+    day = NOW.date() - timedelta(days=3)
+    other = AdmissionDaily.objects.using(history_db).get(queue="other", day=day)
+    pg = _podgroup("late", "Running", rollup.day_start(day) + timedelta(hours=5))
+    cache.store("podgroups").upsert(pg)
+    assert _rollup_writes(history_db, lambda: rec.step(force_flush=True))
+    assert AdmissionDaily.objects.using(history_db).get(queue="other", day=day).pk == other.pk
+    rows.append(Admission.objects.using(history_db).get(uid="uid-late"))
+    assert [
+        (r.day, r.p50, r.p90, r.n)
+        for r in AdmissionDaily.objects.using(history_db).filter(queue="q").order_by("day")
+    ] == [e for e in daily_percentiles(_known(rows)) if e[0] < NOW.date()]
     cache.remove_listener(rec.listener)
 
 
