@@ -104,7 +104,7 @@ def test_a_waiting_gang_is_told_how_long_it_has_waited_beside_the_estimate(recor
     cache.wait_for(lambda s: _queued(s, "wide"), timeout=5)
     place = _place(Client().get("/jobs/default/wide/").content.decode())
     assert "Estimate: gangs of this queue typically waited " in place, place
-    assert "(median, last 7 days); this one has waited 3 min so far." in place, place
+    assert "(estimated median, last 7 days); this one has waited 3 min so far." in place, place
 
 
 def test_no_wait_is_estimated_while_the_scheduler_is_down(recorded):

@@ -131,7 +131,11 @@ def test_job_page_timeline_wait_and_place_in_queue(recorded):
     client = Client()
     html = client.get("/jobs/default/train/").content.decode()
     assert "data-job-history" in html and html.count('<rect class="gantt-') >= 4  # 2 pods x pending..running
-    assert "Waited" in html and "typical for queue default" in html
+    waited = html.split("<p data-waited")[1].split("</p>")[0]
+    assert "typical for queue default is ≈ " in waited and "(estimated median, last 7 days)" in waited
+    # How it is estimated: a tooltip, and the same words for a screen reader.
+    note = "estimated from the recorded waits counted in log-spaced ranges"
+    assert note in waited.split(">")[0] and note in waited.split("data-typical-note>")[1]
     # Two more gangs that cannot be placed (4 GPUs, 2 in use): they wait, in creation order.
     gpu_job(cluster, "big-a", replicas=3, seconds=None)
     cluster.advance(1)
