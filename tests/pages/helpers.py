@@ -6,6 +6,7 @@ import html
 import json
 import re
 import urllib.request
+from datetime import timedelta
 
 from django.urls import reverse
 
@@ -30,6 +31,55 @@ def create_seen(cluster, cache, plural: tuple[str, str], obj: dict) -> None:
     cluster.store.create(kind(*plural), obj, ns, replay=True)
     name = obj["metadata"]["name"]
     cache.wait_for(lambda s: getattr(s, plural[1]).get(ns, name) is not None, timeout=10)
+
+
+def seen_job(
+    cluster,
+    cache,
+    queue: str,
+    ns: str,
+    name: str,
+    age: float = 0,
+    phase: str = "Running",
+    members: int = 1,
+    **status,
+) -> None:
+    """Create a Volcano Job of ``queue``, created ``age`` seconds ago (simulated clock) and in
+    ``phase`` since then, with one task of ``members`` replicas (its minAvailable, all running;
+    ``status`` overrides the counts), and wait until the cache holds it."""
+    at = iso(cluster.clock.now() - timedelta(seconds=age))
+    obj = {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": ns, "creationTimestamp": at},
+        "spec": {"queue": queue, "minAvailable": members, "tasks": [{"name": "w", "replicas": members}]},
+        "status": {
+            "state": {"phase": phase, "lastTransitionTime": at},
+            "running": members,
+            "failed": 0,
+            **status,
+        },
+    }
+    create_seen(cluster, cache, ("batch.volcano.sh", "jobs"), obj)
+
+
+def seen_podgroup(
+    cluster, cache, queue: str, ns: str, name: str, age: float, phase: str, members: int = 1
+) -> None:
+    """Create a PodGroup of ``queue`` with minMember ``members``, created ``age`` seconds ago
+    (simulated clock), in ``phase``, and wait until the cache holds it."""
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": name,
+            "namespace": ns,
+            "creationTimestamp": iso(cluster.clock.now() - timedelta(seconds=age)),
+        },
+        "spec": {"minMember": members, "queue": queue},
+        "status": {"phase": phase},
+    }
+    create_seen(cluster, cache, ("scheduling.volcano.sh", "podgroups"), obj)
 
 
 def store_list(cluster, group: str, plural: str, namespace: str | None = None) -> list[dict]:

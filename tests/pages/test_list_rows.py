@@ -18,40 +18,13 @@ from django.utils import translation
 
 from dashboard.templatetags.volcano import ago
 from dashboard.views import memo
-from tests.pages.helpers import create_seen, iso, kind, text
+from tests.pages.helpers import kind, seen_job, seen_podgroup, text
 
 JOBS = ("batch.volcano.sh", "jobs")
 PODGROUPS = ("scheduling.volcano.sh", "podgroups")
 QUEUE = "lr-q"
 _seq = itertools.count()
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-def _job(cluster, cache, ns: str, name: str, age: float = 0, phase: str = "Running") -> None:
-    at = iso(cluster.clock.now() - timedelta(seconds=age))
-    obj = {
-        "apiVersion": "batch.volcano.sh/v1alpha1",
-        "kind": "Job",
-        "metadata": {"name": name, "namespace": ns, "creationTimestamp": at},
-        "spec": {"queue": QUEUE, "minAvailable": 1, "tasks": [{"name": "w", "replicas": 1}]},
-        "status": {"state": {"phase": phase, "lastTransitionTime": at}, "running": 1, "failed": 0},
-    }
-    create_seen(cluster, cache, JOBS, obj)
-
-
-def _podgroup(cluster, cache, ns: str, name: str, age: float, phase: str) -> None:
-    obj = {
-        "apiVersion": "scheduling.volcano.sh/v1beta1",
-        "kind": "PodGroup",
-        "metadata": {
-            "name": name,
-            "namespace": ns,
-            "creationTimestamp": iso(cluster.clock.now() - timedelta(seconds=age)),
-        },
-        "spec": {"minMember": 1, "queue": QUEUE},
-        "status": {"phase": phase},
-    }
-    create_seen(cluster, cache, PODGROUPS, obj)
 
 
 @pytest.fixture(scope="module")
@@ -119,8 +92,8 @@ def _fresh(client, path: str, **headers) -> str:
 def test_a_reused_row_equals_a_fresh_render_after_the_job_changes(lr, client, renders):
     cluster, cache = lr
     ns = f"lr-{next(_seq)}"
-    _job(cluster, cache, ns, "kept", age=7200)
-    _job(cluster, cache, ns, "changed", age=7200)
+    seen_job(cluster, cache, QUEUE, ns, "kept", age=7200)
+    seen_job(cluster, cache, QUEUE, ns, "changed", age=7200)
     path = f"/jobs/?ns={ns}"
     first = _page(client, path)
     assert renders.count == 2
@@ -144,7 +117,7 @@ def test_a_reused_row_equals_a_fresh_render_after_the_job_changes(lr, client, re
 def test_a_reused_row_follows_the_language(lr, client, renders):
     cluster, cache = lr
     ns = f"lr-{next(_seq)}"
-    _job(cluster, cache, ns, "worded", age=7200, phase="Pending")
+    seen_job(cluster, cache, QUEUE, ns, "worded", age=7200, phase="Pending")
     path = f"/jobs/?ns={ns}"
     english = _row(_page(client, path), "data-job", ns, "worded")
     client.cookies["django_language"] = "zh-hans"
@@ -165,8 +138,8 @@ def test_a_reused_row_follows_the_language(lr, client, renders):
 def test_a_reused_rows_ages_are_those_of_a_fresh_render_as_time_passes(lr, client, renders):
     cluster, cache = lr
     ns = f"lr-{next(_seq)}"
-    _job(cluster, cache, ns, "old", age=7200 + 5)  # "2h": its text holds for a minute
-    _job(cluster, cache, ns, "young", age=5)  # "5s": its text changes every second
+    seen_job(cluster, cache, QUEUE, ns, "old", age=7200 + 5)  # "2h": its text holds for a minute
+    seen_job(cluster, cache, QUEUE, ns, "young", age=5)  # "5s": its text changes every second
     path = f"/jobs/?ns={ns}"
     _page(client, path)
     assert renders.count == 2
@@ -189,8 +162,8 @@ def test_rows_shared_between_viewers_of_different_namespaces(lr, client, renders
     cluster, cache = lr
     n = next(_seq)
     a, b = f"lr-vis{n}-a", f"lr-vis{n}-b"
-    _job(cluster, cache, a, "in-a", age=7200)
-    _job(cluster, cache, b, "in-b", age=7200)
+    seen_job(cluster, cache, QUEUE, a, "in-a", age=7200)
+    seen_job(cluster, cache, QUEUE, b, "in-b", age=7200)
     cluster.add_user(f"lr-alice{n}", f"token-lr-alice-{n:012d}", [a])
     cluster.add_user(f"lr-bob{n}", f"token-lr-bob-{n:014d}", [a, b])
     alice, bob = {"HTTP_X_FORWARDED_USER": f"lr-alice{n}"}, {"HTTP_X_FORWARDED_USER": f"lr-bob{n}"}
@@ -217,8 +190,8 @@ def test_rows_shared_between_viewers_of_different_namespaces(lr, client, renders
 def test_podgroup_rows_are_shared_and_their_wait_stays_exact(lr, client, renders):
     cluster, cache = lr
     ns = f"lr-{next(_seq)}"
-    _podgroup(cluster, cache, ns, "waiting", age=30, phase="Pending")
-    _podgroup(cluster, cache, ns, "running", age=7200, phase="Running")
+    seen_podgroup(cluster, cache, QUEUE, ns, "waiting", age=30, phase="Pending")
+    seen_podgroup(cluster, cache, QUEUE, ns, "running", age=7200, phase="Running")
     path = f"/podgroups/?ns={ns}"
     first = _page(client, path)
     assert renders.count == 2 and "waiting" in text(_row(first, "data-podgroup", ns, "waiting"))

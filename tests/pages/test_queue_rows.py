@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import itertools
 import re
-from datetime import timedelta
 
 import pytest
 from django.test import override_settings
 
 from dashboard.views import memo
-from tests.pages.helpers import create_seen, iso, kind, text
+from tests.pages.helpers import iso, kind, seen_job, seen_podgroup, text
 from tests.pages.test_list_rows import CJK, JOBS, PODGROUPS, _page, _Renders
 
 QUEUES = ("scheduling.volcano.sh", "queues")
@@ -54,35 +53,6 @@ def _queue(cluster, cache) -> str:
     return name
 
 
-def _job(
-    cluster, cache, queue: str, ns: str, name: str, age: float, phase: str = "Running", **status
-) -> None:
-    at = iso(cluster.clock.now() - timedelta(seconds=age))
-    obj = {
-        "apiVersion": "batch.volcano.sh/v1alpha1",
-        "kind": "Job",
-        "metadata": {"name": name, "namespace": ns, "creationTimestamp": at},
-        "spec": {"queue": queue, "minAvailable": 2, "tasks": [{"name": "w", "replicas": 2}]},
-        "status": {"state": {"phase": phase, "lastTransitionTime": at}, "running": 2, "failed": 0, **status},
-    }
-    create_seen(cluster, cache, JOBS, obj)
-
-
-def _podgroup(cluster, cache, queue: str, ns: str, name: str, age: float, phase: str) -> None:
-    obj = {
-        "apiVersion": "scheduling.volcano.sh/v1beta1",
-        "kind": "PodGroup",
-        "metadata": {
-            "name": name,
-            "namespace": ns,
-            "creationTimestamp": iso(cluster.clock.now() - timedelta(seconds=age)),
-        },
-        "spec": {"minMember": 2, "queue": queue},
-        "status": {"phase": phase},
-    }
-    create_seen(cluster, cache, PODGROUPS, obj)
-
-
 def _job_row(page: str, ns: str, name: str) -> str:
     m = re.search(
         rf'<tr>\s*<td class="name"><a class="objlink" href="/jobs/{ns}/{name}/">.*?</tr>', page, re.S
@@ -117,10 +87,10 @@ def test_the_rows_show_the_pages_cells(qr, client, renders):
     cluster, cache = qr
     queue = _queue(cluster, cache)
     ns = f"qr-{next(_seq)}"
-    _job(cluster, cache, queue, ns, "short", age=7200 + 5, running=1)  # below minAvailable 2
-    _job(cluster, cache, queue, ns, "done", age=600, phase="Completed", running=0, succeeded=2)
-    _podgroup(cluster, cache, queue, ns, "waits", age=150, phase="Pending")
-    _podgroup(cluster, cache, queue, ns, "runs", age=7200, phase="Running")
+    seen_job(cluster, cache, queue, ns, "short", age=7200 + 5, running=1, members=2)  # below minAvailable 2
+    seen_job(cluster, cache, queue, ns, "done", age=600, phase="Completed", running=0, succeeded=2, members=2)
+    seen_podgroup(cluster, cache, queue, ns, "waits", age=150, phase="Pending", members=2)
+    seen_podgroup(cluster, cache, queue, ns, "runs", age=7200, phase="Running", members=2)
     page = _page(client, f"/queues/{queue}/")
     name, status, gang, in_phase = _cells(_job_row(page, ns, "short"))
     assert (name, in_phase) == (f"short {ns}", "2h")
@@ -142,9 +112,9 @@ def test_a_changed_job_renders_only_its_row(qr, client, renders):
     cluster, cache = qr
     queue = _queue(cluster, cache)
     ns = f"qr-{next(_seq)}"
-    _job(cluster, cache, queue, ns, "kept", age=7200)
-    _job(cluster, cache, queue, ns, "changed", age=7200)
-    _podgroup(cluster, cache, queue, ns, "pg", age=7200, phase="Running")
+    seen_job(cluster, cache, queue, ns, "kept", age=7200, members=2)
+    seen_job(cluster, cache, queue, ns, "changed", age=7200, members=2)
+    seen_podgroup(cluster, cache, queue, ns, "pg", age=7200, phase="Running", members=2)
     path = f"/queues/{queue}/"
     first = _page(client, path)
     assert renders.count == 3
@@ -173,8 +143,8 @@ def test_a_jobs_row_follows_its_podgroup(qr, client, renders):
     cluster, cache = qr
     queue = _queue(cluster, cache)
     ns = f"qr-{next(_seq)}"
-    _job(cluster, cache, queue, ns, "gang", age=600, phase="Pending", running=0)
-    _podgroup(cluster, cache, queue, ns, "gang", age=600, phase="Pending")
+    seen_job(cluster, cache, queue, ns, "gang", age=600, phase="Pending", running=0, members=2)
+    seen_podgroup(cluster, cache, queue, ns, "gang", age=600, phase="Pending", members=2)
     path = f"/queues/{queue}/"
     assert "waiting for queue admission" in _cells(_job_row(_page(client, path), ns, "gang"))[1]
     assert renders.count == 2
@@ -201,8 +171,8 @@ def test_the_rows_follow_the_language(qr, client, renders):
     cluster, cache = qr
     queue = _queue(cluster, cache)
     ns = f"qr-{next(_seq)}"
-    _job(cluster, cache, queue, ns, "worded", age=7200, phase="Pending")
-    _podgroup(cluster, cache, queue, ns, "worded-pg", age=7200, phase="Pending")
+    seen_job(cluster, cache, queue, ns, "worded", age=7200, phase="Pending", members=2)
+    seen_podgroup(cluster, cache, queue, ns, "worded-pg", age=7200, phase="Pending", members=2)
     path = f"/queues/{queue}/"
     page = _page(client, path)
     english = (_job_row(page, ns, "worded"), _pg_row(page, ns, "worded-pg"))
@@ -228,10 +198,10 @@ def test_the_rows_ages_are_those_of_a_fresh_render_as_time_passes(qr, client, re
     cluster, cache = qr
     queue = _queue(cluster, cache)
     ns = f"qr-{next(_seq)}"
-    _job(cluster, cache, queue, ns, "old", age=7200 + 5)  # "2h": its text holds for a minute
-    _job(cluster, cache, queue, ns, "young", age=5)  # "5s": its text changes every second
-    _podgroup(cluster, cache, queue, ns, "waits", age=5, phase="Inqueue")  # waiting "5s"
-    _podgroup(cluster, cache, queue, ns, "runs", age=5, phase="Running")  # no wait shown
+    seen_job(cluster, cache, queue, ns, "old", age=7200 + 5, members=2)  # "2h": its text holds for a minute
+    seen_job(cluster, cache, queue, ns, "young", age=5, members=2)  # "5s": its text changes every second
+    seen_podgroup(cluster, cache, queue, ns, "waits", age=5, phase="Inqueue", members=2)  # waiting "5s"
+    seen_podgroup(cluster, cache, queue, ns, "runs", age=5, phase="Running", members=2)  # no wait shown
     path = f"/queues/{queue}/"
     _page(client, path)
     assert renders.count == 4
@@ -257,10 +227,10 @@ def test_rows_shared_between_viewers_of_different_namespaces(qr, client, renders
     queue = _queue(cluster, cache)
     n = next(_seq)
     a, b = f"qr-vis{n}-a", f"qr-vis{n}-b"
-    _job(cluster, cache, queue, a, "in-a", age=7200)
-    _job(cluster, cache, queue, b, "in-b", age=7200)
-    _podgroup(cluster, cache, queue, a, "pg-a", age=7200, phase="Running")
-    _podgroup(cluster, cache, queue, b, "pg-b", age=7200, phase="Running")
+    seen_job(cluster, cache, queue, a, "in-a", age=7200, members=2)
+    seen_job(cluster, cache, queue, b, "in-b", age=7200, members=2)
+    seen_podgroup(cluster, cache, queue, a, "pg-a", age=7200, phase="Running", members=2)
+    seen_podgroup(cluster, cache, queue, b, "pg-b", age=7200, phase="Running", members=2)
     cluster.add_user(f"qr-alice{n}", f"token-qr-alice-{n:012d}", [a])
     cluster.add_user(f"qr-bob{n}", f"token-qr-bob-{n:014d}", [a, b])
     alice, bob = {"HTTP_X_FORWARDED_USER": f"qr-alice{n}"}, {"HTTP_X_FORWARDED_USER": f"qr-bob{n}"}
@@ -312,6 +282,6 @@ def test_a_parents_page_counts_its_childrens_podgroups_as_they_come(qr, client):
     page = _page(client, f"/queues/{parent}/")
     assert "data-incl-children" in page and f'href="/queues/{child}/"' in page and "weight 3" in page
     assert pending_card(page) == "0"
-    _podgroup(cluster, cache, child, ns, "in-child", age=60, phase="Pending")
+    seen_podgroup(cluster, cache, child, ns, "in-child", age=60, phase="Pending", members=2)
     page = _page(client, f"/queues/{parent}/")
     assert pending_card(page) == "1"
