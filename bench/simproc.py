@@ -24,6 +24,7 @@ import signal
 import sys
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.scale import ScaleSpec, bulk_load
@@ -136,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         controllers=controllers,
         speed=args.speed,
         history_size=args.history_size,
+        # The dashboard's recorder stamps what it sees with the wall clock: a simulated clock days
+        # behind it would make every admission the churn produces land on a day already closed.
+        start_time=datetime.now(UTC),
     )
     generator = "scenario"
     if args.scenario in ("large", "tiny"):
