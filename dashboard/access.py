@@ -26,6 +26,7 @@ checked.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import ipaddress
 import logging
@@ -336,20 +337,41 @@ def _deadline(request: HttpRequest | None = None) -> float:
     return request._volcano_access_deadline  # type: ignore[attr-defined]
 
 
+#: Seconds a page refused for an unchecked permission asks the browser to wait (``Retry-After``):
+#: a failed review is asked again after a backoff of 1 s doubling to 30 s.
+UNCHECKED_RETRY_SECONDS = 5
+
+
+class Decision(enum.Enum):
+    """What the API server said about one permission: ALLOWED, DENIED, or UNCHECKED (it never
+    answered, or its last answer is older than VOLCANO_UI_ACCESS_CACHE_SECONDS and could not be
+    renewed within VOLCANO_UI_ACCESS_WAIT_SECONDS)."""
+
+    ALLOWED = "allowed"
+    DENIED = "denied"
+    UNCHECKED = "unchecked"
+
+
+def decide(
+    identity: Identity | None, verb: str, group: str, resource: str, namespace: str = "", name: str = ""
+) -> Decision:
+    """May ``identity`` do ``verb`` on ``resource`` (API ``group``) in ``namespace``, by a fresh
+    answer? ``namespace=""`` asks about every namespace at once. Anonymous identities may do
+    nothing (DENIED). A page acts only on ALLOWED, and says which of the other two it got."""
+    if identity is None:
+        return Decision.DENIED
+    key = _key(identity, verb, group, resource, namespace, name)
+    answer = review_cache.answers([key], _review, _deadline())[0]
+    if not answer.known or answer.as_of is not None:
+        return Decision.UNCHECKED
+    return Decision.ALLOWED if answer.allowed else Decision.DENIED
+
+
 def is_allowed(
     identity: Identity | None, verb: str, group: str, resource: str, namespace: str = "", name: str = ""
 ) -> bool:
-    """May ``identity`` do ``verb`` on ``resource`` (API ``group``) in ``namespace``, by a fresh answer?
-
-    ``namespace=""`` asks about every namespace at once. Anonymous identities may do nothing. For
-    decisions to change something: an answer older than VOLCANO_UI_ACCESS_CACHE_SECONDS that the API
-    server could not renew within VOLCANO_UI_ACCESS_WAIT_SECONDS is "no".
-    """
-    if identity is None:
-        return False
-    key = _key(identity, verb, group, resource, namespace, name)
-    answer = review_cache.answers([key], _review, _deadline())[0]
-    return answer.allowed and answer.as_of is None
+    """``decide(...)`` is ALLOWED: for a button offered or not, where unchecked is "not offered"."""
+    return decide(identity, verb, group, resource, namespace, name) is Decision.ALLOWED
 
 
 def _note(request: HttpRequest, answers: list[Answer]) -> None:

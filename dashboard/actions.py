@@ -146,10 +146,14 @@ def build_command(target_ref: dict, namespace: str, action: str, requested_by: s
     }
 
 
-def _permission(identity, action: Action, namespace: str, name: str) -> bool:
+def _decision(identity, action: Action, namespace: str, name: str) -> access.Decision:
     if action.command is None:
-        return access.is_allowed(identity, "delete", "batch.volcano.sh", "jobs", namespace, name)
-    return access.is_allowed(identity, "create", "bus.volcano.sh", "commands", namespace)
+        return access.decide(identity, "delete", "batch.volcano.sh", "jobs", namespace, name)
+    return access.decide(identity, "create", "bus.volcano.sh", "commands", namespace)
+
+
+def _permission(identity, action: Action, namespace: str, name: str) -> bool:
+    return _decision(identity, action, namespace, name) is access.Decision.ALLOWED
 
 
 def job_actions_for(request: HttpRequest, job: dict) -> list[dict]:
@@ -238,7 +242,15 @@ def _confirm_or_do(
         "back_url": target.back_url,
     }
     ns, name = target.namespace, target.name
-    if not _permission(identity, chosen, target.command_namespace, name):
+    decision = _decision(identity, chosen, target.command_namespace, name)
+    if decision is access.Decision.UNCHECKED:
+        ACTIONS.labels(chosen.slug, "unchecked").inc()
+        log.warning("action refused: permission unchecked", extra=_log_extra(identity, chosen, ns, name))
+        ctx["unchecked"] = True
+        resp = render(request, "volcano_ui_prod/action_forbidden.html", ctx, status=503)
+        resp["Retry-After"] = str(access.UNCHECKED_RETRY_SECONDS)
+        return resp
+    if decision is not access.Decision.ALLOWED:
         ACTIONS.labels(chosen.slug, "forbidden").inc()
         log.warning("action refused: no permission", extra=_log_extra(identity, chosen, ns, name))
         return render(request, "volcano_ui_prod/action_forbidden.html", ctx, status=403)

@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_safe
 
-from dashboard.access import current_identity, is_allowed
+from dashboard.access import UNCHECKED_RETRY_SECONDS, Decision, current_identity, decide
 from dashboard.hidden import reveal_html
 from dashboard.kube import get_cluster_cache
 from dashboard.kube.client import KubeError
@@ -63,19 +63,27 @@ def slots() -> LogSlots:
         return _slots
 
 
-def logs_refusal(request: HttpRequest, namespace: str) -> str:
-    """Why ``request``'s user may not read logs in ``namespace`` ("" when they may): logs turned
-    off (VOLCANO_UI_LOGS), or, in proxy/token modes, a SubjectAccessReview for get pods/log that
-    did not allow it (an unanswerable review is a refusal)."""
+def logs_refusal(request: HttpRequest, namespace: str) -> tuple[str, int] | None:
+    """Why ``request``'s user may not read logs in ``namespace``, with the status to answer (None
+    when they may): logs turned off (VOLCANO_UI_LOGS, 403), or, in proxy/token modes, a
+    SubjectAccessReview for get pods/log that refused (403) or that the API server could not
+    answer (503: the permission is unchecked, not refused)."""
     if not settings.VOLCANO_UI_LOGS:
-        return _("Logs are turned off on this dashboard.")
+        return _("Logs are turned off on this dashboard."), 403
     if settings.VOLCANO_UI_ACCESS_MODE == "none":
-        return ""
-    if is_allowed(current_identity(request), "get", "", "pods/log", namespace):
-        return ""
+        return None
+    decision = decide(current_identity(request), "get", "", "pods/log", namespace)
+    if decision is Decision.ALLOWED:
+        return None
+    if decision is Decision.UNCHECKED:
+        text = _(
+            "Your permission to read pod logs in namespace %(ns)s could not be checked: the API server "
+            "did not answer. Try again in a moment."
+        )
+        return text % {"ns": namespace}, 503
     return _("You may not read pod logs in namespace %(ns)s (Kubernetes RBAC: get pods/log).") % {
         "ns": namespace
-    }
+    }, 403
 
 
 @dataclass
@@ -294,10 +302,14 @@ def _respond(
     return resp
 
 
-def _denied(request: HttpRequest, ctx: dict[str, Any], why: str) -> HttpResponse:
+def _denied(request: HttpRequest, ctx: dict[str, Any], refusal: tuple[str, int]) -> HttpResponse:
+    why, status = refusal
     ctx.update({"denied": why, "opts": _options(request), "tails": TAILS})
     template = "dashboard/_log_tail.html" if request.GET.get("fragment") == "tail" else "dashboard/logs.html"
-    return render(request, template, ctx, status=403)
+    resp = render(request, template, ctx, status=status)
+    if status == 503:
+        resp["Retry-After"] = str(UNCHECKED_RETRY_SECONDS)
+    return resp
 
 
 def _container_names(pod: dict, field_name: str) -> list[str]:
@@ -353,8 +365,8 @@ def pod_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "job_name": labels.get("volcano.sh/job-name") or ann.get("volcano.sh/job-name", ""),
         }
     )
-    if why := logs_refusal(request, namespace):
-        return _denied(request, ctx, why)
+    if refusal := logs_refusal(request, namespace):
+        return _denied(request, ctx, refusal)
     if asked and asked not in containers:
         return _unknown_container(request, ctx, unknown_container_text(asked, app, init))
     # A pod none of whose containers has run has no log to read yet: the page says so.
@@ -405,8 +417,8 @@ def job_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "capped": len(placed) > cap,
         }
     )
-    if why := logs_refusal(request, namespace):
-        return _denied(request, ctx, why)
+    if refusal := logs_refusal(request, namespace):
+        return _denied(request, ctx, refusal)
     targets = [
         (_pod_name(x), as_str(as_dict(c).get("name")))
         for x in read

@@ -145,3 +145,36 @@ def test_an_object_behind_unknown_permissions_is_not_reported_gone(
     assert took < BOUND
     assert not response.headers.get("X-Volcano-Gone")
     assert response.status_code == 503 and response.headers.get("Retry-After")
+
+
+def test_a_permission_never_checked_is_unchecked_not_denied(teams, faults, installed_cache, dashboard_server):
+    """While the API server is away, a logs page or an action whose permission was never answered
+    says the permission could not be checked (503, Retry-After), not that RBAC refuses it."""
+    server = dashboard_server(**proxy_settings(VOLCANO_UI_ENABLE_ACTIONS=True))
+    namespace, name = _own_job(installed_cache.snapshot())
+    pod = next(
+        p
+        for p in installed_cache.snapshot().pods.all()
+        if p["metadata"]["namespace"] == namespace and (p.get("status") or {}).get("containerStatuses")
+    )
+    session = _alice("proxy", server.url)
+    first, _ = _timed_get(session, server.url + reverse("jobs"))
+    assert first.status_code == 200  # her namespaces are known; pods/log and Commands never asked
+    faults.set(unavailable_seconds=60)
+
+    logs, took = _timed_get(session, f"{server.url}/pods/{namespace}/{pod['metadata']['name']}/logs/")
+    assert logs.status_code == 503 and logs.headers.get("Retry-After"), logs.status_code
+    assert "could not be checked" in logs.text and "You may not read pod logs" not in logs.text
+    assert took < BOUND + 2  # one wait for the review, not one per container
+    action, _ = _timed_get(session, f"{server.url}/actions/jobs/{namespace}/{name}/restart/")
+    assert action.status_code == 503 and action.headers.get("Retry-After"), action.status_code
+    assert "could not be checked" in action.text and "does not let you" not in action.text
+
+    faults.reset()
+    logs_url = f"{server.url}/pods/{namespace}/{pod['metadata']['name']}/logs/"
+    wait_for(
+        lambda: _timed_get(session, logs_url)[0].status_code == 200,
+        timeout=20,
+        what="the logs permission answered after the fault",
+        every=0.25,
+    )
