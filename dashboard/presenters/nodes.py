@@ -41,14 +41,14 @@ def usage_rows(node: Mapping[str, Any], usage: Sequence[vn.Usage]) -> list[dict[
     for u in usage:
         _value, alloc_text = amount_text(u.resource, raw_alloc.get(u.resource))
         pct = None
-        if u.allocatable is not None and u.allocatable > 0:
+        if u.allocatable is not None and u.allocatable > 0 and u.requested is not None:
             pct = int(min(Decimal(100), u.requested * 100 / u.allocatable))
         rows.append(
             {
                 "resource": u.resource,
                 "gpu": u.resource == vn.GPU,
                 "allocatable": alloc_text,
-                "requested": format_quantity(u.resource, u.requested),
+                "requested": format_quantity(u.resource, u.requested) if u.requested is not None else "—",
                 "free": format_quantity(u.resource, u.free) if u.free is not None else "—",
                 "over": u.free is not None and u.free < 0,
                 "pct": pct,
@@ -58,11 +58,13 @@ def usage_rows(node: Mapping[str, Any], usage: Sequence[vn.Usage]) -> list[dict[
 
 
 def short_usage(usage: Sequence[vn.Usage], resource: str) -> str:
-    """ "requested / allocatable" of one resource for a list cell, "—" when the node has neither."""
+    """ "requested / allocatable" of one resource for a list cell ("—" for an unknown request),
+    "—" when the node has neither."""
     for u in usage:
         if u.resource == resource:
             alloc = format_quantity(resource, u.allocatable) if u.allocatable is not None else "?"
-            return f"{format_quantity(resource, u.requested)} / {alloc}"
+            req = format_quantity(resource, u.requested) if u.requested is not None else "—"
+            return f"{req} / {alloc}"
     return "—"
 
 

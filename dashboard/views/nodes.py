@@ -45,22 +45,24 @@ def _created(o: dict) -> str:
 # A node's row per (node name, language): valid while the Node and the pods on it are the same
 # objects (the cache replaces an object on change). Under churn few nodes' pods change between
 # two polls, and summing the requests of ~75 pods per node was most of the list's time.
-_ROWS: OrderedDict[tuple[str, str], tuple[dict, tuple[dict, ...], dict[str, Any]]] = OrderedDict()
+_ROWS: OrderedDict[tuple[str, str], tuple[dict, tuple[dict, ...] | None, dict[str, Any]]] = OrderedDict()
 _ROWS_MAX = 4096
 _ROWS_LOCK = threading.Lock()
 
 
+def node_pods(snap: Snapshot, name: str) -> list[dict] | None:
+    """The pods bound to node ``name``, or None while the pods cannot be read (forbidden, not
+    installed, never listed): then what the node has requested and free is unknown, not 0."""
+    return snap.pods_on_node(name) if snap.pods.state.is_usable else None
+
+
 def _row(snap: Snapshot, node: dict, now: datetime) -> dict[str, Any]:
     name = objects.name(node)
-    pods = tuple(snap.pods_on_node(name))
+    listed = node_pods(snap, name)
+    pods = None if listed is None else tuple(listed)
     key = (name, get_language() or "")
     hit = _ROWS.get(key)
-    if (
-        hit is not None
-        and hit[0] is node
-        and len(hit[1]) == len(pods)
-        and all(a is b for a, b in zip(hit[1], pods, strict=True))
-    ):
+    if hit is not None and hit[0] is node and _same_pods(hit[1], pods):
         return hit[2]
     row = _node_row(node, pods)
     with _ROWS_LOCK:
@@ -71,7 +73,13 @@ def _row(snap: Snapshot, node: dict, now: datetime) -> dict[str, Any]:
     return row
 
 
-def _node_row(node: dict, pods: tuple[dict, ...]) -> dict[str, Any]:
+def _same_pods(a: tuple[dict, ...] | None, b: tuple[dict, ...] | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+
+
+def _node_row(node: dict, pods: tuple[dict, ...] | None) -> dict[str, Any]:
     name = objects.name(node)
     usage = vn.node_usage(node, pods)
     return {
@@ -79,7 +87,7 @@ def _node_row(node: dict, pods: tuple[dict, ...]) -> dict[str, Any]:
         "state": pn.node_state_badge(vn.node_state(node)),
         "cordoned": vn.node_cordoned(node),
         "taints": [pn.taint_text(t) for t in vn.node_taints(node)],
-        "pods": sum(1 for p in pods if vn.pod_holds_resources(p)),
+        "pods": None if pods is None else sum(1 for p in pods if vn.pod_holds_resources(p)),
         "cpu": pn.short_usage(usage, "cpu"),
         "memory": pn.short_usage(usage, "memory"),
         "gpu": pn.short_usage(usage, vn.GPU),
@@ -93,7 +101,7 @@ def _free_sort(resource: str) -> Callable[[Snapshot], Callable[[dict], tuple[int
 
     def of_snapshot(snap: Snapshot) -> Callable[[dict], tuple[int, Decimal]]:
         def key(node: dict) -> tuple[int, Decimal]:
-            free = vn.free_amount(vn.node_usage(node, snap.pods_on_node(objects.name(node))), resource)
+            free = vn.free_amount(vn.node_usage(node, node_pods(snap, objects.name(node))), resource)
             return (0, Decimal(0)) if free is None else (1, free)
 
         return key
@@ -163,7 +171,7 @@ def node_detail(request: HttpRequest, name: str) -> HttpResponse:
     ctx = page_ctx(snap, now, DETAIL_KINDS, "nodes")
     ctx.update({"node": node, "name": name})
     if frags.want("status"):
-        usage = vn.node_usage(node, pods)
+        usage = vn.node_usage(node, pods if snap.pods.state.is_usable else None)
         ctx.update(
             {
                 "state": pn.node_state_badge(vn.node_state(node)),
@@ -213,11 +221,18 @@ def node_fit_ctx(snap: Snapshot, job: dict, message: str) -> dict[str, Any] | No
     readable = snap.nodes.state.is_usable
     if parsed is None and not readable:
         return None
-    out: dict[str, Any] = {"readable": readable, "total": None, "reasons": [], "slot_groups": [], "tasks": []}
+    out: dict[str, Any] = {
+        "readable": readable,
+        "pods_readable": snap.pods.state.is_usable,
+        "total": None,
+        "reasons": [],
+        "slot_groups": [],
+        "tasks": [],
+    }
     if parsed is not None:
         out["total"], reasons = parsed
         out["reasons"] = [{"count": r.count, "reason": r.reason, "resource": r.resource} for r in reasons]
-    if not readable:
+    if not readable or not out["pods_readable"]:
         return out
     pairs = [(n, vn.node_usage(n, snap.pods_on_node(objects.name(n)))) for n in snap.nodes.all()]
     # The largest free slots per set of tolerations and nodeSelector: a pod may use only the nodes

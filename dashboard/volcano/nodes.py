@@ -112,21 +112,27 @@ def requested(pods: Iterable[object]) -> dict[str, Decimal]:
 @dataclass(frozen=True)
 class Usage:
     """One resource of a node: ``allocatable`` (None: absent or unreadable), ``requested`` by the
-    counted pods, ``free`` (None when allocatable is unknown; may be negative when the counted
-    pods request more than is allocatable)."""
+    counted pods (None when the pods cannot be read), ``free`` (None when either is unknown; may be
+    negative when the counted pods request more than is allocatable)."""
 
     resource: str
     allocatable: Decimal | None
     allocatable_known: bool
-    requested: Decimal
+    requested: Decimal | None
     free: Decimal | None
 
 
-def node_usage(node: object, pods: Iterable[object]) -> list[Usage]:
+def node_usage(node: object, pods: Iterable[object] | None) -> list[Usage]:
     """Allocatable against requested per resource (cpu, memory, GPUs, then by name); "pods" is
     counted as one per pod. Resources requested but not allocatable on the node are listed too
-    (allocatable unknown)."""
+    (allocatable unknown). ``pods`` None: the pods cannot be read, so what is requested and free
+    is unknown (never 0)."""
     alloc = node_allocatable(node)
+    if pods is None:
+        return [
+            Usage(res, alloc[res], alloc[res] is not None, None, None)
+            for res in sorted(alloc, key=resource_sort_key)
+        ]
     pods = list(pods)
     req = requested(pods)
     req["pods"] = Decimal(sum(1 for p in pods if pod_holds_resources(p)))
@@ -144,10 +150,12 @@ def free_of(usage: Sequence[Usage]) -> dict[str, Decimal | None]:
 
 def free_amount(usage: Sequence[Usage], resource: str) -> Decimal | None:
     """What of ``resource`` a node has free (``node_usage``): 0 when it neither offers nor is
-    asked for any, None when its allocatable is unknown."""
+    asked for any, None when its allocatable or what its pods request is unknown."""
     for u in usage:
         if u.resource == resource:
             return u.free
+    if any(u.requested is None for u in usage):
+        return None
     return Decimal(0)
 
 
