@@ -21,6 +21,7 @@ longer exists answers 404 with ``GONE_HEADER`` (``errors.not_found``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -31,6 +32,7 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
+from dashboard import access
 from dashboard.presenters.versions import version_key
 from dashboard.views import memo
 
@@ -57,6 +59,17 @@ def bucket(now: datetime) -> int:
 def kind_states(snap: Any, *kinds: str) -> tuple:
     """((kind, state name), ...): part of the version of a fragment that shows those kinds."""
     return tuple((k, getattr(getattr(snap, k).state, "name", "")) for k in kinds)
+
+
+def scope_suffix(request: HttpRequest) -> str:
+    """ "" when the viewer sees every namespace, else "." and a digest of the namespaces they see
+    (``access.visible_namespaces``): stable across processes (a poll may reach another worker),
+    and a fragment whose objects did not change still renders again for a viewer whose
+    permissions did."""
+    visible = access.visible_namespaces(request)
+    if visible is None:
+        return ""
+    return "." + hashlib.blake2b("\n".join(sorted(visible)).encode(), digest_size=6).hexdigest()
 
 
 def polled(request: HttpRequest) -> str:
@@ -94,9 +107,11 @@ class Fragments:
         return self.asked is None or self.asked == name
 
     def version(self, name: str) -> str:
+        """Fragment ``name``'s version for this viewer: what it shows, then the viewer's scope
+        (``scope_suffix``), so a poll after a change of permissions renders again."""
         if name not in self._known:
             value = self._pending[name]
-            self._known[name] = value() if callable(value) else value
+            self._known[name] = (value() if callable(value) else value) + scope_suffix(self.request)
         return self._known[name]
 
     def versions(self) -> dict[str, str]:

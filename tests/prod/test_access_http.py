@@ -10,6 +10,7 @@ cache that holds only the user's namespaces: they must come out identical.
 
 from __future__ import annotations
 
+import html
 import http.client
 import re
 import stat
@@ -373,3 +374,27 @@ def test_counts_and_totals_cover_only_the_users_namespaces(teams, installed_cach
             if again.status_code != status or _normalized(again.text) != _normalized(body):
                 differences.append(path)
     assert not differences, f"pages that depend on other namespaces: {differences[:10]}"
+
+
+def test_a_poll_after_a_change_of_permissions_renders_again(teams, installed_cache, dashboard_server):
+    """A fragment's version is per viewer's scope: after RBAC gives Alice another namespace, her
+    next poll of an unchanged list renders it (200 with the new namespace's Jobs), not 204."""
+    from dashboard.access import review_cache
+
+    server = dashboard_server(**proxy_settings())
+    session = proxy_session(ALICE[0])
+    page = session.get(server.url + reverse("jobs"))
+    assert page.status_code == 200
+    url = html.unescape(re.search(r'hx-get="([^"]*[?&]f=results[^"]*)"', page.text).group(1))
+    hx = {"HX-Request": "true"}
+    assert session.get(server.url + url, headers=hx).status_code == 204
+    assert BOB[2] not in page.text
+    teams.add_user(ALICE[0], ALICE[1], [ALICE[2], BOB[2]])
+    try:
+        review_cache.expire()
+        again = session.get(server.url + url, headers=hx)
+        assert again.status_code == 200
+        assert BOB[2] in again.text
+    finally:
+        teams.add_user(ALICE[0], ALICE[1], [ALICE[2]])
+        review_cache.expire()
