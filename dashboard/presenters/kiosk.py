@@ -115,8 +115,11 @@ def kiosk_warnings(records: list[EventRecord], now: datetime) -> list[KioskWarni
     so a new problem is never below one that has repeated for hours."""
     rows = []
     for r in records:
-        rec = va.warning_recurrence(r.first, r.last, r.count, now)
-        span = (r.last - r.first).total_seconds() if rec == "chronic" and r.first and r.last else None
+        # A count written as no number proves no repetition (volcano.events.event_count_invalid); a
+        # last-seen ahead of now (clock skew) stretches no span beyond now.
+        last = min(r.last, now) if r.last else None
+        rec = va.warning_recurrence(r.first, last, 0 if r.count_invalid else r.count, now)
+        span = (last - r.first).total_seconds() if rec == "chronic" and r.first and last else None
         rows.append(KioskWarning(r, rec, span))
     rows.sort(key=lambda w: w.record.last or EPOCH, reverse=True)
     rows.sort(key=lambda w: _ORDER[w.recurrence])

@@ -14,16 +14,18 @@ from django.http import HttpRequest
 from django.utils.translation import gettext as _
 
 from dashboard.kube.snapshot import Snapshot
+from dashboard.presenters.clock import reference_now
 from dashboard.presenters.pending import unreadable_reason
 from dashboard.presenters.pods import pod_table
 from dashboard.presenters.queues import GangRoom
 from dashboard.presenters.states import no_pods_text
 from dashboard.presenters.versions import resource_versions, version_key
+from dashboard.templatetags.volcano import clock_skew_seconds
 from dashboard.views.fragments import Fragments, kind_states
 from dashboard.views.rows import events_of, gang_room, pending_context
 from dashboard.views.scheduler_health import components_not_ready
 from dashboard.volcano import states as vs
-from dashboard.volcano.events import event_records, fold_by_meaning
+from dashboard.volcano.events import event_records, fold_by_meaning, rows_ahead
 from dashboard.volcano.failure import failure_applies
 from dashboard.volcano.objects import status as status_of
 from dashboard.volcano.pending import PendingContext, components_waited_on, never_start
@@ -56,6 +58,8 @@ class GangReads:
         # (dashboard.volcano.pending.never_start).
         self.ancestors = queue_ancestry(self.queue, snap.queue)[1:]
         self.pending_like = pending_like
+        # Which folded message is current depends on the time (volcano.events.current_member).
+        self.now = reference_now(snap)
         self.room = gang_room(snap, self.queue, pg) if pending_like else GangRoom()
 
     @cached_property
@@ -89,7 +93,12 @@ class GangReads:
     @cached_property
     def folded_rows(self) -> list:
         """``event_rows`` folded by meaning (volcano.events.fold_by_meaning): the events table."""
-        return fold_by_meaning(self.event_rows)
+        return fold_by_meaning(self.event_rows, self.now, clock_skew_seconds())
+
+    def events_ahead(self) -> int:
+        """How many events are stamped ahead of the clock beyond the skew allowance
+        (volcano.events.rows_ahead): the folded rows change as they fall within it."""
+        return rows_ahead(self.event_rows, self.now, clock_skew_seconds())
 
     @cached_property
     def placed_at(self) -> datetime | None:
@@ -105,7 +114,7 @@ class GangReads:
             for row in self.event_rows
             if row.warning and (placed is not None and row.last is not None and row.last < placed) == history
         )
-        return fold_by_meaning(rows)
+        return fold_by_meaning(rows, self.now, clock_skew_seconds())
 
     def warning_events(self) -> list:
         """The Warnings the "why pending" panel shows as reasons, folded by meaning ([] when it is
@@ -172,6 +181,7 @@ class GangReads:
                 self.queue_shown(),
                 pods_v,
                 resource_versions(self.events) if self.events_shown() else (),
+                self.events_ahead() if self.events_shown() else 0,
                 states,
                 self.stuck(now),
                 self.verdict_inputs(),
@@ -183,7 +193,7 @@ class GangReads:
                 resource_versions(self.events) if not self.pods else (),
                 states,
             ),
-            events=lambda: version_key(resource_versions(self.events), states),
+            events=lambda: version_key(resource_versions(self.events), self.events_ahead(), states),
         )
 
     def lists_ctx(self, frags: Fragments) -> dict[str, Any]:

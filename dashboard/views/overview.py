@@ -28,6 +28,7 @@ from dashboard.presenters.podgroups import podgroup_gang
 from dashboard.presenters.pods import pod_row
 from dashboard.presenters.states import stuck_view
 from dashboard.presenters.versions import version_key
+from dashboard.templatetags.volcano import clock_skew_seconds
 from dashboard.views import memo
 from dashboard.views.fragments import Fragments, bucket, kind_states
 from dashboard.views.notices import ALL_KINDS, blocked, kind_label, page_ctx, unavailable
@@ -150,8 +151,9 @@ def sections(
         ctx["attention_html"] = memo.attention_html(ctx["attention"], now)
     if want is None or want("events"):
         warnings = memo.section(
-            ("events", *base, snap.events.version),
-            lambda: recent_warnings(snap),
+            # The time: which folded message is current changes (volcano.events.current_member).
+            ("events", *base, snap.events.version, bucket(now)),
+            lambda: recent_warnings(snap, now),
             stale_key=("events", *base),
         )
         ctx["warnings"] = mark_missing(snap, warnings)
@@ -360,9 +362,12 @@ def _warning_order(ev: dict) -> tuple:
     return (event_sort_time(ev), _Desc(as_str(meta.get("namespace"))), _Desc(as_str(meta.get("name"))))
 
 
-def recent_warnings(snap: Snapshot) -> list:
-    """The newest Warning event row of at most RECENT_WARNING_OBJECTS objects. Only the newest few
-    hundred Warnings are turned into rows (there may be tens of thousands); ties in time are
-    broken by ascending (namespace, name)."""
+def recent_warnings(snap: Snapshot, now: datetime) -> list:
+    """The newest Warning event row of at most RECENT_WARNING_OBJECTS objects, each with its
+    current message at ``now`` (volcano.events.latest_per_object). Only the newest few hundred
+    Warnings are turned into rows (there may be tens of thousands); ties in time are broken by
+    ascending (namespace, name)."""
     warnings = heapq.nlargest(300, snap.warning_events(), key=_warning_order)
-    return latest_per_object(event_records(warnings), limit=RECENT_WARNING_OBJECTS)
+    return latest_per_object(
+        event_records(warnings), limit=RECENT_WARNING_OBJECTS, now=now, skew=clock_skew_seconds()
+    )

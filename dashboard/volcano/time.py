@@ -58,6 +58,19 @@ def parse_time(value: object) -> datetime | None:
     return dt if dt >= EARLIEST_TIME else None
 
 
+# Go's zero time as metav1.Time writes it when a struct field is set to time.Time{}.
+_GO_ZERO_TIME = re.compile(r"^0001-01-01[Tt ]00:00:00(?:\.0+)?(?:[Zz]|[+-]00:?00)?$")
+
+
+def time_unset(value: object) -> bool:
+    """A time field that holds no time: absent or null, "", or Go's zero time
+    ("0001-01-01T00:00:00Z"; metav1.Time.IsZero, which kubectl treats as unset). Any other value
+    is a time as written, readable (``parse_time``) or not (garbage, epoch 0, a number)."""
+    if value is None or value == "":
+        return True
+    return isinstance(value, str) and bool(_GO_ZERO_TIME.match(value.strip()))
+
+
 def created_at(obj: object) -> datetime | None:
     """metadata.creationTimestamp (None when absent or unreadable)."""
     return parse_time(meta(obj).get("creationTimestamp"))

@@ -11,6 +11,7 @@ import itertools
 import pytest
 
 from dashboard.kube import kinds
+from dashboard.presenters.clock import reference_now
 from dashboard.presenters.podgroups import podgroup_gang
 from dashboard.views import memo, overview
 from dashboard.volcano import gang as volcano_gang
@@ -406,7 +407,7 @@ def test_recent_warnings_from_the_index_match_a_sort_over_every_event(rc_cluster
     every = [e for e in snap.events.all() if e.get("type") == "Warning"]
     every.sort(key=overview.event_sort_time, reverse=True)
     expected = latest_per_object(event_records(every[:300]), limit=10)
-    assert overview.recent_warnings(snap) == expected
+    assert overview.recent_warnings(snap, reference_now(snap)) == expected
     assert len(snap.events.lookup("warning", True)) == len(every)
 
 

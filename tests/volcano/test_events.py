@@ -149,3 +149,60 @@ def test_folding_is_idempotent_and_keeps_every_count(events):
     # Folding in any order gives the same rows (by meaning) with the same counts.
     again = {ev.fold_key(r): r.count for r in ev.fold_by_meaning(list(reversed(rows)))}
     assert again == {ev.fold_key(r): r.count for r in folded}
+
+
+NOW = datetime(2026, 1, 1, 1, 0, 0, tzinfo=UTC)
+AHEAD, LATER = "2026-01-01T02:00:00Z", "2026-01-01T03:00:00Z"  # beyond the skew allowance of NOW
+
+
+def test_a_message_from_the_future_does_not_outrank_the_current_one():
+    rows = ev.event_records(
+        [
+            _core("FailedScheduling", "0/3 nodes are available: 3 Insufficient cpu.", T1, T1, 40),
+            _core("FailedScheduling", "0/5 nodes are available: 5 Insufficient cpu.", T2, T2, 6),
+            _core("FailedScheduling", "0/9 nodes are available: 9 Insufficient cpu.", AHEAD, AHEAD),
+        ]
+    )
+    for folded in (ev.fold_by_meaning(rows, NOW), ev.latest_per_object(rows, 10, now=NOW)):
+        (row,) = folded
+        assert row.message.startswith("0/5") and row.count == 47
+        assert row.last == datetime(2026, 1, 1, 2, tzinfo=UTC)  # the skewed time stays, to be marked
+    (row,) = ev.fold_by_meaning(rows, NOW)
+    assert [v.message[:3] for v in row.variants] == ["0/5", "0/3", "0/9"]  # those ahead last
+    # Within the allowance, or at a later now, the newest is the current one; without now as well.
+    assert ev.fold_by_meaning(rows, NOW, skew=7200)[0].message.startswith("0/9")
+    assert ev.fold_by_meaning(rows, datetime(2026, 1, 1, 2, tzinfo=UTC))[0].message.startswith("0/9")
+    assert ev.fold_by_meaning(rows)[0].message.startswith("0/9")
+    assert ev.rows_ahead(rows, NOW) == 1 and ev.rows_ahead(rows, NOW, 7200) == 0
+    # All of them ahead: the newest of them.
+    ahead = ev.event_records(
+        [_core("R", "a 1", AHEAD, AHEAD), _core("R", "a 2", LATER, LATER), _core("R", "a 3", None, None)]
+    )
+    assert ev.fold_by_meaning(ahead[:2], NOW)[0].message == "a 2"
+    assert ev.current_member(ahead[:2], NOW, 300).message == "a 2"
+
+
+def test_times_and_counts_written_as_no_valid_value_are_kept_as_written():
+    epoch = _core("R", "m", "1970-01-01T00:00:00Z", "1970-01-01T00:00:00Z", count=-3)
+    epoch["metadata"]["creationTimestamp"] = T3
+    # Not the creation time in place of the wrong one, not 1 in place of -3.
+    assert ev.event_last(epoch) is None and ev.event_first(epoch) is None
+    assert ev.event_last_invalid(epoch) == ev.event_first_invalid(epoch) == "1970-01-01T00:00:00Z"
+    assert ev.event_count_invalid(epoch) == "-3"
+    record = ev.event_record(epoch)
+    assert (record.count_invalid, record.last_invalid, record.last) == ("-3", "1970-01-01T00:00:00Z", None)
+    # Unset fields fall back as kubectl does (null, "", Go's zero time); a count of 0 is unset.
+    unset = _core("R", "m", None, "0001-01-01T00:00:00Z", count=0)
+    unset["eventTime"] = T2
+    assert ev.event_last(unset) == datetime(2026, 1, 1, 0, 0, 2, tzinfo=UTC)
+    assert ev.event_last_invalid(unset) == "" and ev.event_count_invalid(unset) == ""
+    assert ev.event_count(unset) == 1
+    for bad in ("x", 1.5, True, "-1"):
+        assert ev.event_count_invalid({"count": bad}), bad
+    for good in (2, "3", 2.0):
+        assert ev.event_count_invalid({"count": good}) == "", good
+    assert ev.event_last_invalid({"lastTimestamp": "yesterday"}) == "yesterday"
+    # Folded with valid ones: a valid time is kept, the invalid count makes the sum invalid.
+    ok = _core("R", "m", T1, T2, count=2)
+    (row,) = ev.fold_by_meaning(ev.event_records([epoch, ok]))
+    assert (row.last_invalid, row.first_invalid, row.count_invalid) == ("", "", "-3")
