@@ -36,6 +36,8 @@ class PodRow:
     status: Phase
     ready: str
     restarts: int
+    # A restartCount written as no count (volcano.pods.restart_count_invalid): shown instead of ``restarts``.
+    restarts_invalid: str
     node: str
     created: datetime | None
     crashlooping: bool
@@ -57,6 +59,7 @@ def pod_row(pod: Mapping) -> PodRow:
         status=pod_phase(shown.status),
         ready=shown.ready_text,
         restarts=shown.restarts,
+        restarts_invalid=shown.restarts_invalid,
         node=as_str(spec(pod).get("nodeName")),
         created=created_at(pod),
         crashlooping=pod_is_crashlooping(pod),

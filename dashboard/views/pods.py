@@ -22,6 +22,7 @@ from dashboard.views.rows import events_of, yaml_text
 from dashboard.volcano import objects, phases
 from dashboard.volcano.events import event_records
 from dashboard.volcano.objects import as_dict, as_list, as_str
+from dashboard.volcano.pods import restart_count_invalid
 from dashboard.volcano.time import created_at
 
 DETAIL_KINDS = ("pods", "events")
@@ -133,6 +134,7 @@ def _containers(pod: dict) -> list[dict]:
                 "message": as_str(detail.get("message")),
                 "ready": cs.get("ready") is True,
                 "restarts": objects.count(cs.get("restartCount")),
+                "restarts_invalid": restart_count_invalid(cs),
                 "last": last_name,
                 "last_reason": as_str(as_dict(last.get(last_name)).get("reason")) if last_name else "",
                 "exit": exit_text(detail) if state_name == "terminated" else "",

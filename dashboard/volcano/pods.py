@@ -9,6 +9,7 @@ annotates) its pods with ``volcano.sh/job-name``, ``volcano.sh/task-spec`` and
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -65,13 +66,16 @@ def pod_is_crashlooping(pod: object) -> bool:
 @dataclass(frozen=True)
 class PodDisplay:
     """What ``kubectl get pods`` shows: ``status`` (STATUS), ``ready``/``total`` (READY n/m),
-    ``restarts`` (RESTARTS), ``last_restart`` (the "(2m ago)" part; None when unknown)."""
+    ``restarts`` (RESTARTS), ``last_restart`` (the "(2m ago)" part; None when unknown);
+    ``restarts_invalid``: a container's restartCount as written when it is no count
+    (``restart_count_invalid``; then ``restarts`` is no total), else ""."""
 
     status: str
     ready: int
     total: int
     restarts: int
     last_restart: datetime | None = None
+    restarts_invalid: str = ""
 
     @property
     def ready_text(self) -> str:
@@ -103,6 +107,24 @@ def _restarts(cs: dict[str, Any]) -> int:
     return max(0, count(cs.get("restartCount")))
 
 
+# A zero as a JSON number or string may write it ("0", "0.0", "-0").
+_ZERO = re.compile(r"[+-]?0+(?:\.0*)?")
+
+
+def restart_count_invalid(container_status: object) -> str:
+    """ContainerStatus.restartCount (int32, >= 0) as written when it is set but no count: negative,
+    fractional, a bool or text ("-1", "1.5", "x"); "" when absent or valid. The kubelet never writes
+    one; the pages show it as written, marked, never as a count."""
+    value = as_dict(container_status).get("restartCount")
+    if value is None:
+        return ""
+    n = count(value)
+    valid = not isinstance(value, bool) and (
+        n > 0 or (n == 0 and bool(_ZERO.fullmatch(as_str(value).strip())))
+    )
+    return "" if valid else as_str(value)
+
+
 def _finished_at(cs: dict[str, Any]) -> datetime | None:
     return parse_time(as_dict(as_dict(cs.get("lastState")).get("terminated")).get("finishedAt"))
 
@@ -114,7 +136,8 @@ def pod_display_status(pod: object) -> PodDisplay:
     READY); container waiting/terminated reasons (CrashLoopBackOff, ImagePullBackOff, Completed,
     Error, ...) with the *first* container's reason winning; ``Completed`` with a running container
     shows Running (NotReady when the pod's Ready condition is False); a deletionTimestamp shows
-    ``Terminating`` (``Unknown`` when the node is lost). Restart counts below 0 count as 0."""
+    ``Terminating`` (``Unknown`` when the node is lost). A restart count that is no count adds 0
+    and is kept in ``restarts_invalid``."""
     sp, st = as_dict(as_dict(pod).get("spec")), status(pod)
     init_specs = as_list(sp.get("initContainers"))
     total = len(as_list(sp.get("containers")))
@@ -182,7 +205,15 @@ def pod_display_status(pod: object) -> PodDisplay:
         reason = "Unknown"
     elif m.get("deletionTimestamp"):
         reason = "Terminating"
-    return PodDisplay(status=reason, ready=ready, total=total, restarts=restarts, last_restart=last_restart)
+    invalid = next(
+        (
+            bad
+            for cs in init_statuses + _statuses(pod, "containerStatuses")
+            if (bad := restart_count_invalid(cs))
+        ),
+        "",
+    )
+    return PodDisplay(reason, ready, total, restarts, last_restart, restarts_invalid=invalid)
 
 
 # Waiting reasons that are a container's normal way to start, not a problem.
