@@ -221,7 +221,7 @@ def _folded(
         count=sum(r.count for r in members),
         first=min(firsts) if firsts else None,
         last=newest.last,
-        # One count no valid number makes the sum none either; a valid time outranks an invalid one.
+        # One invalid count leaves the sum unknown; a valid first-seen outranks an invalid one.
         count_invalid=next((r.count_invalid for r in members if r.count_invalid), ""),
         first_invalid="" if firsts else next((r.first_invalid for r in members if r.first_invalid), ""),
         last_invalid=newest.last_invalid,
