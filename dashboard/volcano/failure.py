@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from dashboard.volcano.events import event_last, event_ref
+from dashboard.volcano.events import event_count, event_last, event_ref
 from dashboard.volcano.jobs import DEFAULT_MAX_RETRY, hit_retry_limit, restarts_performed
-from dashboard.volcano.objects import as_dict, as_list, as_str, name, spec, status
+from dashboard.volcano.objects import as_dict, as_list, as_str, count, name, spec, status
 from dashboard.volcano.phases import job_phase
 from dashboard.volcano.podrecords import ContainerEnd, PodRecord, container_ends
 from dashboard.volcano.pods import pod_task
@@ -103,14 +103,7 @@ class Failure:
 def failure_applies(job: Obj) -> bool:
     """Failed, Aborted or Terminated, or Completed with failed pods (status.failed > 0)."""
     phase = job_phase(job)
-    return phase in FAILED_PHASES or (phase == "Completed" and _int(status(job).get("failed")) > 0)
-
-
-def _int(value: object) -> int:
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return 0
+    return phase in FAILED_PHASES or (phase == "Completed" and count(status(job).get("failed")) > 0)
 
 
 def _termination(pod: str, end: ContainerEnd, deleted: bool) -> Termination:
@@ -183,9 +176,7 @@ def _actions(job: Obj, events: Sequence[Obj]) -> list[Action]:
         and as_str(e.get("reason")) == "ExecuteAction"
     ]
     mine.sort(key=lambda e: event_last(e) or EPOCH)
-    return [
-        Action(as_str(e.get("message")).strip(), event_last(e), max(1, _int(e.get("count")))) for e in mine
-    ]
+    return [Action(as_str(e.get("message")).strip(), event_last(e), event_count(e)) for e in mine]
 
 
 def _image_pulls(pods: Sequence[Obj]) -> list[str]:
@@ -226,11 +217,11 @@ def explain_failure(
         found = terminations((), used)
     return Failure(
         phase=job_phase(job),
-        retry_count=_int(st.get("retryCount")),
-        max_retry=_int(raw_max) if raw_max is not None else DEFAULT_MAX_RETRY,
+        retry_count=count(st.get("retryCount")),
+        max_retry=count(raw_max) if raw_max is not None else DEFAULT_MAX_RETRY,
         max_retry_set=raw_max is not None,
-        failed_pods=_int(st.get("failed")),
-        min_available=_int(spec(job).get("minAvailable")),
+        failed_pods=count(st.get("failed")),
+        min_available=count(spec(job).get("minAvailable")),
         state_reason=as_str(state.get("reason")),
         state_message=as_str(state.get("message")),
         policies=tuple(matching_policies(job, found, pods, used)),

@@ -18,6 +18,7 @@ from decimal import Decimal
 
 from dashboard.volcano.objects import as_dict, as_list, meta, spec, status
 from dashboard.volcano.podrecords import container_ends
+from dashboard.volcano.pods import restart_count
 from dashboard.volcano.quantities import resource_amount
 from dashboard.volcano.queues import subtree_allocated
 from dashboard.volcano.time import parse_time
@@ -62,11 +63,7 @@ def pod_times(pod: object) -> PodTimes:
         times = [e.finished for e in ends if e.finished is not None]
         finished = max(times) if times else None
     codes = [int(e.exit_code) for e in ends if e.exit_code.lstrip("-").isdigit()]
-    restarts = 0
-    for cs in as_list(st.get("containerStatuses")):
-        value = as_dict(cs).get("restartCount")
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            restarts += value
+    restarts = sum(restart_count(cs) for cs in as_list(st.get("containerStatuses")))
     return PodTimes(
         created=parse_time(meta(pod).get("creationTimestamp")),
         scheduled=scheduled,

@@ -18,7 +18,7 @@ from typing import Any
 
 from dashboard.volcano.gang import pod_template_requests
 from dashboard.volcano.objects import as_dict, as_list, as_str, meta, name, namespace, spec, status, uid
-from dashboard.volcano.pods import exit_status, pod_job_name, pod_task
+from dashboard.volcano.pods import exit_status, pod_job_name, pod_task, restart_count
 from dashboard.volcano.quantities import plain_decimal
 from dashboard.volcano.time import parse_time
 
@@ -48,13 +48,6 @@ class ContainerEnd:
         return self.exit_code not in ("", "0") or self.reason not in ("", "Completed")
 
 
-def _int(value: object) -> int:
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return 0
-
-
 def container_ends(pod: object, message_chars: int | None = None) -> list[ContainerEnd]:
     """The last termination of every container and init container of ``pod`` that has one: the
     current ``state.terminated`` when there is one, else ``lastState.terminated``. ``message_chars``
@@ -81,7 +74,7 @@ def container_ends(pod: object, message_chars: int | None = None) -> list[Contai
                     started=parse_time(term.get("startedAt")),
                     finished=parse_time(term.get("finishedAt")),
                     previous=previous,
-                    restarts=_int(cs.get("restartCount")),
+                    restarts=restart_count(cs),
                 )
             )
             break

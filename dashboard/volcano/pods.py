@@ -103,8 +103,10 @@ def _terminated_reason(term: dict[str, Any]) -> str:
     return f"ExitCode:{term.get('exitCode', 0)}"
 
 
-def _restarts(cs: dict[str, Any]) -> int:
-    return max(0, count(cs.get("restartCount")))
+def restart_count(container_status: object) -> int:
+    """A ContainerStatus's restartCount as a count: 0 when absent or no count (negative, fractional,
+    text); ``restart_count_invalid`` says when it was written as no count."""
+    return max(0, count(as_dict(container_status).get("restartCount")))
 
 
 # A zero as a JSON number or string may write it ("0", "0.0", "-0").
@@ -160,10 +162,10 @@ def pod_display_status(pod: object) -> PodDisplay:
     sidecar_restarts = 0
     init_statuses = _statuses(pod, "initContainerStatuses")
     for i, cs in enumerate(init_statuses):
-        restarts += _restarts(cs)
+        restarts += restart_count(cs)
         last_restart = latest(last_restart, _finished_at(cs))
         if cs.get("name") in sidecars:
-            sidecar_restarts += _restarts(cs)
+            sidecar_restarts += restart_count(cs)
             if cs.get("started") is True:
                 if cs.get("ready") is True:
                     ready += 1
@@ -185,7 +187,7 @@ def pod_display_status(pod: object) -> PodDisplay:
         restarts = sidecar_restarts
         has_running = False
         for cs in reversed(_statuses(pod, "containerStatuses")):
-            restarts += _restarts(cs)
+            restarts += restart_count(cs)
             last_restart = latest(last_restart, _finished_at(cs))
             state = as_dict(cs.get("state"))
             waiting, term = as_dict(state.get("waiting")), as_dict(state.get("terminated"))
