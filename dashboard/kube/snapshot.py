@@ -9,13 +9,14 @@ layer for per-user RBAC, so a view cannot leak an object by forgetting a filter.
 from __future__ import annotations
 
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
 from dashboard.kube.kinds import obj_namespace
-from dashboard.kube.store import KindData, KindState, event_sort_time
+from dashboard.kube.store import KindData, KindState, event_sort_time, sort_key
 from dashboard.volcano.cronjobs import Suspension
 from dashboard.volcano.events import event_ref
 from dashboard.volcano.objects import name as obj_name
@@ -118,6 +119,17 @@ class KindView:
             return objs
         return [o for o in objs if obj_namespace(o) in self._namespaces]
 
+    def lookup_sorted(self, index: str, value: Any) -> list[dict[str, Any]]:
+        """``lookup(index, value)`` in (namespace, name) order, restricted (a new list)."""
+        bucket = self._data.indexes.get(index, {}).get(value)
+        if not bucket:
+            return []
+        keys, objs = _sorted_bucket(bucket, self._data.objects)
+        if self._namespaces is None:
+            return list(objs)
+        allowed = self._namespaces
+        return [o for k, o in zip(keys, objs, strict=True) if k[0] in allowed]
+
     def count_by(self, index: str) -> dict[Any, int]:
         """{index value: number of (allowed) objects} for index ``index`` (kinds.py indexers):
         O(buckets) unrestricted, O(indexed keys) with a namespace restriction (key checks only,
@@ -147,6 +159,39 @@ class KindView:
 
     def __repr__(self) -> str:
         return f"<KindView {self.kind} state={self.state.name} n={len(self)} v={self.version}>"
+
+
+# Sorted index buckets: {id(bucket): (bucket, its keys sorted, their objects)}. A published bucket
+# never changes (store.py copies a bucket a published view shares before writing it), and every
+# write of an object, in or out of the bucket's value, writes the bucket: so while a view publishes
+# the very same bucket, its keys map to the very same objects, and a Queue's page reads its ~1,000
+# Jobs and PodGroups in order without a sort or a lookup per object. The entry holds the bucket, so
+# its id is not reused while it is remembered. Buckets below SORTED_BUCKET_MIN keys are sorted per
+# call; SORTED_BUCKETS_MAX entries, least recently used out first.
+_SORTED_BUCKETS: OrderedDict[int, tuple[Any, tuple, tuple]] = OrderedDict()
+SORTED_BUCKET_MIN = 64
+SORTED_BUCKETS_MAX = 512
+_sorted_lock = threading.Lock()
+
+
+def _sorted_bucket(bucket: Any, objects: Mapping) -> tuple[tuple, tuple]:
+    """(the bucket's keys with an object, in (namespace, name) order; their objects)."""
+    hit = _SORTED_BUCKETS.get(id(bucket)) if len(bucket) >= SORTED_BUCKET_MIN else None
+    if hit is not None and hit[0] is bucket:
+        with _sorted_lock:
+            if id(bucket) in _SORTED_BUCKETS:
+                _SORTED_BUCKETS.move_to_end(id(bucket))
+        return hit[1], hit[2]
+    get = objects.get
+    pairs = [(k, o) for k in sorted(bucket, key=sort_key) if (o := get(k)) is not None]
+    keys, objs = tuple(k for k, _o in pairs), tuple(o for _k, o in pairs)
+    if len(bucket) >= SORTED_BUCKET_MIN:
+        with _sorted_lock:
+            _SORTED_BUCKETS[id(bucket)] = (bucket, keys, objs)
+            _SORTED_BUCKETS.move_to_end(id(bucket))
+            while len(_SORTED_BUCKETS) > SORTED_BUCKETS_MAX:
+                _SORTED_BUCKETS.popitem(last=False)
+    return keys, objs
 
 
 def _owner_refs(obj: dict[str, Any]) -> list[dict[str, Any]]:
@@ -282,12 +327,12 @@ class Snapshot:
         return self.podgroups.get(obj_namespace(pod), group) if group else None
 
     def jobs_in_queue(self, name: str) -> list[dict[str, Any]]:
-        return sorted(self.jobs.lookup("queue", name), key=lambda o: (obj_namespace(o) or "", obj_name(o)))
+        """Jobs whose spec.queue is ``name``, by (namespace, name) (a new list)."""
+        return self.jobs.lookup_sorted("queue", name)
 
     def podgroups_in_queue(self, name: str) -> list[dict[str, Any]]:
-        return sorted(
-            self.podgroups.lookup("queue", name), key=lambda o: (obj_namespace(o) or "", obj_name(o))
-        )
+        """PodGroups whose spec.queue is ``name``, by (namespace, name) (a new list)."""
+        return self.podgroups.lookup_sorted("queue", name)
 
     def child_queues(self, name: str) -> list[dict[str, Any]]:
         """Queues whose spec.parent is ``name`` (an empty parent counts as "root")."""

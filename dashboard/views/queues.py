@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import bisect
+import operator
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable
@@ -15,6 +17,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from dashboard.access import visible_namespaces
 from dashboard.actions import queue_actions_for
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters import phases as badges
@@ -48,16 +51,21 @@ from dashboard.volcano.objects import as_str
 from dashboard.volcano.quantities import format_quantity
 from dashboard.volcano.queues import leftovers_hold
 from dashboard.volcano.queues import parent_name as queue_parent_name
-from dashboard.volcano.time import created_at, seconds_between
+from dashboard.volcano.time import created_at
 
 LIST_KINDS = ("queues", "podgroups")
 
 
 def all_queue_rows(request: HttpRequest, snap: Snapshot) -> list[dict]:
-    """Summary rows of every Queue (queue_summary), shared by every viewer of the same data."""
+    """Summary rows of every Queue (queue_summary), shared by every viewer of the same data.
+
+    They read the Queues, the PodGroups' state and their counts per (queue, phase), not the
+    PodGroups themselves: a PodGroup that changes within its queue and phase (most changes under
+    churn) leaves them as they are, so they are kept per counts, not per PodGroup change."""
     base = memo_base(request)
+    counts = frozenset(snap.podgroups.count_by("queue_phase").items())
     return memo.section(
-        ("queues", *base, snap.queues.version, snap.podgroups.version),
+        ("queues", *base, snap.queues.version, unreadable_reason(snap.podgroups.state), counts),
         lambda: queue_summaries(snap, snap.queues.all()),
         stale_key=("queues", *base),
     )
@@ -126,9 +134,18 @@ class _QueueReads:
         return list(self.snap.podgroups_in_queue(self.name))
 
     @cached_property
-    def podgroup_versions(self) -> tuple[str, ...]:
+    def slot(self) -> tuple:
+        """(cache, visible namespaces, queue): what the page's memos of this queue are kept per."""
+        return (memo.cache_token(get_cluster_cache()), visible_namespaces(self.request), self.name)
+
+    @cached_property
+    def podgroup_versions(self) -> str:
         # Both the status and the jobs fragments' versions hold them.
-        return resource_versions(self.podgroups)
+        return _objects_version(("podgroups", *self.slot), self.podgroups)
+
+    @cached_property
+    def job_versions(self) -> str:
+        return _objects_version(("jobs", *self.slot), self.jobs)
 
     @cached_property
     def children(self) -> list[dict]:
@@ -168,7 +185,7 @@ def queue_detail(request: HttpRequest, name: str) -> HttpResponse:
             r.tree["tree_key"],
             states,
         ),
-        jobs=lambda: version_key(resource_versions(r.jobs), r.podgroup_versions, states),
+        jobs=lambda: version_key(r.job_versions, r.podgroup_versions, states),
         events=lambda: version_key(resource_versions(r.events), states),
     )
     if resp := frags.unchanged():
@@ -262,14 +279,20 @@ def _cut(items: list, page: int) -> tuple[list, dict[str, int]]:
     return shown, {"first": first, "last": start + len(shown), "total": total, "page": page, "pages": pages}
 
 
-# Per (kind, cache, queue): {id(obj): (obj, sort parts)} of the last view of that queue's page. A
-# part is read once per object while the cache publishes the very same dict (an unchanged object
-# is published by reference), so under churn a poll re-reads the few objects that changed, not
-# the queue's thousands. The parts do not depend on the request: its time counts each wait.
+# Per (kind, cache, visible namespaces, queue): the last view's order of that queue's objects. The
+# sort parts of an object are read once while the cache publishes the very same dict (an unchanged
+# object is published by reference), and the objects are sorted again only when one of them is
+# another dict: a poll of an unchanged queue reuses the order, one under churn re-reads the few
+# objects that changed. The order does not depend on the request's time (see _Order.at).
 # Bounded: the pages of QUEUE_SORT_MEMO_QUEUES queues, least recently viewed out first.
-_SORT_PARTS: OrderedDict[tuple, dict[int, tuple]] = OrderedDict()
+_SORT_ORDERS: OrderedDict[tuple, _Order] = OrderedDict()
 QUEUE_SORT_MEMO_QUEUES = 32
 _sort_lock = threading.Lock()
+
+
+def _same_objects(a: tuple | list, b: tuple | list) -> bool:
+    """The same objects (identity) in the same order."""
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def _job_parts(j: dict) -> tuple:
@@ -284,35 +307,98 @@ def _pg_parts(g: dict) -> tuple:
     return (badges.podgroup_phase(g).final, since, objects.namespace(g), objects.name(g))
 
 
+class _Order:
+    """``objs`` ordered by (final, no time, time, namespace, name) from their sort parts, and the
+    ranges of equal ``final``: ``at(now)`` turns it into the waiting-longest-first order."""
+
+    def __init__(self, objs: list[dict], parts_of: Callable[[dict], tuple], previous: _Order | None) -> None:
+        old = previous.parts if previous is not None else {}
+        self.objs = tuple(objs)
+        self.parts: dict[int, tuple[dict, tuple]] = {}
+        keyed = []
+        for obj in objs:
+            hit = old.get(id(obj))
+            parts = hit[1] if hit is not None and hit[0] is obj else parts_of(obj)
+            self.parts[id(obj)] = (obj, parts)
+            final, since, ns, name = parts
+            keyed.append(((final, since is None, since, ns, name), obj))
+        keyed.sort(key=operator.itemgetter(0))
+        self.keys = [k for k, _o in keyed]
+        self.ordered = [o for _k, o in keyed]
+        # (start, end, start of the objects without a time) of each run of equal ``final``.
+        self.groups: list[tuple[int, int, int]] = []
+        start = 0
+        while start < len(self.keys):
+            final = self.keys[start][0]
+            end = bisect.bisect_right(self.keys, final, lo=start, key=operator.itemgetter(0))
+            untimed = bisect.bisect_left(self.keys, True, lo=start, hi=end, key=operator.itemgetter(1))
+            self.groups.append((start, end, untimed))
+            start = end
+
+    def at(self, now: datetime) -> list[dict]:
+        """The objects non-final before final, then by the seconds from their time to ``now``
+        (longest first; an unknown or later time counts 0), then namespace and name. A time before
+        ``now`` waits longer the earlier it is, so only the times at or after ``now`` (clock skew:
+        rare) leave the kept order: they wait 0, as the objects without a time, by name."""
+        out: list[dict] = []
+        keys, ordered = self.keys, self.ordered
+        for start, end, untimed in self.groups:
+            final = keys[start][0]
+            cut = bisect.bisect_left(keys, (final, False, now), lo=start, hi=untimed)
+            out.extend(ordered[start:cut])
+            if cut == untimed:
+                out.extend(ordered[untimed:end])
+            else:
+                rest = sorted(range(cut, end), key=lambda i: (keys[i][3], keys[i][4]))
+                out.extend(ordered[i] for i in rest)
+        return out
+
+
 def _waiting_longest_first(
     slot: tuple, objs: list[dict], parts_of: Callable[[dict], tuple], now: datetime
 ) -> list[dict]:
     """``objs`` ordered non-final before final, then by the seconds from the parts' time to ``now``
     (longest first; an unknown or later time counts 0), then namespace and name."""
     with _sort_lock:
-        previous = _SORT_PARTS.pop(slot, {})
-    current: dict[int, tuple] = {}
-    keyed = []
-    for obj in objs:
-        hit = previous.get(id(obj))
-        parts = hit[1] if hit is not None and hit[0] is obj else parts_of(obj)
-        current[id(obj)] = (obj, parts)
-        final, since, ns, name = parts
-        keyed.append(((final, -(seconds_between(since, now) or 0), ns, name), obj))
+        previous = _SORT_ORDERS.get(slot)
+    if previous is not None and _same_objects(previous.objs, objs):
+        order = previous
+    else:
+        order = _Order(objs, parts_of, previous)
     with _sort_lock:
-        _SORT_PARTS[slot] = current
-        while len(_SORT_PARTS) > 2 * QUEUE_SORT_MEMO_QUEUES:  # a Jobs and a PodGroups slot a queue
-            _SORT_PARTS.popitem(last=False)
-    keyed.sort(key=lambda kv: kv[0])
-    return [obj for _k, obj in keyed]
+        _SORT_ORDERS[slot] = order
+        _SORT_ORDERS.move_to_end(slot)
+        while len(_SORT_ORDERS) > 2 * QUEUE_SORT_MEMO_QUEUES:  # a Jobs and a PodGroups slot a queue
+            _SORT_ORDERS.popitem(last=False)
+    return order.at(now)
+
+
+# Per (kind, cache, visible namespaces, queue): (the objects, the digest of their resource_versions)
+# of the last view: the page's fragment versions read a queue's ~1,000 PodGroups and Jobs on every
+# poll; while they are the very same objects their versions are the same. Bounded as _SORT_ORDERS.
+_VERSIONS: OrderedDict[tuple, tuple[tuple, str]] = OrderedDict()
+
+
+def _objects_version(slot: tuple, objs: list[dict]) -> str:
+    """version_key of ``objs``' resource_versions, remembered per ``slot`` while they are the same."""
+    with _sort_lock:
+        hit = _VERSIONS.get(slot)
+    if hit is not None and _same_objects(hit[0], objs):
+        return hit[1]
+    digest = version_key(resource_versions(objs))
+    with _sort_lock:
+        _VERSIONS[slot] = (tuple(objs), digest)
+        _VERSIONS.move_to_end(slot)
+        while len(_VERSIONS) > 2 * QUEUE_SORT_MEMO_QUEUES:
+            _VERSIONS.popitem(last=False)
+    return digest
 
 
 def _jobs_ctx(request: HttpRequest, r: _QueueReads, now: datetime) -> dict[str, Any]:
     """The ``jobs`` fragment: the queue's Jobs and PodGroups, waiting longest first, each paged
     (``?jobs_page=``, ``?pgs_page=``); rows are built for the shown page only."""
-    token = memo.cache_token(get_cluster_cache())
-    jobs_sorted = _waiting_longest_first(("jobs", token, r.name), r.jobs, _job_parts, now)
-    pgs_sorted = _waiting_longest_first(("podgroups", token, r.name), r.podgroups, _pg_parts, now)
+    jobs_sorted = _waiting_longest_first(("jobs", *r.slot), r.jobs, _job_parts, now)
+    pgs_sorted = _waiting_longest_first(("podgroups", *r.slot), r.podgroups, _pg_parts, now)
     jobs, job_page = _cut(jobs_sorted, _page_number(request, "jobs_page"))
     pgs, pg_page = _cut(pgs_sorted, _page_number(request, "pgs_page"))
     return {
