@@ -51,3 +51,23 @@ def test_podgroups_are_ordered_by_their_wait_and_a_replaced_one_is_read_again():
     # "b" starts running: a new object from the cache replaces it.
     pgs[1] = _pg("b", "Running", timedelta(hours=2))
     assert order(pgs, NOW) == _plain_order(pgs, NOW) == ["g", "a", "b", "c", "e", "f", "d"]
+
+
+def test_the_kept_order_is_the_plain_sort_at_every_time_for_any_objects():
+    """Equal creation times, creations ahead of the clock, final and unknown phases, at times before,
+    at and after them; the same objects between times (the kept order) and replaced ones."""
+    import random
+
+    rng = random.Random(7)
+    phases_ = ("Pending", "Inqueue", "Running", "Completed", "Unknown", "")
+    ages = [None, *(timedelta(seconds=s) for s in (-120, -60, 0, 0, 30, 60, 60, 600, 3600))]
+    pgs = [_pg(f"g{i:02d}", rng.choice(phases_), rng.choice(ages)) for i in range(40)]
+    slot = ("podgroups", 0, "property-queue")
+    for round_ in range(6):
+        for shift in (-300, -60, 0, 1, 59, 60, 61, 120, 7200):
+            now = NOW + timedelta(seconds=shift)
+            got = [objects.name(g) for g in queues._waiting_longest_first(slot, pgs, queues._pg_parts, now)]
+            assert got == _plain_order(pgs, now), (round_, shift)
+        i = rng.randrange(len(pgs))
+        pgs[i] = _pg(f"g{i:02d}", rng.choice(phases_), rng.choice(ages))
+        rng.shuffle(pgs)  # the cache's order is by name; the sort must not depend on it
