@@ -148,6 +148,10 @@ class _QueueReads:
         return _objects_version(("jobs", *self.slot), self.jobs)
 
     @cached_property
+    def podgroup_phases(self) -> _Phases:
+        return _podgroup_phases(("phases", *self.slot), self.podgroups)
+
+    @cached_property
     def children(self) -> list[dict]:
         # A queue that is its own parent is not its own child (presenters.queues.queue_tree).
         return [c for c in self.snap.child_queues(self.name) if objects.name(c) != self.name]
@@ -213,7 +217,8 @@ def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
     queue, snap = r.queue, r.snap
     spec = objects.spec(queue)
     parent = queue_parent_name(queue) or ""
-    leftovers = queue_leftovers(snap, r.name, r.podgroups)
+    # possible_leftovers judges Running PodGroups only: the others need not be read again.
+    leftovers = queue_leftovers(snap, r.name, r.podgroup_phases.running)
     return {
         "state": badges.queue_state(queue),
         "bars": queue_resource_bars(queue),
@@ -231,9 +236,7 @@ def _status_ctx(request: HttpRequest, r: _QueueReads) -> dict[str, Any]:
         "children": r.summaries(r.children) if r.children else [],
         # A parent's PodGroups are its subtree's (queue_summaries): "incl. children".
         "counts": phase_cards(
-            r.tree["counts"]
-            if r.tree["has_children"]
-            else Counter(phases.podgroup_phase(g) for g in r.podgroups),
+            r.tree["counts"] if r.tree["has_children"] else r.podgroup_phases.counts,
             phases.PODGROUP_PHASES,
             badges.podgroup_phase,
         ),
@@ -377,6 +380,34 @@ def _waiting_longest_first(
 # of the last view: the page's fragment versions read a queue's ~1,000 PodGroups and Jobs on every
 # poll; while they are the very same objects their versions are the same. Bounded as _SORT_ORDERS.
 _VERSIONS: OrderedDict[tuple, tuple[tuple, str]] = OrderedDict()
+
+
+class _Phases:
+    """A queue's PodGroups by phase: ``counts`` (Counter of phases.podgroup_phase) and ``running``
+    (the Running ones, in the queue's order), kept with ``objs`` while they are the same objects."""
+
+    def __init__(self, objs: list[dict]) -> None:
+        self.objs = tuple(objs)
+        found = [phases.podgroup_phase(g) for g in objs]
+        self.counts = Counter(found)
+        self.running = [g for g, phase in zip(objs, found, strict=True) if phase == "Running"]
+
+
+_PHASES: OrderedDict[tuple, _Phases] = OrderedDict()
+
+
+def _podgroup_phases(slot: tuple, objs: list[dict]) -> _Phases:
+    with _sort_lock:
+        hit = _PHASES.get(slot)
+    if hit is not None and _same_objects(hit.objs, objs):
+        return hit
+    found = _Phases(objs)
+    with _sort_lock:
+        _PHASES[slot] = found
+        _PHASES.move_to_end(slot)
+        while len(_PHASES) > QUEUE_SORT_MEMO_QUEUES:
+            _PHASES.popitem(last=False)
+    return found
 
 
 def _objects_version(slot: tuple, objs: list[dict]) -> str:

@@ -36,6 +36,7 @@ def _fresh(client, path: str, **headers) -> str:
     snapshot._SORTED_BUCKETS.clear()
     queues._SORT_ORDERS.clear()
     queues._VERSIONS.clear()
+    queues._PHASES.clear()
     memo.SECTIONS.clear()
     memo.LIST_ROW_HTML.clear()
     memo.FRAGMENT_HTML.clear()
