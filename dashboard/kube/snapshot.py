@@ -161,37 +161,38 @@ class KindView:
         return f"<KindView {self.kind} state={self.state.name} n={len(self)} v={self.version}>"
 
 
-# Sorted index buckets: {id(bucket): (bucket, its keys sorted, their objects)}. A published bucket
+# Sorted index buckets: {id(bucket): (bucket, (its keys sorted, their objects))}. A published bucket
 # never changes (store.py copies a bucket a published view shares before writing it), and every
 # write of an object, in or out of the bucket's value, writes the bucket: so while a view publishes
 # the very same bucket, its keys map to the very same objects, and a Queue's page reads its ~1,000
 # Jobs and PodGroups in order without a sort or a lookup per object. The entry holds the bucket, so
 # its id is not reused while it is remembered. Buckets below SORTED_BUCKET_MIN keys are sorted per
 # call; SORTED_BUCKETS_MAX entries, least recently used out first.
-_SORTED_BUCKETS: OrderedDict[int, tuple[Any, tuple, tuple]] = OrderedDict()
+_Sorted = tuple[tuple[tuple[str | None, str], ...], tuple[dict[str, Any], ...]]
+_SORTED_BUCKETS: OrderedDict[int, tuple[Any, _Sorted]] = OrderedDict()
 SORTED_BUCKET_MIN = 64
 SORTED_BUCKETS_MAX = 512
 _sorted_lock = threading.Lock()
 
 
-def _sorted_bucket(bucket: Any, objects: Mapping) -> tuple[tuple, tuple]:
+def _sorted_bucket(bucket: Any, objects: Mapping[Any, dict[str, Any]]) -> _Sorted:
     """(the bucket's keys with an object, in (namespace, name) order; their objects)."""
     hit = _SORTED_BUCKETS.get(id(bucket)) if len(bucket) >= SORTED_BUCKET_MIN else None
     if hit is not None and hit[0] is bucket:
         with _sorted_lock:
             if id(bucket) in _SORTED_BUCKETS:
                 _SORTED_BUCKETS.move_to_end(id(bucket))
-        return hit[1], hit[2]
+        return hit[1]
     get = objects.get
     pairs = [(k, o) for k in sorted(bucket, key=sort_key) if (o := get(k)) is not None]
-    keys, objs = tuple(k for k, _o in pairs), tuple(o for _k, o in pairs)
+    found: _Sorted = (tuple(k for k, _o in pairs), tuple(o for _k, o in pairs))
     if len(bucket) >= SORTED_BUCKET_MIN:
         with _sorted_lock:
-            _SORTED_BUCKETS[id(bucket)] = (bucket, keys, objs)
+            _SORTED_BUCKETS[id(bucket)] = (bucket, found)
             _SORTED_BUCKETS.move_to_end(id(bucket))
             while len(_SORTED_BUCKETS) > SORTED_BUCKETS_MAX:
                 _SORTED_BUCKETS.popitem(last=False)
-    return keys, objs
+    return found
 
 
 def _owner_refs(obj: dict[str, Any]) -> list[dict[str, Any]]:
