@@ -15,9 +15,9 @@ import pytest
 from django.test import override_settings
 
 from dashboard.views import memo
-from tests.pages.helpers import fragment_version, kind
+from tests.pages.helpers import fragment_version, kind, seen_job, seen_podgroup
 from tests.pages.test_list_rows import CJK, PODGROUPS, _page
-from tests.pages.test_queue_rows import _job, _podgroup, _queue, _seq
+from tests.pages.test_queue_rows import _queue, _seq
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def _many_podgroups(cluster, cache, queue: str, ns: str) -> None:
     from dashboard.kube.snapshot import SORTED_BUCKET_MIN
 
     for i in range(SORTED_BUCKET_MIN + 2):
-        _podgroup(cluster, cache, queue, ns, f"pg{i:03d}", age=7200 - i, phase="Pending")
+        seen_podgroup(cluster, cache, queue, ns, f"pg{i:03d}", age=7200 - i, phase="Pending", members=2)
 
 
 def test_a_changed_podgroup_changes_the_versions_and_the_counts_only_when_its_phase_does(qm, client):
@@ -108,8 +108,10 @@ def test_time_passing_moves_a_podgroup_created_ahead_of_the_clock_into_its_place
     queue = _queue(cluster, cache)
     ns = f"qm-{next(_seq)}"
     _many_podgroups(cluster, cache, queue, ns)
-    _podgroup(cluster, cache, queue, ns, "zzz-ahead", age=-90, phase="Pending")  # a later clock
-    _podgroup(cluster, cache, queue, ns, "mmm-runs", age=30, phase="Running")
+    seen_podgroup(
+        cluster, cache, queue, ns, "zzz-ahead", age=-90, phase="Pending", members=2
+    )  # a later clock
+    seen_podgroup(cluster, cache, queue, ns, "mmm-runs", age=30, phase="Running", members=2)
     path = f"/queues/{queue}/?pgs_page=2"
     # It waits 0 until the clock passes its creation: with the ones that do not wait, by name.
     assert _pg_order(_page(client, path), ns)[-2:] == ["mmm-runs", "zzz-ahead"]
@@ -127,7 +129,7 @@ def test_the_tree_counts_follow_the_language(qm, client):
     cluster, cache = qm
     queue = _queue(cluster, cache)
     ns = f"qm-{next(_seq)}"
-    _podgroup(cluster, cache, queue, ns, "worded", age=60, phase="Pending")
+    seen_podgroup(cluster, cache, queue, ns, "worded", age=60, phase="Pending", members=2)
     path = f"/queues/{queue}/"
     english = _page(client, path)
     client.cookies["django_language"] = "zh-hans"
@@ -149,8 +151,8 @@ def test_viewers_of_different_namespaces_get_their_own_objects_order_and_version
     n = next(_seq)
     a, b = f"qm-vis{n}-a", f"qm-vis{n}-b"
     _many_podgroups(cluster, cache, queue, a)
-    _podgroup(cluster, cache, queue, b, "in-b", age=99999, phase="Pending")  # waits longest
-    _job(cluster, cache, queue, b, "job-b", age=600)
+    seen_podgroup(cluster, cache, queue, b, "in-b", age=99999, phase="Pending", members=2)  # waits longest
+    seen_job(cluster, cache, queue, b, "job-b", age=600, members=2)
     cluster.add_user(f"qm-alice{n}", f"token-qm-alice-{n:012d}", [a])
     cluster.add_user(f"qm-bob{n}", f"token-qm-bob-{n:014d}", [a, b])
     alice, bob = {"HTTP_X_FORWARDED_USER": f"qm-alice{n}"}, {"HTTP_X_FORWARDED_USER": f"qm-bob{n}"}
@@ -188,7 +190,7 @@ def test_a_parents_counts_follow_a_childs_podgroup_phase_not_its_other_changes(q
     cluster.store.create(kind(*QUEUES), obj, None, replay=True)
     cache.wait_for(lambda s: s.queues.get(None, child) is not None, timeout=10)
     ns = f"qm-{next(_seq)}"
-    _podgroup(cluster, cache, child, ns, "in-child", age=60, phase="Pending")
+    seen_podgroup(cluster, cache, child, ns, "in-child", age=60, phase="Pending", members=2)
     path = f"/queues/{parent}/"
     assert _pending_card(_page(client, path)) == "1"
 
