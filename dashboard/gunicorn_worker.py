@@ -13,6 +13,14 @@ changes to gunicorn's ThreadWorker, so that no client can hold the page threads 
 - When every thread is busy and ``VOLCANO_UI_MAX_QUEUED`` requests already wait for one, a further
   request is answered at once by the worker's main loop: ``503 Service Unavailable`` with
   ``Retry-After: 1``, instead of waiting seconds in the queue (static/dashboard/app.js backs off).
+- At most ``VOLCANO_UI_RENDER_SLOTS`` whole-page requests are in the thread pool at once
+  (``PageGate``); more wait on the main loop, in arrival order, and count towards
+  ``VOLCANO_UI_MAX_QUEUED``. A page costs tens of ms of interpreter time, a fragment poll about
+  one: with every thread rendering a page, the informer threads and the polls each wait their
+  turn for the interpreter lock among all of them. Fragment polls, static files and methods
+  other than GET and HEAD pass the gate; so does a page whose request head is the same as one
+  being rendered, since it waits for that rendering (dashboard/views/sharing.py) rather than
+  rendering itself.
 - A request carrying an identity header twice is refused (400).
 
 The number of connections a worker holds open is gunicorn's ``worker_connections``
@@ -32,8 +40,10 @@ import socket
 import sys
 import threading
 import time
+from collections import Counter, deque
 from functools import partial
 from typing import Any
+from urllib.parse import parse_qsl
 
 from gunicorn import util  # type: ignore[import-untyped]
 from gunicorn.workers import gthread  # type: ignore[import-untyped]
@@ -83,6 +93,79 @@ def limits_from_env() -> tuple[float, int]:
     return header_timeout, max_queued
 
 
+# Request headers that differ between otherwise identical requests and that no page depends on.
+_PER_REQUEST_HEADERS = frozenset(
+    {b"x-request-id", b"x-correlation-id", b"traceparent", b"tracestate", b"x-amzn-trace-id", b"connection"}
+)
+
+
+def page_head_key(head: bytes, static_prefix: str = "/static/", fragment_param: str = "f") -> bytes | None:
+    """The key of a whole-page request from its raw line and headers (``head``, as the client sent
+    them), or None for a request that passes the gate: a fragment poll (an htmx GET naming
+    ``?<fragment_param>=``), a static file, a method other than GET or HEAD, or a head that does
+    not parse. Two requests with the same key are for the same page as the same viewer: the key is
+    the head without the headers that vary per request (``_PER_REQUEST_HEADERS``)."""
+    end = head.find(b"\r\n\r\n")
+    lines = (head[:end] if end >= 0 else head).replace(b"\r\n", b"\n").split(b"\n")
+    parts = lines[0].split(b" ")
+    if len(parts) != 3 or parts[0] not in (b"GET", b"HEAD"):
+        return None
+    path, _, query = parts[1].decode("latin-1").partition("?")
+    if path.startswith(static_prefix):
+        return None
+    kept = [lines[0]]
+    htmx = False
+    for line in lines[1:]:
+        name = line.partition(b":")[0].strip().lower()
+        if name == b"hx-request":
+            htmx = True
+        if name and name not in _PER_REQUEST_HEADERS:
+            kept.append(line)
+    if htmx and any(k == fragment_param for k, _ in parse_qsl(query, keep_blank_values=True)):
+        return None
+    return b"\n".join(kept)
+
+
+class PageGate:
+    """At most ``slots`` whole-page requests rendering at once (0: no bound); the others wait, in
+    arrival order. Items are whatever the caller hands in (gunicorn's connections); used from
+    the worker's main loop only, so it takes no lock.
+
+    ``admit(key, item)`` says whether ``item`` goes now and whether it holds a slot: a request
+    whose key is being rendered goes at once without one (it waits for that rendering). A slot
+    holder's end is ``release(key)``, which returns the ``(item, key of its slot or None)`` pairs
+    that go now."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots = slots
+        self.rendering: Counter[bytes] = Counter()  # key -> slots it holds
+        self.waiting: deque[tuple[bytes, Any]] = deque()
+
+    def admit(self, key: bytes, item: Any) -> tuple[bool, bool]:
+        """(goes now, holds a slot)."""
+        if self.slots <= 0 or key in self.rendering:
+            return True, False
+        if self.rendering.total() < self.slots:
+            self.rendering[key] += 1
+            return True, True
+        self.waiting.append((key, item))
+        return False, False
+
+    def release(self, key: bytes) -> list[tuple[Any, bytes | None]]:
+        self.rendering[key] -= 1
+        if self.rendering[key] <= 0:
+            del self.rendering[key]
+        going: list[tuple[Any, bytes | None]] = []
+        while self.waiting and self.rendering.total() < self.slots:
+            key, item = self.waiting.popleft()
+            self.rendering[key] += 1
+            going.append((item, key))
+            if any(entry[0] == key for entry in self.waiting):
+                going.extend((rider, None) for k, rider in self.waiting if k == key)
+                self.waiting = deque(entry for entry in self.waiting if entry[0] != key)
+        return going
+
+
 _SUPPORTED = all(
     hasattr(gthread.ThreadWorker, name)
     for name in (
@@ -114,6 +197,8 @@ class GuardedThreadWorker(gthread.ThreadWorker):
         # Plain HTTP/1.x only: TLS needs its handshake first, h2c prior knowledge reads a preface.
         self._read_early = self._guarded and not self.cfg.is_ssl and self.cfg.http2_cleartext == "off"
         self._unread: dict[Any, float] = {}  # gthread.TConn -> deadline, on the main loop only
+        self._gate = PageGate(0)  # its slots are a Django setting, read in init_process
+        self._static_prefix = "/static/"
 
     def init_process(self) -> None:
         # The main loop (and the health listener) do a little work between socket calls, and
@@ -125,6 +210,11 @@ class GuardedThreadWorker(gthread.ThreadWorker):
         if not self._guarded:
             self.log.warning("this gunicorn's gthread worker lacks the hooks GuardedThreadWorker needs")
         else:
+            from django.conf import settings
+
+            self._gate = PageGate(settings.VOLCANO_UI_RENDER_SLOTS)
+            self._static_prefix = "/" + settings.STATIC_URL.strip("/") + "/"
+
             threading.Thread(target=self._watchdog, name="header-watchdog", daemon=True).start()
         super().init_process()
 
@@ -178,7 +268,33 @@ class GuardedThreadWorker(gthread.ThreadWorker):
         self.poller.unregister(client)
         del self._unread[conn]
         conn.data_ready = True
-        self.enqueue_req(conn)
+        key = page_head_key(bytes(conn.early), self._static_prefix) if self._gate.slots else None
+        if key is None:
+            self.enqueue_req(conn)
+            return
+        with self._guard_lock:
+            saturated = self._busy + len(self._gate.waiting) >= self.cfg.threads + self.max_queued
+        if saturated:
+            self._refuse(conn)
+            return
+        goes, holds = self._gate.admit(key, conn)
+        if goes:
+            self._submit_page(conn, key if holds else None)
+
+    def _submit_page(self, conn, slot: bytes | None) -> None:  # noqa: ANN001
+        """``conn``'s page to the thread pool; ``slot``: the key of the gate slot it holds."""
+        fs = self._submit(conn)
+        if slot is None:
+            return
+        if fs is None:
+            self._page_done(slot)
+        else:
+            fs.add_done_callback(lambda _fut: self.method_queue.defer(self._page_done, slot))
+
+    def _page_done(self, slot: bytes) -> None:
+        """On the main loop: a page holding a slot is answered; the next waiting pages go."""
+        for conn, key in self._gate.release(slot):
+            self._submit_page(conn, key)
 
     def _drop_unread(self, conn) -> None:  # noqa: ANN001
         with contextlib.suppress(OSError, KeyError, ValueError):
@@ -200,19 +316,23 @@ class GuardedThreadWorker(gthread.ThreadWorker):
         if not self._guarded:
             super().enqueue_req(conn)
             return
+        self._submit(conn)
+
+    def _submit(self, conn):  # noqa: ANN001, ANN202 - gthread.TConn; its Future, None if refused
         with self._guard_lock:
             saturated = self._busy >= self.cfg.threads + self.max_queued
             if not saturated:
                 self._busy += 1
         if saturated and not self.cfg.is_ssl:
             self._refuse(conn)
-            return
+            return None
         if saturated:
             with self._guard_lock:
                 self._busy += 1
         fs = self.tpool.submit(self.handle, conn)
         fs.add_done_callback(self._done)
         fs.add_done_callback(lambda fut: self.method_queue.defer(self.finish_request, conn, fut))
+        return fs
 
     def _done(self, _future) -> None:  # noqa: ANN001
         with self._guard_lock:
