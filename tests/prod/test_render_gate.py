@@ -110,3 +110,29 @@ def test_a_crowd_of_pages_through_one_slot_is_answered_with_the_polls(one_slot):
         statuses = list(pool.map(lambda ask: _fetch(one_slot.port, *ask), asks))
     assert statuses[:30] == [200] * 30
     assert set(statuses[30:]) <= {200, 204}
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_frozen_survivors_leave_the_collections_and_a_full_turn_frees_frozen_cycles():
+    import gc
+    import weakref
+
+    from dashboard.gunicorn_worker import freeze_survivors
+
+    try:
+        cycle = _Cycle()
+        alive = weakref.ref(cycle)
+        assert freeze_survivors(full=True) > 0
+        del cycle
+        gc.collect()  # frozen: no collection walks it
+        assert alive() is not None
+        freeze_survivors(full=False)  # nor a turn that only freezes what is new
+        assert alive() is not None
+        freeze_survivors(full=True)  # a full turn unfreezes and frees it
+        assert alive() is None
+    finally:
+        gc.unfreeze()
