@@ -13,7 +13,7 @@ changes to gunicorn's ThreadWorker, so that no client can hold the page threads 
 - When every thread is busy and ``VOLCANO_UI_MAX_QUEUED`` requests already wait for one, a further
   request is answered at once by the worker's main loop: ``503 Service Unavailable`` with
   ``Retry-After: 1``, instead of waiting seconds in the queue (static/dashboard/app.js backs off).
-- At most ``VOLCANO_UI_RENDER_SLOTS`` whole-page requests are in the thread pool at once
+- With ``VOLCANO_UI_RENDER_SLOTS`` > 0, at most that many whole-page requests are in the thread pool at once
   (``PageGate``); more wait on the main loop, in arrival order, and count towards
   ``VOLCANO_UI_MAX_QUEUED``. A page costs tens of ms of interpreter time, a fragment poll about
   one: with every thread rendering a page, the informer threads and the polls each wait their

@@ -226,8 +226,8 @@ VOLCANO_UI_LIST_PAGE_SIZE = env_int("VOLCANO_UI_LIST_PAGE_SIZE", 500, minimum=1,
 VOLCANO_UI_WATCH_TIMEOUT = env_int("VOLCANO_UI_WATCH_TIMEOUT", 300, minimum=10, maximum=3600)
 VOLCANO_UI_POLL_SECONDS = env_int("VOLCANO_UI_POLL_SECONDS", 2, minimum=1, maximum=3600)
 # Whole-page requests a gunicorn worker renders at once (dashboard/gunicorn_worker.py PageGate); more
-# wait for a slot while fragment polls pass. 0: no bound.
-VOLCANO_UI_RENDER_SLOTS = env_int("VOLCANO_UI_RENDER_SLOTS", 2, minimum=0, maximum=512)
+# wait for a slot while fragment polls pass. 0 (the default): no bound (docs/benchmarks.md).
+VOLCANO_UI_RENDER_SLOTS = env_int("VOLCANO_UI_RENDER_SLOTS", 0, minimum=0, maximum=512)
 # A timestamp at most this far in the future reads "just now" (clock skew); further, it is shown
 # as an absolute time with "clock skew?" (dashboard.volcano.time.elapsed).
 VOLCANO_UI_CLOCK_SKEW_SECONDS = env_int("VOLCANO_UI_CLOCK_SKEW_SECONDS", 300, minimum=0, maximum=86400)
