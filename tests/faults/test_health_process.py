@@ -127,8 +127,13 @@ def test_a_probe_is_answered_while_the_worker_holds_the_interpreter_lock(process
 def test_the_in_thread_listener_waits_for_the_lock():
     worker = Worker("thread")
     try:
-        started, answered, ended = _probe_while_holding(worker)
-        assert ended - started > 1.0
+        for _attempt in range(3):
+            started, answered, ended = _probe_while_holding(worker)
+            assert ended - started > 1.0
+            # Printing "holding" gives up the lock; on a busy machine the listener's thread may take
+            # it first and answer before the hold begins. Only then is the measurement repeated.
+            if answered - started > 0.1:
+                break
         assert answered >= ended - 0.05, (started, answered, ended)
     finally:
         worker.close()
