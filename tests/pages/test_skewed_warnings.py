@@ -6,11 +6,11 @@ once the clock reaches the skewed time, the skewed message is the current one.""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 import pytest
 
-from tests.pages.helpers import fragment_url, kind, text
+from tests.pages.helpers import fragment_url, text
+from tests.pages.test_folded_warnings import _ago, _create
 
 JOBS = ("batch.volcano.sh", "jobs")
 PODGROUPS = ("scheduling.volcano.sh", "podgroups")
@@ -33,19 +33,6 @@ def skewed(tmp_path_factory):
         yield pair
 
 
-def _at(cluster, seconds_ago: float) -> str:
-    return (cluster.clock.now() - timedelta(seconds=seconds_ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _create(pair, plural, obj, namespace=None):
-    cluster, cache = pair
-    if namespace and cluster.store.try_get(kind("", "namespaces"), None, namespace) is None:
-        cluster.store.create(kind("", "namespaces"), {"metadata": {"name": namespace}})
-    cluster.store.create(kind(*plural), obj, namespace, replay=True)
-    view, name = VIEWS[plural[1]], obj["metadata"]["name"]
-    cache.wait_for(lambda s: getattr(s, view).get(namespace, name) is not None, timeout=10)
-
-
 def _pending_job(pair, ns: str) -> None:
     """A pending Job ``j`` in ``ns`` whose PodGroup carries the WARNINGS (one of them from the future)."""
     cluster, _cache = pair
@@ -59,7 +46,7 @@ def _pending_job(pair, ns: str) -> None:
         {
             "apiVersion": "batch.volcano.sh/v1alpha1",
             "kind": "Job",
-            "metadata": {"name": "j", "namespace": ns, "uid": uid, "creationTimestamp": _at(cluster, 3600)},
+            "metadata": {"name": "j", "namespace": ns, "uid": uid, "creationTimestamp": _ago(cluster, 3600)},
             "spec": {"queue": f"q-{ns}", "minAvailable": 2, "tasks": [{"name": "worker", "replicas": 2}]},
             "status": {"state": {"phase": "Pending"}},
         },
@@ -96,8 +83,8 @@ def _pending_job(pair, ns: str) -> None:
             "reason": "FailedScheduling",
             "message": message,
             "count": count,
-            "firstTimestamp": _at(cluster, seconds + 30),
-            "lastTimestamp": _at(cluster, seconds),
+            "firstTimestamp": _ago(cluster, seconds + 30),
+            "lastTimestamp": _ago(cluster, seconds),
         }
         _create(pair, EVENTS, event, ns)
 
