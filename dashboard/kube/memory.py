@@ -103,13 +103,13 @@ def tune_gc(threshold0: int = GC_THRESHOLD0) -> bool:
     Why: a page allocates thousands of containers while it renders. With CPython's default of 700,
     one page triggers many young collections, so the objects it still holds survive two of them
     and land in the oldest generation, which is collected only when it grew by a quarter; each
-    such collection walks the cache's ~600,000 GC-tracked objects. That was measured when every
-    request was also held in reference cycles (the template contexts, ``request.htmx``; freed by
-    reference counting since, see dashboard/template_backend.py): 4 full collections a minute in
+    such collection walks the cache's ~600,000 GC-tracked objects. A page's template contexts
+    also hold it in reference cycles (fragment polls leave none: the middleware drops
+    ``request.htmx``). That was measured when every request left cycles: 4 full collections a minute in
     the soak's worker, and in-process (``python -m bench.memory_growth --gc-threshold0 700``
     against the default, side by side, 9.5 minutes each) 37,042 requests served at 10,000 instead
-    of 19,465, full collections 10 instead of 39, memory level alike. It has not been measured
-    again with requests that leave no cycles. Process-wide;
+    of 19,465, full collections 10 instead of 39, memory level alike. Not measured again since
+    polls leave no cycles. Process-wide;
     the cache calls it once at start, with limit_arenas."""
     current = gc.get_threshold()
     if current[0] == 0 or current[0] >= threshold0:  # 0: the GC is disabled; leave it so
