@@ -119,6 +119,10 @@ def _plain_transport_cause(message: str) -> str:
     lowered = message.lower()
     if "timed out" in lowered:
         return f"no answer{' from ' + at[4:] if at else ''} (timed out)"
+    if "connection reset by peer" in lowered or "broken pipe" in lowered:
+        # ECONNRESET / EPIPE named by the exception's repr (ConnectionResetError(104, ...)) rather
+        # than "[Errno 104]": the server (or a proxy) dropped the connection mid-request.
+        return f"the connection{at} was reset"
     if "remote end closed connection" in lowered or "eof occurred in violation of protocol" in lowered:
         # http.client.RemoteDisconnected / ssl.SSLEOFError: the server went away mid-request
         # (stopping, restarting, or a proxy dropping the connection).

@@ -146,6 +146,14 @@ def test_unreachable_is_categorised_as_unreachable(sim_cluster, make_live_cache)
             "HTTPSConnectionPool(host='10.0.0.1', port=443): Read timed out. (read timeout=5)",
             "no answer from 10.0.0.1:443 (timed out)",
         ),
+        (
+            "('Connection aborted.', ConnectionResetError(104, 'Connection reset by peer'))",
+            "the connection was reset",
+        ),
+        (
+            "('Connection aborted.', BrokenPipeError(32, 'Broken pipe'))",
+            "the connection was reset",
+        ),
         ("Response ended prematurely", "the connection was cut off in the middle of a response"),
         (
             "('Connection broken: IncompleteRead(0 bytes read, 2 more expected)', "
