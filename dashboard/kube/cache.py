@@ -104,6 +104,7 @@ class ClusterCache:
         self.client = client
         self.options = options or CacheOptions()
         self._changed = threading.Condition()
+        self._changes = 0  # notifications so far (under _changed): wait_for sees changes it missed
         # An in-memory cache publishes every write at once: tests upsert and read straight away.
         interval = self.options.publish_interval if client is not None else 0.0
         self._stores: dict[str, KindStore] = {}
@@ -194,20 +195,33 @@ class ClusterCache:
     def wait_for(self, predicate: Callable[[Snapshot], Any], timeout: float = 5.0) -> Any:
         """Block until ``predicate(snapshot)`` is truthy; return its value.
 
-        Re-evaluated after every store change (no polling sleep). Raises TimeoutError, naming the
-        kinds' states, when ``timeout`` seconds pass first."""
+        Re-evaluated after store changes (no polling while nothing changes). Raises TimeoutError,
+        naming the kinds' states and sizes, when ``timeout`` seconds pass first."""
         deadline = time.monotonic() + timeout
-        with self._changed:
-            while True:
-                value = predicate(self.snapshot())
-                if value:
-                    return value
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    states = {n: s.state.name for n, s in self._stores.items()}
-                    raise TimeoutError(f"condition not met within {timeout}s; kind states: {states}")
-                # Short waits: a change may be published up to publish_interval after its notification.
-                self._changed.wait(min(remaining, max(0.02, self.options.publish_interval)))
+        while True:
+            with self._changed:
+                seen = self._changes
+            # Outside the lock: the informers notify under it, and a predicate reading thousands
+            # of objects must not hold up their writes (one evaluation per change, each blocking
+            # the next change, would make a burst of events arrive at the predicate's pace).
+            started = time.monotonic()
+            value = predicate(self.snapshot())
+            if value:
+                return value
+            now = time.monotonic()
+            remaining = deadline - now
+            if remaining <= 0:
+                states = {n: f"{s.state.name}, {len(s)} objects" for n, s in self._stores.items()}
+                raise TimeoutError(f"condition not met within {timeout}s; kind states: {states}")
+            with self._changed:
+                if self._changes == seen:
+                    # Short waits: a change may be published up to publish_interval after its
+                    # notification.
+                    self._changed.wait(min(remaining, max(0.02, self.options.publish_interval)))
+                    continue
+            # Changes came during the evaluation: evaluate again once the writers had as long as
+            # the evaluation took (the predicate uses at most half the interpreter meanwhile).
+            time.sleep(min(remaining, now - started))
 
     def wait_synced(self, timeout: float = 10.0, kinds: Iterable[str] | None = None) -> Snapshot:
         names = tuple(kinds or self._stores)
@@ -216,6 +230,7 @@ class ClusterCache:
 
     def _notify(self) -> None:
         with self._changed:
+            self._changes += 1
             self._changed.notify_all()
 
     # -- informers -------------------------------------------------------------------------
