@@ -52,6 +52,17 @@ def own_cluster(tmp_path_factory, seed: int, name: str):
         cluster.stop()
 
 
+@pytest.fixture(autouse=True)
+def exact_sections(monkeypatch):
+    """Pages show the objects a test just added: no stale reuse of a section. memo.section reuses
+    one for a moment when computing it took long, which on a small test cluster happens only when
+    a garbage collection or a busy machine stretched the computation (tests/pages/
+    test_section_memo.py tests that reuse with the real threshold)."""
+    from dashboard.views import memo
+
+    monkeypatch.setattr(memo, "STALE_MIN_COMPUTE_SECONDS", float("inf"))
+
+
 @pytest.fixture(scope="module")
 def demo_cache(demo_cluster, tmp_path_factory):
     with installed_cache(demo_cluster, tmp_path_factory.mktemp("pages")) as cache:

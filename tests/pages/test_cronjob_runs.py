@@ -59,7 +59,10 @@ def test_the_duration_of_a_run_names_its_phase(own, client):
         if not phase:
             del job["status"]["state"]
         cluster.store.create(io.kind("batch.volcano.sh", "jobs"), job, NS, replay=True)
-    cache.wait_for(lambda s: len(s.jobs.all()) == len(phases), timeout=10)
+    cache.wait_for(
+        lambda s: len(s.jobs.all()) == len(phases) and s.cronjobs.get(NS, "refresh") is not None,
+        timeout=10,
+    )
     resp = client.get(f"/cronjobs/{NS}/refresh/")
     assert resp.status_code == 200
     cells = list(_duration_cells(resp.content.decode()).values())

@@ -25,10 +25,9 @@ def infra(tmp_path_factory):
 @pytest.fixture
 def placements(monkeypatch):
     """Counts the computations of the gang placement."""
-    from dashboard.views import memo, topology
+    from dashboard.views import topology
 
-    # Exact keys only: a placement computed meanwhile is never reused after a move.
-    monkeypatch.setattr(memo, "STALE_MIN_COMPUTE_SECONDS", 1e9)
+    # Exact keys only (tests/pages/conftest.py, exact_sections): never reused after a move.
     calls: list[int] = []
     real = topology.place_gangs
 

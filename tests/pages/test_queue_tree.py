@@ -42,15 +42,6 @@ def tree_cluster(tmp_path_factory):
         yield pair
 
 
-@pytest.fixture(autouse=True)
-def exact_sections(monkeypatch):
-    """Pages here must show the queues just added: no stale reuse of a slow-to-compute section
-    (memo.section reuses one for a moment when computing it took long, as under a busy machine)."""
-    from dashboard.views import memo
-
-    monkeypatch.setattr(memo, "STALE_MIN_COMPUTE_SECONDS", float("inf"))
-
-
 def _add(tree_cluster, *queues: dict) -> None:
     cluster, cache = tree_cluster
     for q in queues:

@@ -9,9 +9,13 @@ import pytest
 
 from dashboard.views import memo as views_memo
 
+REAL_STALE_MIN_COMPUTE_SECONDS = views_memo.STALE_MIN_COMPUTE_SECONDS
+
 
 @pytest.fixture
 def memo(monkeypatch):
+    # The real reuse threshold (the pages' conftest turns reuse off for the other page tests).
+    monkeypatch.setattr(views_memo, "STALE_MIN_COMPUTE_SECONDS", REAL_STALE_MIN_COMPUTE_SECONDS)
     monkeypatch.setattr(views_memo, "SECTIONS", views_memo.SectionMemo())
     clock = {"now": 100.0}
     monkeypatch.setattr(views_memo.SECTIONS, "clock", lambda: clock["now"])
