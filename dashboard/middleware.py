@@ -91,6 +91,9 @@ class RequestContextMiddleware:
             )
             return response
         finally:
+            # django-htmx's request.htmx points back at the request: without this, every htmx
+            # request (its environ, the server's objects) waits for the cyclic GC to be freed.
+            request.__dict__.pop("htmx", None)
             request_id_var.reset(token)
 
 

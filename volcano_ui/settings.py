@@ -94,7 +94,10 @@ WSGI_APPLICATION = "volcano_ui.wsgi.application"
 
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's backend, freeing each rendering's context when done (dashboard/template_backend.py);
+        # named "django" like Django's own, which is the engine django-template-partials extends.
+        "NAME": "django",
+        "BACKEND": "dashboard.template_backend.DjangoTemplates",
         "DIRS": [ASSET_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {

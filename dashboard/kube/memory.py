@@ -100,18 +100,16 @@ def tune_gc(threshold0: int = GC_THRESHOLD0) -> bool:
     older generations' thresholds stay). Returns True when changed, False when it already was at
     least that or the collector is off (an embedding application's choice is kept).
 
-    Why: every request leaves its objects in reference cycles that only the cyclic GC frees
-    (Django's RequestContext and its ContextDicts point at each other and hold the template context;
-    django-htmx's ``request.htmx`` points back at the request; ``python -m bench.request_cycles``
-    lists them: 40-230 objects a page). With CPython's default of 700, one page triggers many young
-    collections while it renders, so its context survives two of them and lands in the oldest
-    generation, which is collected only when it grew by a quarter. In the soak's worker that meant
-    4 full collections a minute, each walking the ~600,000 GC-tracked objects of the cache to free
-    ~16,000 objects of finished requests (prometheus ``python_gc_*`` metrics). At 10,000 a young
-    collection runs every few seconds at that load, most pages finish between two of them, and
-    their garbage is freed young. Measured in-process (``python -m bench.memory_growth
-    --gc-threshold0 700`` against the default, side by side, 9.5 minutes each): 37,042 requests
-    served instead of 19,465, full collections 10 instead of 39, memory level alike. Process-wide;
+    Why: a page allocates thousands of containers while it renders. With CPython's default of 700,
+    one page triggers many young collections, so the objects it still holds survive two of them
+    and land in the oldest generation, which is collected only when it grew by a quarter; each
+    such collection walks the cache's ~600,000 GC-tracked objects. That was measured when every
+    request was also held in reference cycles (the template contexts, ``request.htmx``; freed by
+    reference counting since, see dashboard/template_backend.py): 4 full collections a minute in
+    the soak's worker, and in-process (``python -m bench.memory_growth --gc-threshold0 700``
+    against the default, side by side, 9.5 minutes each) 37,042 requests served at 10,000 instead
+    of 19,465, full collections 10 instead of 39, memory level alike. It has not been measured
+    again with requests that leave no cycles. Process-wide;
     the cache calls it once at start, with limit_arenas."""
     current = gc.get_threshold()
     if current[0] == 0 or current[0] >= threshold0:  # 0: the GC is disabled; leave it so
