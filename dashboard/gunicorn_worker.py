@@ -56,6 +56,7 @@ from urllib.parse import parse_qsl
 from gunicorn import util  # type: ignore[import-untyped]
 from gunicorn.workers import gthread  # type: ignore[import-untyped]
 
+from dashboard.priority import REQUESTS
 from volcano_ui.env import env_float, env_int
 
 _BUSY_BODY = b"503: the dashboard is busy; retry soon.\n"
@@ -374,6 +375,8 @@ class GuardedThreadWorker(gthread.ThreadWorker):
         if saturated:
             with self._guard_lock:
                 self._busy += 1
+        # In flight from now until answered: the background threads give way to it meanwhile.
+        REQUESTS.started()
         fs = self.tpool.submit(self.handle, conn)
         fs.add_done_callback(self._done)
         fs.add_done_callback(lambda fut: self.method_queue.defer(self.finish_request, conn, fut))
@@ -382,6 +385,7 @@ class GuardedThreadWorker(gthread.ThreadWorker):
     def _done(self, _future) -> None:  # noqa: ANN001
         with self._guard_lock:
             self._busy -= 1
+        REQUESTS.finished()
 
     def _refuse(self, conn) -> None:  # noqa: ANN001
         """Answer 503 from the main loop without blocking it, then close."""

@@ -31,6 +31,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram,
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from dashboard import priority
+
 #: Snapshot attributes of the watched kinds.
 KINDS = ("jobs", "podgroups", "queues", "pods", "events")
 #: Kind states in which the cache will not get any more complete by waiting.
@@ -194,7 +196,26 @@ class ClusterCacheCollector(Collector):
         yield from (objects, state, restarts, relists, relists_too_large, age)
 
 
+class RequestPriorityCollector(Collector):
+    """The worker's requests in flight and the seconds background threads waited for them
+    (dashboard/priority.py), read at scrape time."""
+
+    def collect(self) -> Iterator:
+        yield GaugeMetricFamily(
+            "volcano_ui_requests_in_flight",
+            "Requests handed to this worker's threads and not answered yet.",
+            value=priority.REQUESTS.in_flight,
+        )
+        yield CounterMetricFamily(
+            "volcano_ui_background_give_way_seconds",
+            "Seconds the informers and the history recorder waited for requests in flight.",
+            value=priority.REQUESTS.waited_seconds,
+        )
+
+
 _collector = ClusterCacheCollector()
 # A second import (the autoreloader) must not register the collector twice.
 with contextlib.suppress(ValueError):
     REGISTRY.register(_collector)
+with contextlib.suppress(ValueError):
+    REGISTRY.register(RequestPriorityCollector())

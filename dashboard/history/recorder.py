@@ -53,6 +53,7 @@ from dashboard.history.models import (
 )
 from dashboard.kube.cache import ClusterCache
 from dashboard.kube.snapshot import Snapshot
+from dashboard.priority import REQUESTS
 from dashboard.volcano.gang import pod_template_requests
 from dashboard.volcano.history import admission_wait, gpu_amount, pod_times, queue_amounts
 from dashboard.volcano.objects import as_dict, as_list, meta, name, namespace, spec, status, uid
@@ -297,6 +298,7 @@ class Recorder:
                 kind, before, after, seen = self._changes.get_nowait()
             except queue.Empty:
                 break
+            REQUESTS.give_way()
             try:
                 self._record(kind, before, after, seen, None)
             except Exception:  # one odd object costs its own row, never the others'

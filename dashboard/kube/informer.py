@@ -60,6 +60,7 @@ from dashboard.kube.client import (
 from dashboard.kube.discovery import Discovery
 from dashboard.kube.kinds import KindSpec
 from dashboard.kube.store import KindStore
+from dashboard.priority import REQUESTS
 
 log = logging.getLogger(__name__)
 
@@ -459,6 +460,7 @@ class Informer:
                     self.counters["bookmarks"] += 1
                 else:
                     self.counters["events"] += 1
+                    REQUESTS.give_way()
                     self._apply(etype, raw)
                 if new_rv:
                     rv = new_rv

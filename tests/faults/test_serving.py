@@ -198,6 +198,30 @@ def test_two_hundred_clients_get_pages_or_a_fast_503_and_health_stays_fast(serve
     busy = [(took, retry) for status, took, retry in outcomes if status == 503]
     assert all(retry for _, retry in busy)
     assert not busy or max(took for took, _ in busy) < 2.0
+    # Every request handed to a thread was counted out again (the background threads give way to
+    # requests in flight: a count left above 0 would slow them for good).
+    wait_for(
+        lambda: _metric(served, "volcano_ui_requests_in_flight") == 0.0,
+        timeout=10,
+        what="no request in flight after the load",
+    )
+    assert _metric(served, "volcano_ui_background_give_way_seconds_total") is not None
+
+
+def _metric(server: Gunicorn, name: str) -> float | None:
+    """The value of the unlabelled metric ``name`` on the worker's /metrics (None: absent)."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.health_port, timeout=10)
+    try:
+        conn.request("GET", "/metrics")
+        response = conn.getresponse()
+        assert response.status == 200
+        text = response.read().decode()
+    finally:
+        conn.close()
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return None
 
 
 def test_duplicated_identity_headers_are_named_for_refusal(settings):
