@@ -258,9 +258,14 @@ def _respond(
         )
         return render(request, "dashboard/_log_tail.html", ctx)
     if request.GET.get("download") == "1":
-        resp = HttpResponse(
-            _text(result.lines, opts, source=source), content_type="text/plain; charset=utf-8"
-        )
+        if not result.lines and (result.problems or result.busy):
+            # Nothing could be read: an error, not an empty file that looks like an empty log.
+            return _download_failed(result)
+        text = _text(result.lines, opts, source=source)
+        if result.problems:
+            # Some of a Job's containers could not be read: the file says which, first.
+            text = "".join(f"# {_('not read')}: {p}\n" for p in result.problems) + text
+        resp = HttpResponse(text, content_type="text/plain; charset=utf-8")
         resp["Content-Disposition"] = download_header(filename)
         return resp
     html = [render_line(ln, opts, source=source) for ln in result.lines]
@@ -298,6 +303,27 @@ def _respond(
     resp = render(
         request, "dashboard/logs.html", ctx, status=503 if result.busy and not result.lines else 200
     )
+    resp["Cache-Control"] = "no-store"
+    return resp
+
+
+def _download_failed(result: Result) -> HttpResponse:
+    """A log download of which nothing could be read: 503 with Retry-After when every reader was
+    busy, else 502 (the API server failed to give the log), the reasons as text."""
+    if result.problems:
+        reasons = "\n".join(result.problems)
+        resp = HttpResponse(
+            _("The log could not be read:") + "\n" + reasons + "\n",
+            status=502,
+            content_type="text/plain; charset=utf-8",
+        )
+    else:
+        resp = HttpResponse(
+            _("Too many logs are being read right now; some were not read. Try again in a moment.") + "\n",
+            status=503,
+            content_type="text/plain; charset=utf-8",
+        )
+        resp["Retry-After"] = str(UNCHECKED_RETRY_SECONDS)
     resp["Cache-Control"] = "no-store"
     return resp
 

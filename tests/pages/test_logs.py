@@ -239,6 +239,28 @@ def test_limits_bytes_and_busy(client, own):
     assert busy.status_code == 503 and b"data-log-busy" in busy.content
 
 
+def test_a_download_that_reads_nothing_is_an_error_not_an_empty_file(client, own):
+    cluster, cache = own
+    make_pod(cluster, cache, "unread")
+    cluster.advance(20)
+    cluster.server.set_faults({"error_rate": 1.0})
+    try:
+        failed = client.get(f"/pods/{NS}/unread/logs/?download=1")
+    finally:
+        cluster.server.set_faults({"error_rate": 0.0})
+    assert failed.status_code == 502 and "Content-Disposition" not in failed
+    assert failed["Content-Type"].startswith("text/plain")
+    assert "The log could not be read:" in failed.content.decode()
+    assert "injected fault" in failed.content.decode()
+    from dashboard.views.logs import slots
+
+    with override_settings(VOLCANO_UI_LOGS_MAX_STREAMS=1), slots().take():
+        busy = client.get(f"/pods/{NS}/unread/logs/?download=1")
+    assert busy.status_code == 503 and busy["Retry-After"] and "Content-Disposition" not in busy
+    ok = client.get(f"/pods/{NS}/unread/logs/?download=1")
+    assert ok.status_code == 200 and ok["Content-Disposition"] and ok.content
+
+
 def test_logs_can_be_turned_off(client, own):
     cluster, cache = own
     make_pod(cluster, cache, "off")
