@@ -209,3 +209,7 @@ def test_forbidden_events_are_not_available_not_none(client, cache):
         page = text(client.get(path).content.decode())
         assert "Events are not available (see the notice above)." in page, path
         assert "No events." not in page and "No warnings." not in page, path
+    # The Events card's count is unknown, not 0.
+    html = client.get("/jobs/platform/quota-starved/").content.decode()
+    card = html.split('id="events-title"', 1)[1].split("</h2>", 1)[0]
+    assert 'class="count-pill"' in card and "—" in card and ">0<" not in card, card
