@@ -87,6 +87,12 @@ def tolerates(tolerations: Sequence[object], taint: Taint) -> bool:
     return False
 
 
+def allocatable_reported(node: object) -> bool:
+    """Whether ``node`` reports ``status.allocatable`` at all. One that does not (a kubelet that
+    has not reported yet) is of unknown size, not of size 0."""
+    return isinstance(status(node).get("allocatable"), dict)
+
+
 def node_allocatable(node: object) -> dict[str, Decimal | None]:
     """``status.allocatable`` per resource; None for a value that is no amount (shown as written)."""
     return {as_str(k): resource_amount(v) for k, v in as_dict(status(node).get("allocatable")).items()}
@@ -270,13 +276,17 @@ def _bar_of(
     node: object, request: Mapping[str, Decimal], tolerations: Sequence[object], selector: Mapping[str, str]
 ) -> tuple[Any, ...]:
     """The reason ``node`` can never take the pod as a grouping key; () when it could (or may:
-    an allocatable that is no amount, or a node that is only not Ready). A node the pod's
-    nodeSelector excludes counts as that first: the pod's own choice, whatever else it lacks."""
+    an allocatable that is no amount or not reported at all, or a node that is only not Ready).
+    A node the pod's nodeSelector excludes counts as that first: the pod's own choice, whatever
+    else it lacks."""
     if not selector_matches(node, selector):
         return ("selector",)
+    # No allocatable reported at all (a kubelet that has not reported yet): the node's size is
+    # unknown, not 0, so it is never too small; its taints and cordon still count.
+    reported = allocatable_reported(node)
     alloc = node_allocatable(node)
     short = []
-    for res, need in request.items():
+    for res, need in request.items() if reported else ():
         have = alloc.get(res, Decimal(0))
         if have is None:
             return ()

@@ -34,6 +34,7 @@ from dashboard.volcano.gang import (
 )
 from dashboard.volcano.nodes import (
     NodeBar,
+    allocatable_reported,
     cluster_allocatable,
     never_fits,
     pod_node_selector,
@@ -251,8 +252,9 @@ def cluster_short(
     """(resource, need, the cluster's total allocatable) for each resource of ``needs`` above
     the sum of every node's allocatable (``nodes.cluster_allocatable``; a resource no node offers
     totals 0), in resource order. Empty when the nodes cannot be read (None) or there are none
-    (a cluster without nodes is still being built), and for a resource whose total is unknown."""
-    if not nodes:
+    (a cluster without nodes is still being built) or some node reports no allocatable (the sum
+    is then only a lower bound), and for a resource whose total is unknown."""
+    if not nodes or not all(allocatable_reported(n) for n in nodes):
         return ()
     total = cluster_allocatable(nodes)
     out = []

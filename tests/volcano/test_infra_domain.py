@@ -270,6 +270,14 @@ def test_a_pod_no_node_can_ever_take_names_each_kind_of_node():
     assert vn.never_fits({"cpu": Decimal(96)}, [], {}, [*nodes, _node("down", "128", ready="False")]) == []
     assert vn.never_fits({"cpu": Decimal(96)}, [], {}, [*nodes, _node("odd", "lots")]) == []
     assert vn.never_fits({"cpu": Decimal(96)}, [], {}, []) == []
+    # A node that reports no allocatable at all is of unknown size, not too small; a taint or a
+    # cordon on it still keeps the pod off.
+    unreported = _node("new")
+    del unreported["status"]["allocatable"]
+    assert vn.never_fits({"cpu": Decimal(96)}, [], {}, [*nodes, unreported]) == []
+    tainted = _node("new-tainted", taints=[gpu])
+    del tainted["status"]["allocatable"]
+    assert [b.kind for b in vn.never_fits({"cpu": Decimal(1)}, [], {}, [tainted])] == ["taint"]
     # A PreferNoSchedule taint does not keep the pod off.
     soft = {"key": "gpu", "value": "present", "effect": "PreferNoSchedule"}
     assert vn.never_fits({"cpu": Decimal(96)}, [], {}, [_node("soft", "128", [soft])]) == []

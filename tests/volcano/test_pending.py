@@ -153,6 +153,10 @@ def test_a_gang_above_the_whole_cluster_is_never_and_unknown_totals_say_nothing(
     assert cluster_short(needs, None) == ()  # Nodes cannot be read
     assert cluster_short(needs, []) == ()
     assert cluster_short({"cpu": Decimal(200)}, [*nodes, _node("c", cpu="lots")]) == ()
+    # A node that reports no allocatable makes the sum a lower bound: nothing is claimed.
+    unreported = _node("d", cpu="1")
+    del unreported["status"]["allocatable"]
+    assert cluster_short({"cpu": Decimal(200)}, [*nodes, unreported]) == ()
     pg = _pg("Pending", min_resources={"cpu": "1e30"}, owner=False)
     ctx = PendingContext(job=None, podgroup=pg, queue=_queue(), queue_name="q", nodes=nodes)
     facts = why_pending(ctx)
