@@ -50,10 +50,18 @@ _ROWS_MAX = 4096
 _ROWS_LOCK = threading.Lock()
 
 
+def pods_countable(snap: Snapshot) -> bool:
+    """Whether the pods ``snap`` holds are all the watched pods, as what nodes have requested and
+    free needs: not while the pods cannot be read (forbidden, not installed, never listed), nor for
+    a viewer limited to some namespaces (the other namespaces' pods are not in the view). Then it
+    is unknown, not what the visible pods alone request."""
+    return snap.pods.state.is_usable and snap.namespaces_filter is None
+
+
 def node_pods(snap: Snapshot, name: str) -> list[dict] | None:
-    """The pods bound to node ``name``, or None while the pods cannot be read (forbidden, not
-    installed, never listed): then what the node has requested and free is unknown, not 0."""
-    return snap.pods_on_node(name) if snap.pods.state.is_usable else None
+    """The pods bound to node ``name`` for what the node has requested and free, or None when
+    that is unknown (``pods_countable``)."""
+    return snap.pods_on_node(name) if pods_countable(snap) else None
 
 
 def _row(snap: Snapshot, node: dict, now: datetime) -> dict[str, Any]:
@@ -171,7 +179,7 @@ def node_detail(request: HttpRequest, name: str) -> HttpResponse:
     ctx = page_ctx(snap, now, DETAIL_KINDS, "nodes")
     ctx.update({"node": node, "name": name})
     if frags.want("status"):
-        usage = vn.node_usage(node, pods if snap.pods.state.is_usable else None)
+        usage = vn.node_usage(node, pods if pods_countable(snap) else None)
         ctx.update(
             {
                 "state": pn.node_state_badge(vn.node_state(node)),
@@ -223,7 +231,7 @@ def node_fit_ctx(snap: Snapshot, job: dict, message: str) -> dict[str, Any] | No
         return None
     out: dict[str, Any] = {
         "readable": readable,
-        "pods_readable": snap.pods.state.is_usable,
+        "pods_readable": pods_countable(snap),
         "total": None,
         "reasons": [],
         "slot_groups": [],

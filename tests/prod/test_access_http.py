@@ -254,6 +254,37 @@ def test_a_cluster_wide_user_sees_every_namespace(teams, installed_cache, dashbo
     assert "team-vision" in body and "team-nlp" in body
 
 
+def test_node_usage_is_unknown_for_a_user_limited_to_namespaces(teams, installed_cache, dashboard_server):
+    """What a node has requested and free counts every namespace's pods: a user who reads some
+    namespaces only gets "—" and a note, not the requests of their own pods passed off as the node's."""
+    teams.add_user("carol", "token-carol-0123456789", None)
+    server = dashboard_server(**proxy_settings())
+    snap = installed_cache.snapshot()
+    node = next(
+        n
+        for n in sorted(p["spec"].get("nodeName") or "" for p in snap.pods.all())
+        if n and snap.nodes.get(None, n) is not None
+    )
+
+    def row(user: str) -> tuple[str, str]:
+        body = proxy_session(user).get(server.url + "/nodes/").text
+        return body, body.split(f'data-node="{node}"')[1].split("</tr>")[0]
+
+    def requested(cells_of: str) -> list[str]:
+        # cpu and memory: "requested / allocatable"
+        cells = re.findall(r'<td class="nowrap">(.*?)</td>', cells_of, re.S)
+        return [re.sub(r"<[^>]+>", "", c).strip() for c in cells if " / " in c][:2]
+
+    limited, limited_row = row(ALICE[0])
+    assert "data-usage-scope" in limited
+    assert requested(limited_row) and all(c.startswith("— / ") for c in requested(limited_row)), limited_row
+    everything, everything_row = row("carol")
+    assert "data-usage-scope" not in everything
+    assert requested(everything_row) and not any(c.startswith("—") for c in requested(everything_row))
+    detail = proxy_session(ALICE[0]).get(server.url + f"/nodes/{node}/").text
+    assert "data-usage-scope" in detail
+
+
 def test_an_invalid_token_is_refused_and_gives_no_session(teams, installed_cache, dashboard_server):
     server = dashboard_server(**token_settings())
     session = requests.Session()
