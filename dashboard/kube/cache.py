@@ -428,8 +428,8 @@ class JobStore(KindStore):
                 self.restart_times[key] = tuple(sorted((*times, at)))[-self.RESTART_TIMES_KEPT :]
         return changed
 
-    def _remove(self, key: Key, final: dict[str, Any] | None = None) -> bool:
-        removed = super()._remove(key, final)
+    def _remove(self, key: Key, final: dict[str, Any] | None = None, deleted: bool = True) -> bool:
+        removed = super()._remove(key, final, deleted)
         if removed:
             self.restart_times.pop(key, None)
         return removed
@@ -446,12 +446,13 @@ class PodStore(KindStore):
         super().__init__(spec, **kw)
         self.records = records
 
-    def _remove(self, key: Key, final: dict[str, Any] | None = None) -> bool:
-        """As KindStore._remove; a removed pod of a Volcano Job is recorded (``final``: its state
-        as the watch's DELETED event delivered it, else the last one stored)."""
+    def _remove(self, key: Key, final: dict[str, Any] | None = None, deleted: bool = True) -> bool:
+        """As KindStore._remove; a deleted pod of a Volcano Job is recorded (``final``: its state
+        as the watch's DELETED event delivered it, else the last one stored). A pod only dropped
+        from the cache (``deleted`` False: ``clear``) is not."""
         old = self._objects.get(key)
-        removed = super()._remove(key, final)
-        if removed and self.records is not None and old is not None:
+        removed = super()._remove(key, final, deleted)
+        if removed and deleted and self.records is not None and old is not None:
             self.records.add(final if final is not None else old)
         return removed
 
@@ -598,7 +599,11 @@ class PodEventStore(EventStore):
         return kept
 
     def replace(
-        self, objs: Iterable[dict[str, Any]], owns: Callable[[dict[str, Any]], bool] | None = None
+        self,
+        objs: Iterable[dict[str, Any]],
+        owns: Callable[[dict[str, Any]], bool] | None = None,
+        *,
+        deleted: bool = True,
     ) -> tuple[int, int]:
         """A full list: the stored events and the held ones become exactly the listed ones."""
         with self._locked():
@@ -615,7 +620,7 @@ class PodEventStore(EventStore):
                     self._hold(obj, pod, before.since, before.pod_lists)
                 else:
                     self._hold(obj, pod, now, lists)
-            return super().replace(stored, owns=owns)
+            return super().replace(stored, owns=owns, deleted=deleted)
 
     # -- settling ----------------------------------------------------------------------------
     def pod_arrived(self, pod: Key) -> None:

@@ -331,7 +331,8 @@ class Informer:
         self._sleep(delay)
 
     def _clear(self) -> None:
-        self.store.replace([], owns=self.owns)
+        # The objects can no longer be read; they are not deleted.
+        self.store.clear(owns=self.owns)
 
     def _path(self) -> str:
         return self.spec.path(self.version)

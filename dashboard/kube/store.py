@@ -309,7 +309,9 @@ class KindStore:
             listener(self.spec.name, old, obj)
         return True
 
-    def _remove(self, key: Key, final: dict[str, Any] | None = None) -> bool:
+    def _remove(self, key: Key, final: dict[str, Any] | None = None, deleted: bool = True) -> bool:
+        """Remove ``key``; ``deleted`` False: the object was only dropped from the cache (clear),
+        not deleted in the cluster (subclasses that remember deletions skip it)."""
         old = self._objects.get(key)
         if old is None:
             return False
@@ -348,13 +350,18 @@ class KindStore:
         return changed
 
     def replace(
-        self, objs: Iterable[dict[str, Any]], owns: Callable[[dict[str, Any]], bool] | None = None
+        self,
+        objs: Iterable[dict[str, Any]],
+        owns: Callable[[dict[str, Any]], bool] | None = None,
+        *,
+        deleted: bool = True,
     ) -> tuple[int, int]:
         """Make the store equal the result of a full list (the re-list after 410 or a reconnect).
 
         Objects absent from ``objs`` are removed, but only those for which ``owns(obj)`` is true
         (several informers may feed one store, e.g. one pod watch per scheduler name). Unchanged
         objects (same resourceVersion) keep their object_version. Returns (upserted, removed).
+        ``deleted`` False: the removed objects are not known to be deleted (see ``clear``).
         """
         new: dict[Key, dict[str, Any]] = {obj_key(o): o for o in objs}
         upserted = removed = 0
@@ -363,7 +370,7 @@ class KindStore:
             self._bulk, self._bulk_dirty = True, False
             try:
                 for key, old in list(self._objects.items()):
-                    if key not in new and (owns is None or owns(old)) and self._remove(key):
+                    if key not in new and (owns is None or owns(old)) and self._remove(key, deleted=deleted):
                         removed += 1
                 for key, obj in new.items():
                     if self._put(key, obj):
@@ -377,6 +384,12 @@ class KindStore:
         if upserted or removed:
             self._changed()
         return upserted, removed
+
+    def clear(self, owns: Callable[[dict[str, Any]], bool] | None = None) -> int:
+        """Drop the objects ``owns`` accepts (all when None) because the kind can no longer be read
+        (forbidden, not installed). As ``replace([])``, except that the objects were not deleted:
+        no store records them as deleted (PodStore). Returns how many were removed."""
+        return self.replace([], owns=owns, deleted=False)[1]
 
     def bound_listed(self, objs: list[dict[str, Any]], final: bool = False) -> list[dict[str, Any]]:
         """Called by the informer while a full list accumulates (``final``: before ``replace``):
@@ -532,8 +545,8 @@ class EventStore(KindStore):
             self.dropped += 1
         return key in self._objects
 
-    def _remove(self, key: Key, final: dict[str, Any] | None = None) -> bool:
-        removed = super()._remove(key, final)
+    def _remove(self, key: Key, final: dict[str, Any] | None = None, deleted: bool = True) -> bool:
+        removed = super()._remove(key, final, deleted)
         if removed:
             self._arrival.pop(key, None)
         return removed

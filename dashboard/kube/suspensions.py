@@ -46,8 +46,8 @@ class CronJobStore(KindStore):
         self.suspensions[key] = kept[-self.SUSPENSIONS_KEPT :]
         return changed
 
-    def _remove(self, key: Key, final: dict[str, Any] | None = None) -> bool:
-        removed = super()._remove(key, final)
+    def _remove(self, key: Key, final: dict[str, Any] | None = None, deleted: bool = True) -> bool:
+        removed = super()._remove(key, final, deleted)
         if removed:
             self.suspensions.pop(key, None)
         return removed

@@ -11,6 +11,7 @@ from dashboard.kube import ClusterCache
 from dashboard.kube.podrecords import DeletedPods
 from dashboard.sim.kinds import resolve
 from dashboard.volcano.podrecords import MESSAGE_CHARS
+from tests.pages.helpers import sim_faults
 
 POD = resolve("pods")
 JOB = {
@@ -91,6 +92,39 @@ def test_a_pod_deleted_through_the_api_leaves_its_final_state(own_sim, make_live
     assert cache.snapshot(frozenset({"team"})).deleted_pods_of_job(JOB) == []
 
 
+def running_pod(name: str):
+    pod = job_pod(name)
+    pod["status"] = {
+        "phase": "Running",
+        "containerStatuses": [
+            {"name": "main", "restartCount": 0, "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}
+        ],
+    }
+    return pod
+
+
+@pytest.mark.parametrize("fault", ["forbidden", "not_installed"])
+def test_pods_that_can_no_longer_be_read_are_not_recorded_as_deleted(own_sim, make_live_cache, fault):
+    for name in ["train-worker-0", "train-worker-1", "train-worker-2"]:
+        own_sim.store.create(POD, running_pod(name), "default", replay=True)
+    cache = make_live_cache(own_sim)
+    cache.wait_for(lambda s: len(s.pods_for_job(JOB)) == 3, timeout=10)
+    sim_faults(own_sim, **{fault: ["pods"]}, drop_watches=True)
+    snap = cache.wait_for(lambda s: s.pods.state.name == fault and s, timeout=10)
+    assert len(snap.pods) == 0  # cleared: not shown while they may not be read
+    assert snap.deleted_pods_of_job(JOB) == []
+    sim_faults(own_sim, reset=True)
+    snap = cache.wait_for(
+        lambda s: s.pods.state.name == "synced" and len(s.pods_for_job(JOB)) == 3 and s, timeout=10
+    )
+    assert snap.deleted_pods_of_job(JOB) == []
+    assert len(cache.deleted_pods) == 0
+    # A deletion after that is recorded as usual.
+    own_sim.store.delete(POD, "default", "train-worker-1")
+    (record,) = cache.wait_for(lambda s: s.deleted_pods_of_job(JOB), timeout=10)
+    assert (record.name, record.phase) == ("train-worker-1", "Running")
+
+
 def test_a_pod_missing_from_a_re_list_is_recorded_too():
     cache = ClusterCache()
     pods = cache.store("pods")
@@ -102,6 +136,15 @@ def test_a_pod_missing_from_a_re_list_is_recorded_too():
     pods.replace([])
     assert [r.name for r in cache.snapshot().deleted_pods_of_job(JOB)] == ["train-worker-0", "train-worker-1"]
     assert len(cache.deleted_pods) == 2  # the pod of no Volcano Job left no record
+
+
+def test_clearing_the_pods_records_none_of_them():
+    cache = ClusterCache()
+    pods = cache.store("pods")
+    pods.upsert(job_pod("train-worker-0"))
+    pods.upsert(job_pod("train-worker-1"))
+    assert pods.clear() == 2 and len(pods) == 0
+    assert cache.snapshot().deleted_pods_of_job(JOB) == [] and len(cache.deleted_pods) == 0
 
 
 def test_records_of_an_earlier_job_of_the_same_name_are_not_shown():
