@@ -163,7 +163,8 @@ class ClusterCache:
 
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener(kind, before, after)`` on every change of every store, from the writing
-        thread with the store's lock held (``after`` None: deleted). It must only hand off."""
+        thread with the store's lock held (``after`` None: deleted; objects dropped because their
+        kind became unreadable are not deleted and are not told). It must only hand off."""
         for store in self._stores.values():
             store.listeners = (*store.listeners, listener)
 

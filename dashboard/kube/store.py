@@ -315,8 +315,10 @@ class KindStore:
         old = self._objects.get(key)
         if old is None:
             return False
-        for listener in self.listeners:
-            listener(self.spec.name, final if final is not None else old, None)
+        if deleted:
+            # Listeners hear of deletions only: an object dropped by clear() still exists.
+            for listener in self.listeners:
+                listener(self.spec.name, final if final is not None else old, None)
         self._unshare()
         del self._objects[key]
         if self._bulk:

@@ -184,3 +184,26 @@ def test_a_parent_queues_history_says_whose_counts_each_part_shows(demo_then_liv
         assert 'data-scope="podgroups"' in history
     leaf_page = Client().get(f"/queues/{leaf}/").content.decode()
     assert "data-history>" in leaf_page and "data-scope=" not in leaf_page
+
+
+def test_pods_that_turn_forbidden_are_not_recorded_as_deleted(sim_cluster, make_live_cache, history_db):
+    from tests.kube.test_informers import faults
+
+    cluster = sim_cluster
+    add_nodes(cluster)
+    cache = make_live_cache(cluster)
+    rec = recorder(cache, cluster, history_db, sample_seconds=10)
+    rec.step()
+    gpu_job(cluster, "kept", replicas=1, seconds=None)
+    settle(cache, cluster, lambda s: _running(s, "kept"), rec)
+    rec.step(force_flush=True)
+    assert PodLifetime.objects.using(history_db).get(job="kept").deleted is None
+
+    faults(cluster, forbidden=["pods"], drop_watches=True)
+    cache.wait_for(lambda s: s.pods.state.name == "forbidden", timeout=10)
+    rec.step(force_flush=True)
+    assert PodLifetime.objects.using(history_db).get(job="kept").deleted is None
+    faults(cluster, reset=True)
+    cache.wait_for(lambda s: s.pods.state.name == "synced" and len(s.pods) > 0, timeout=15)
+    rec.step(force_flush=True)
+    assert PodLifetime.objects.using(history_db).get(job="kept").deleted is None
