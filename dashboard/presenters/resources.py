@@ -107,6 +107,9 @@ class ResourceBar:
     # For an allocation over its share whose whole percentage would read 100 or less: the exact
     # reading ("100.4", ">100"; quantities.percent_over_text), shown in place of ``pct``.
     over_text: str = ""
+    # status.allocated is above spec.capability (a capability of 0 included, which has no
+    # percentage): said in words next to the numbers, not by colour alone.
+    over_cap: bool = False
 
     @property
     def pct_text(self) -> str:
@@ -188,6 +191,7 @@ def _bar(res: str, raw: dict[str, Any], reported: bool) -> ResourceBar:
         has_ref=any(raw.get(k) is not None for k in ("deserved", "guarantee", "capability")),
         invalid=invalid,
         deserved_over_cap=deserved_over_cap,
+        over_cap=over_cap,
         over_text=percent_over_text(alloc, ref) if over and ref is not None else "",
         invalid_text="; ".join(
             f"{FIELD_WORDS[k]()} {shown[k][1]}" for k in raw if raw[k] is not None and k not in val

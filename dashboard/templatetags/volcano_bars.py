@@ -63,6 +63,8 @@ def _resbar_compact(bar, named: bool) -> SafeString:
             icon("alert"),
             _("deserved exceeds capability"),
         )
+    if bar.over_cap and bar.pct is None:
+        warn += format_html('<div class="small">{}</div>', _over_capability(bar))
     return format_html(
         '<div class="resbar resbar-compact tone-{}"><div class="resbar-head">{}'
         '<span class="resbar-nums">{}</span></div><div class="resbar-line">{}{}</div>{}</div>',
@@ -105,7 +107,17 @@ def _resbar_numbers(bar) -> SafeString:
             icon("alert"),
             _("deserved exceeds capability"),
         )
-    return nums
+    return nums + _over_capability(bar)
+
+
+def _over_capability(bar) -> SafeString:
+    """The words "above capability" when the allocation is over the capability (a capability of 0
+    has no percentage to show it)."""
+    if not bar.over_cap:
+        return SafeString("")
+    return format_html(
+        ' <span class="resbar-warn bad-text" data-over-cap>{}{}</span>', icon("alert"), _("above capability")
+    )
 
 
 def _resbar_track(bar, compact: bool) -> SafeString:
@@ -204,6 +216,8 @@ def minibar(bar) -> SafeString:
             icon("alert") if bar.over else "",
             bar.pct_text,
         )
+    if bar.over_cap and bar.pct is None:
+        pct += _over_capability(bar)
     track = SafeString("")
     if bar.has_ref and not bar.invalid:
         mark = (

@@ -583,3 +583,18 @@ def test_a_missing_queue_leads_the_pending_job_and_no_nodes_are_offered(odd_clus
     assert (
         "queue ghost-queue does not exist" in listing and "unschedulable: NotEnoughResources" not in listing
     )
+
+
+def test_allocation_over_a_capability_of_zero_is_said_in_words(odd_cluster, client):
+    """A capability of 0 has no percentage: being over it is said, not only coloured."""
+    name = f"zerocap-{next(_seq)}"
+    _create(
+        odd_cluster,
+        QUEUES,
+        _queue(name, {"capability": {"nvidia.com/gpu": "0"}}, status={"allocated": {"nvidia.com/gpu": "3"}}),
+    )
+    pages = _get_all(client, [f"/queues/{name}/", "/queues/"])
+    detail = text(pages[f"/queues/{name}/"])
+    assert "above capability" in detail
+    listed = pages["/queues/"].split(f'<tr data-queue="{name}">', 1)[1].split("</tr>", 1)[0]
+    assert "data-over-cap" in listed and "above capability" in text(listed)
