@@ -5,7 +5,9 @@ Facts from volcano-sh/volcano:
 - ``status.nodeCount`` (pkg/controllers/hypernode/hypernode_handler.go ``actualNodeCnt`` with
   pkg/util/hypernode/member_selector.go ``GetMembers``) is the size of the union, over every member
   whatever its ``type``, of: the ``exactMatch`` name as written; the nodes whose name matches
-  ``regexMatch.pattern``; the nodes matching ``labelMatch`` (an empty selector matches nothing).
+  ``regexMatch.pattern`` (Go's regexp: RE2 syntax, linear time; here RE2 itself, and a pattern
+  it cannot compile selects nothing); the nodes matching ``labelMatch`` (an empty selector matches
+  nothing).
   A HyperNode whose members are HyperNodes selected by exactMatch therefore counts its children,
   not the nodes below them;
 - the scheduler (pkg/scheduler/api/hyper_node_info.go) resolves a HyperNode to real nodes: Node
@@ -16,10 +18,15 @@ Facts from volcano-sh/volcano:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
+from typing import Any
+
+import re2
 
 from .store import ApiError
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # no stderr line per rejected pattern
 
 
 def label_selector_matches(selector: dict, labels: dict) -> bool:
@@ -40,10 +47,10 @@ def label_selector_matches(selector: dict, labels: dict) -> bool:
     return True
 
 
-def _regex(pattern: str) -> re.Pattern[str] | None:
+def _regex(pattern: str) -> Any:
     try:
-        return re.compile(pattern)
-    except re.error:
+        return re2.compile(pattern.encode("utf-8", "surrogatepass"), _RE2_OPTIONS)
+    except re2.error:
         return None
 
 
@@ -60,7 +67,7 @@ def member_names(selector: dict, nodes: dict[str, dict]) -> set[str]:
         compiled = _regex(str(regex.get("pattern") or ""))
         if compiled is None:
             return set()
-        out.update(n for n in nodes if compiled.search(n))
+        out.update(n for n in nodes if compiled.search(n.encode("utf-8", "surrogatepass")) is not None)
     label = selector.get("labelMatch")
     if isinstance(label, dict):
         if not label.get("matchLabels") and not label.get("matchExpressions"):

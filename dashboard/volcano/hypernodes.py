@@ -3,17 +3,23 @@
 A HyperNode is a group of Nodes or of other HyperNodes (``spec.members[]``, each with exactly one
 selector: ``exactMatch.name``, ``regexMatch.pattern`` or, for Node members, ``labelMatch`` as a
 LabelSelector); ``spec.tier`` counts up from 1 at the leaves, ``spec.tierName`` names the tier.
-Volcano matches a regexMatch pattern with Go's ``regexp.MatchString`` (unanchored); Python's
-``re.search`` answers the same for the patterns both engines accept. Source: Volcano's
-hypernode_types.go and the network-topology-aware scheduling design.
+Volcano matches a regexMatch pattern with Go's ``regexp.MatchString`` (unanchored, RE2 syntax,
+time linear in the name); here RE2 itself (google-re2) searches the name, so a pattern means what
+it means to Volcano and no pattern can take exponential time. RE2 refuses what Go's regexp refuses
+(backreferences, lookaround, possessive repeats), with two lenient corners: it reads ``\\C`` (any
+byte) and a repeat count too large to parse (``a{99999999999}``) as literal text where Go reports an
+error; neither can match a valid Kubernetes name. Source: Volcano's hypernode_types.go,
+pkg/util/hypernode/member_selector.go and the network-topology-aware scheduling design.
 """
 
 from __future__ import annotations
 
-import re
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import re2
 
 from dashboard.volcano.objects import as_dict, as_list, as_str, count, labels, name, spec, status
 
@@ -34,14 +40,42 @@ class Member:
         return pattern_error(self.value) if self.how == "regexMatch" and self.value else ""
 
 
-def pattern_error(pattern: str) -> str:
-    """Why Python's ``re`` cannot compile ``pattern`` (its error message), "" when it can. Such a
-    pattern matches no name here (Go's regexp may read some of them: RE2 syntax is not Python's)."""
+# RE2 as Go's regexp reads a pattern: UTF-8, Perl classes and flags, leftmost-first. RE2 would
+# otherwise write a log line to stderr for each pattern it rejects.
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+
+
+def _utf8(text: str) -> bytes:
+    # Names and patterns are searched as UTF-8 bytes, as Go holds them; a lone surrogate (which no
+    # API server sends) is kept rather than raising.
+    return text.encode("utf-8", "surrogatepass")
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> tuple[Any, str]:
+    """``pattern`` compiled once by RE2 and the reason it cannot be: (regex, "") or (None, RE2's
+    error message, e.g. "invalid escape sequence: \\1" for a backreference)."""
     try:
-        re.compile(pattern)
-    except (re.error, OverflowError, RecursionError) as exc:
-        return str(exc) or exc.__class__.__name__
-    return ""
+        return re2.compile(_utf8(pattern), _RE2_OPTIONS), ""
+    except re2.error as exc:
+        arg = exc.args[0] if exc.args else ""
+        reason = arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
+        return None, reason or exc.__class__.__name__
+
+
+def pattern_error(pattern: str) -> str:
+    """Why RE2 cannot compile ``pattern`` (its error message), "" when it can. Such a pattern
+    matches no name here, nor in Volcano (its hypernode controller skips a member whose pattern
+    Go's regexp cannot compile)."""
+    return _compiled(pattern)[1]
+
+
+def _regex_matches(pattern: str, target: bytes) -> bool:
+    """Whether ``pattern`` matches somewhere in the UTF-8 ``target`` (Go's ``regexp.MatchString``);
+    False for a pattern RE2 cannot compile."""
+    regex = _compiled(pattern)[0]
+    return regex is not None and regex.search(target) is not None
 
 
 def tier(hn: object) -> int | None:
@@ -107,11 +141,22 @@ def label_selector_matches(sel: Mapping[str, Any], node_labels: Mapping[str, str
     return True
 
 
+@functools.lru_cache(maxsize=256)
+def _names_matching(pattern: str, names: tuple[str, ...]) -> frozenset[str]:
+    """The ``names`` that ``pattern`` matches. Kept while the names stay the same: Node objects
+    change all the time (their status), their names seldom, and each search through RE2's Python
+    binding costs microseconds (2,000 nodes x tens of patterns at scale)."""
+    regex = _compiled(pattern)[0]
+    if regex is None:
+        return frozenset()
+    return frozenset(n for n in names if regex.search(_utf8(n)) is not None)
+
+
 def _name_matches(member: Member, target: str) -> bool:
     if member.how == "exactMatch":
         return bool(member.value) and member.value == target
-    if member.how == "regexMatch" and member.value and not member.error:
-        return re.search(member.value, target) is not None
+    if member.how == "regexMatch" and member.value:
+        return _regex_matches(member.value, _utf8(target))
     return False
 
 
@@ -235,7 +280,7 @@ class _LabelIndex:
 
 def build_topology(hypernodes: Sequence[dict[str, Any]], nodes: Sequence[dict[str, Any]]) -> Topology:
     by_name = {name(h): h for h in hypernodes if name(h)}
-    node_names = sorted(name(n) for n in nodes if name(n))
+    node_names = tuple(sorted(name(n) for n in nodes if name(n)))
     node_set = set(node_names)
     children: dict[str, list[str]] = {}
     direct: dict[str, list[str]] = {}
@@ -258,8 +303,8 @@ def build_topology(hypernodes: Sequence[dict[str, Any]], nodes: Sequence[dict[st
                         found.add(m.value)
                     elif m.value:
                         missing.setdefault(hn_name, []).append(m.value)
-                else:
-                    found.update(x for x in node_names if _name_matches(m, x))
+                elif m.how == "regexMatch" and m.value:
+                    found.update(_names_matching(m.value, node_names))
         children[hn_name] = sorted(kids)
         direct[hn_name] = sorted(found)
         for k in kids:

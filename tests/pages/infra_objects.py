@@ -244,7 +244,7 @@ def load(cluster, cache):
             [
                 {"type": "Node", "selector": {"regexMatch": {"pattern": "^cpu-[cd]$"}}},
                 exact("Node", "gone-node"),
-                {"type": "Node", "selector": {"regexMatch": {"pattern": "cpu-(e"}}},  # re cannot compile it
+                {"type": "Node", "selector": {"regexMatch": {"pattern": "cpu-(e"}}},  # RE2 cannot compile it
             ],
             3,
         ),

@@ -104,10 +104,10 @@ def test_hypernode_example_label_match_and_tree():
     assert topo.smallest_containing(["n1", "n2"]) is None
 
 
-def test_a_pattern_re_cannot_compile_is_named_and_matches_nothing():
+def test_a_pattern_re2_cannot_compile_is_named_and_matches_nothing():
     hn = {"spec": {"members": [{"type": "Node", "selector": {"regexMatch": {"pattern": "gpu-(a"}}}]}}
     member = vh.members(hn)[0]
-    assert member.error == "missing ), unterminated subpattern at position 4"
+    assert member.error == "missing ): gpu-(a"
     assert not vh.member_matches_node(member, {"metadata": {"name": "gpu-(a"}})
     assert (
         vh.pattern_error("^gpu-[ab]$") == ""
@@ -116,7 +116,52 @@ def test_a_pattern_re_cannot_compile_is_named_and_matches_nothing():
         )[0].error
         == ""
     )
-    assert vh.pattern_error("a{99999999999}")  # too large a repeat: no crash, a reason
+    assert vh.pattern_error("a{1001}") == "invalid repetition size: {1001}"  # too large a repeat
+
+
+def _regex_member(pattern: str) -> dict:
+    return {"type": "Node", "selector": {"regexMatch": {"pattern": pattern}}}
+
+
+def test_a_pattern_is_matched_in_linear_time():
+    # Backtracking engines (Python's re) take exponential time for this pattern against this
+    # name; RE2, as Go's regexp, takes linear time.
+    long_name = "a" * 48 + "-y"
+    hn = {"metadata": {"name": "leaf"}, "spec": {"tier": 1, "members": [_regex_member("(a+)+$")]}}
+    (member,) = vh.members(hn)
+    assert member.error == ""
+    assert not vh.member_matches_node(member, {"metadata": {"name": long_name}})
+    assert vh.member_matches_node(member, {"metadata": {"name": "a" * 48}})
+    topo = vh.build_topology([hn], [{"metadata": {"name": long_name}}, {"metadata": {"name": "aaa"}}])
+    assert topo.direct_nodes["leaf"] == ["aaa"]
+
+
+def test_patterns_re2_does_not_support_are_invalid_and_match_nothing():
+    cases = {
+        "(a)\\1": "invalid escape sequence: \\1",  # a backreference
+        "(?P<x>a)(?P=x)": "invalid perl operator: (?P",  # a named backreference
+        "gpu(?=-a)": "invalid perl operator: (?=",  # lookahead
+        "(?<!x)gpu": "invalid perl operator: (?<!",  # lookbehind
+        "gpu-a++": "bad repetition operator: ++",  # possessive
+    }
+    for pattern, reason in cases.items():
+        hn = {"metadata": {"name": "leaf"}, "spec": {"members": [_regex_member(pattern)]}}
+        (member,) = vh.members(hn)
+        assert member.error == reason, pattern
+        assert not vh.member_matches_node(member, {"metadata": {"name": "aa"}})
+        assert vh.build_topology([hn], [{"metadata": {"name": "aa"}}]).direct_nodes["leaf"] == []
+
+
+def test_patterns_read_as_go_regexp_reads_them():
+    def matches(pattern: str, node: str) -> bool:
+        (member,) = vh.members({"spec": {"members": [_regex_member(pattern)]}})
+        return vh.member_matches_node(member, {"metadata": {"name": node}})
+
+    assert matches("gpu", "node-gpu-1")  # unanchored, as regexp.MatchString
+    assert not matches("^gpu$", "gpu\n")  # $ is the end of the text, not before a final newline
+    assert not matches("\\d", "node-\u0663")  # \d is ASCII digits only
+    assert matches("(?i)^GPU-[[:digit:]]+$", "gpu-12")  # flags and POSIX classes
+    assert matches("^(?P<rack>r[0-9])-", "r1-n1") and matches("^(?<rack>r[0-9])-", "r1-n1")
 
 
 def test_free_amount_of_a_node():
