@@ -26,11 +26,12 @@ from dashboard.volcano.time import parse_time
 @dataclass
 class Gang:
     """Gang progress for the bar: ``running`` of ``min_available`` with ``ready`` the pods that
-    count toward the gang (dashboard.volcano.gang). ``fill``/``min_at`` are 0-100 for the bar."""
+    count toward the gang (dashboard.volcano.gang); None is unknown (a negative counter or size, or
+    none reported yet), shown as "—". ``fill``/``min_at`` are 0-100 for the bar."""
 
-    running: int
-    ready: int
-    min_available: int
+    running: int | None
+    ready: int | None
+    min_available: int | None
     total: int
     fill: int
     min_at: int
@@ -38,9 +39,9 @@ class Gang:
     # For a Job in a final phase: what happened ("4 succeeded, 1 failed"), shown instead of the bar;
     # running is 0 by then, so a "minAvailable reached" claim computed from it would be meaningless.
     outcome: str = ""
-    # False: no pod counter reported yet (running and ready are placeholders): shown as "—".
+    # False: no pod counter reported yet (running and ready are None): shown as "—".
     known: bool = True
-    # False: a counter or size is negative (volcano.gang.GangCount.trusted): no claim about the gang.
+    # False: a counter or size is unknown (volcano.gang.GangCount.trusted): no claim about the gang.
     trusted: bool = True
     # Fewer pods count than the gang requires (volcano.gang.GangCount.short).
     short: bool = False
@@ -51,15 +52,14 @@ class Gang:
 
 
 def gang_bar(gang: vg.GangCount) -> Gang:
-    """The bar of a gang. Counters below 0 are shown as 0, and such a gang is never ``met``."""
-    running, ready, min_available, total = (
-        max(0, v) for v in (gang.running, gang.ready, gang.required, gang.total)
-    )
+    """The bar of a gang. An unknown counter or size stays None (the bar draws it as empty, the
+    text as "—"); such a gang is never ``met``."""
+    running, min_available, total = gang.running or 0, gang.required or 0, max(0, gang.total)
     scale = max(total, min_available, running, 1)
     return Gang(
-        running=running,
-        ready=ready,
-        min_available=min_available,
+        running=gang.running,
+        ready=gang.ready,
+        min_available=gang.required,
         total=total,
         fill=min(100, round(running * 100 / scale)),
         min_at=min(100, round(min_available * 100 / scale)),

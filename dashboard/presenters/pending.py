@@ -325,6 +325,11 @@ def _differs_finding(fact: Fact) -> Finding:
 
 def _inqueue_text(fact: Fact) -> str:
     size = fact.values["min"]
+    if size is None:
+        return _(
+            "The PodGroup was admitted (Inqueue), but its minMember is not a valid gang size "
+            "(negative or not a whole number): how many pods the scheduler waits for is unknown."
+        )
     if size == 0:
         return _(
             "The PodGroup was admitted (Inqueue) with minMember 0: there is no gang, the scheduler "

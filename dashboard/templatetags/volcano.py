@@ -392,16 +392,19 @@ def gang(g) -> SafeString:
         )
     if getattr(g, "outcome", ""):
         return format_html('<div class="gang gang-final"><span class="gang-text">{}</span></div>', g.outcome)
+    # An unknown counter or size (None: negative, or no integer) reads "—", never 0.
+    running = "—" if g.running is None else g.running
+    min_available = "—" if g.min_available is None else g.min_available
     title = ngettext(
         "%(r)s running, minAvailable %(m)s, %(t)s replica",
         "%(r)s running, minAvailable %(m)s, %(t)s replicas",
         g.total,
     ) % {
-        "r": g.running,
-        "m": g.min_available,
+        "r": running,
+        "m": min_available,
         "t": g.total,
     }
-    label = _("%(r)s of minAvailable %(m)s running") % {"r": g.running, "m": g.min_available}
+    label = _("%(r)s of minAvailable %(m)s running") % {"r": running, "m": min_available}
     marker = (
         format_html('<div class="gang-min {}"></div>', pct_class(g.min_at, "l")) if g.min_available else ""
     )
@@ -409,14 +412,15 @@ def gang(g) -> SafeString:
         '<div class="gang{}" title="{}"><div class="gang-track" role="img" aria-label="{}">'
         '<div class="gang-fill {}{}"></div>{}</div>'
         '<span class="gang-text"><strong>{}</strong>/{}</span></div>',
-        "" if g.met or getattr(g, "gangless", False) else " gang-short",
+        # Short only when known to be: an unknown counter or size proves nothing.
+        "" if g.met or getattr(g, "gangless", False) or not getattr(g, "trusted", True) else " gang-short",
         title,
         label,
         pct_class(g.fill),
         " is-met" if g.met else "",
         marker,
-        g.running,
-        g.min_available,
+        running,
+        min_available,
     )
 
 

@@ -27,7 +27,13 @@ from dashboard.presenters.queues import GangRoom
 from dashboard.views.memo import SizedMemo, cache_token, locale_key, row_still_valid
 from dashboard.views.scheduler_health import components_not_ready
 from dashboard.volcano import objects, pending, phases
-from dashboard.volcano.gang import job_counters, job_tasks, job_total_replicas, podgroup_counter
+from dashboard.volcano.gang import (
+    job_counters,
+    job_tasks,
+    job_total_replicas,
+    podgroup_counters,
+    podgroup_min_member,
+)
 from dashboard.volcano.objects import as_dict, as_str, owner_references
 from dashboard.volcano.pending import (
     PendingContext,
@@ -254,11 +260,10 @@ def pg_row(snap: Snapshot, pg: dict, now: datetime) -> dict:
         "phase": phase,
         "queue": (queue := as_str(objects.spec(pg).get("queue"))),
         "queue_missing": queue_missing(snap, queue),
-        "min_member": objects.count(objects.spec(pg).get("minMember")),
-        # None (shown "—") while the PodGroup has no status.
-        "running": podgroup_counter(pg, "running"),
-        "succeeded": podgroup_counter(pg, "succeeded"),
-        "failed": podgroup_counter(pg, "failed"),
+        # None (shown "—"): minMember negative or no integer.
+        "min_member": podgroup_min_member(pg),
+        # None (shown "—") while the PodGroup has no status, or for a negative counter.
+        **podgroup_counters(pg),
         "gang": podgroup_gang(pg),
         "job": job,
         "owner": (owner := owner_of(pg)),

@@ -13,10 +13,11 @@ A gang of 0 (minAvailable or minMember 0) is no gang: the scheduler's ``JobReady
 so each pod is placed on its own; such a gang is ``gangless``, neither ``met`` nor ``short``.
 (Volcano's admission webhook rejects a Job without tasks, ``No task specified in job spec``.)
 
-A negative counter or size (the schemas admit them; no controller writes them) proves nothing:
-such a gang is neither ``met`` nor ``short``. Neither is a gang whose counters nobody has reported
-yet (``known`` False: a Job without a status written by the Job controller, a PodGroup without
-status): unknown is not zero.
+A negative counter or size (the schemas admit them; no controller writes them) is unknown, as is a
+minMember that is no integer: such a number is None in a GangCount, never 0, and the gang is
+neither ``met`` nor ``short`` nor ``gangless``. Neither is a gang whose counters nobody has
+reported yet (``known`` False: a Job without a status written by the Job controller, a PodGroup
+without status): unknown is not zero.
 """
 
 from __future__ import annotations
@@ -26,34 +27,41 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from dashboard.volcano.objects import as_dict, as_list, as_str, count, reported_count, spec, status
+from dashboard.volcano.objects import as_dict, as_list, as_str, count, integer, reported_count, spec, status
 from dashboard.volcano.phases import podgroup_phase
 from dashboard.volcano.quantities import queue_resource, resource_amount
 
 
 @dataclass(frozen=True)
 class GangCount:
-    """One gang's counters as written: ``running`` pods, ``ready`` (the pods that count toward the
-    gang; -1 when one of the counters summed is negative), ``required`` (minAvailable /
-    minMember) and ``total`` (the pods the gang can have). ``known`` False: no counter has been
-    reported yet (``running`` and ``ready`` are then 0 placeholders, never to be shown)."""
+    """One gang's counters: ``running`` pods, ``ready`` (the pods that count toward the gang),
+    ``required`` (minAvailable / minMember) and ``total`` (the pods the gang can have). None is
+    unknown: ``running`` or ``ready`` when a counter they read is negative, or not reported yet
+    (``known`` False); ``required`` when the gang size is negative or no integer."""
 
-    running: int
-    ready: int
-    required: int
+    running: int | None
+    ready: int | None
+    required: int | None
     total: int
     known: bool = True
 
     @property
     def trusted(self) -> bool:
-        """The counters are reported and no counter or size is negative."""
-        return self.known and min(self.running, self.ready, self.required, self.total) >= 0
+        """The counters are reported and every counter and size is known (none is negative)."""
+        return (
+            self.known
+            and self.running is not None
+            and self.ready is not None
+            and self.required is not None
+            and self.total >= 0
+        )
 
     @property
     def met(self) -> bool:
-        """A gang of at least 1 pod has enough pods counting toward it (never claimed from negative
-        or unreported numbers, never for a gang of 0)."""
-        return self.trusted and self.required >= 1 and self.ready >= self.required
+        """A gang of at least 1 pod has enough pods counting toward it (never claimed from unknown
+        numbers, never for a gang of 0)."""
+        ready, required = self.ready, self.required
+        return self.trusted and ready is not None and required is not None and 1 <= required <= ready
 
     @property
     def gangless(self) -> bool:
@@ -62,15 +70,23 @@ class GangCount:
 
     @property
     def short(self) -> bool:
-        """Fewer pods count toward the gang than it requires (never claimed from negative numbers)."""
-        return self.trusted and self.ready < self.required
+        """Fewer pods count toward the gang than it requires (never claimed from unknown numbers)."""
+        ready, required = self.ready, self.required
+        return self.trusted and ready is not None and required is not None and ready < required
 
 
-def gang_count(running: int, counted: Iterable[int], required: int, total: int) -> GangCount:
-    """A GangCount whose ``ready`` is the sum of ``counted`` (-1 when one of them is negative)."""
+def _known(value: int | None) -> int | None:
+    """A counter or size; a negative one (the schemas admit it, no controller writes it) is
+    unknown, None."""
+    return value if value is not None and value >= 0 else None
+
+
+def gang_count(running: int, counted: Iterable[int], required: int | None, total: int) -> GangCount:
+    """A GangCount whose ``ready`` is the sum of ``counted``; a negative counter or ``required``
+    is unknown (None), as is ``ready`` when one of the counters summed is negative."""
     parts = list(counted)
-    ready = sum(parts) if not parts or min(parts) >= 0 else -1
-    return GangCount(running=running, ready=ready, required=required, total=total)
+    ready = sum(parts) if not parts or min(parts) >= 0 else None
+    return GangCount(running=_known(running), ready=ready, required=_known(required), total=total)
 
 
 # -- Volcano Jobs --------------------------------------------------------------------------------
@@ -137,7 +153,7 @@ def job_gang(job: object) -> GangCount:
     counters are not reported)."""
     counters = [job_counter(job, k) for k in ("running", "succeeded")]
     if None in counters:
-        return GangCount(0, 0, job_min_available(job), job_total_replicas(job), known=False)
+        return GangCount(None, None, _known(job_min_available(job)), job_total_replicas(job), known=False)
     known = [c for c in counters if c is not None]
     return gang_count(known[0], known, job_min_available(job), job_total_replicas(job))
 
@@ -176,7 +192,7 @@ def task_gang(task: object, phases: dict[str, int], known: bool = True) -> GangC
     (``task_counts_reported``)."""
     required, total = task_min_available(task), count(as_dict(task).get("replicas"))
     if not known:
-        return GangCount(0, 0, required, total, known=False)
+        return GangCount(None, None, _known(required), total, known=False)
     counted = [phases.get(p, 0) for p in ("Running", "Succeeded")]
     return gang_count(counted[0], counted, required, total)
 
@@ -189,8 +205,14 @@ def job_below_min_available(job: object) -> bool:
 # -- PodGroups -----------------------------------------------------------------------------------
 
 
-def podgroup_min_member(pg: object) -> int:
-    return count(spec(pg).get("minMember"))
+def podgroup_min_member(pg: object) -> int | None:
+    """spec.minMember, the PodGroup's gang size: 0 when absent or null (Go ``omitempty``); None
+    (unknown) when it is negative or no integer (true, 1.5, "x"): the schema admits a negative
+    one, and neither reads as a gang of 0."""
+    value = spec(pg).get("minMember")
+    if value is None:
+        return 0
+    return _known(integer(value))
 
 
 def podgroup_status_reported(pg: object) -> bool:
@@ -204,15 +226,26 @@ def podgroup_counter(pg: object, key: str) -> int | None:
     return reported_count(status(pg), key, podgroup_status_reported(pg))
 
 
+# The pod counters of a PodGroup's status (PodGroupStatus in volcano-sh/apis).
+PODGROUP_COUNTERS = ("running", "succeeded", "failed")
+
+
+def podgroup_counters(pg: object) -> dict[str, int | None]:
+    """Every counter of PODGROUP_COUNTERS by name (``podgroup_counter``), for display: a negative
+    counter is unknown, None, never a number (as ``job_counters``)."""
+    return {key: _known(podgroup_counter(pg, key)) for key in PODGROUP_COUNTERS}
+
+
 def podgroup_gang(pg: object) -> GangCount:
     """The scheduler's gang: running + succeeded against spec.minMember; ``total`` is the larger
     of minMember and Σ spec.minTaskMember; ``known`` False while the PodGroup has no status."""
     per_task = sum(max(0, count(v)) for v in as_dict(spec(pg).get("minTaskMember")).values())
     min_member = podgroup_min_member(pg)
+    total = max(per_task, min_member or 0)
     running, succeeded = podgroup_counter(pg, "running"), podgroup_counter(pg, "succeeded")
     if running is None or succeeded is None:
-        return GangCount(0, 0, min_member, max(per_task, min_member), known=False)
-    return gang_count(running, (running, succeeded), min_member, max(per_task, min_member))
+        return GangCount(None, None, min_member, total, known=False)
+    return gang_count(running, (running, succeeded), min_member, total)
 
 
 def podgroup_below_gang(pg: object) -> bool:

@@ -117,18 +117,25 @@ def count(value: object) -> int:
     - a string spelling an integer ("3", " -2 "): that integer, else 0 ("1.5", "x");
     - anything else: 0.
     """
+    value = integer(value)
+    return 0 if value is None else value
+
+
+def integer(value: object) -> int | None:
+    """An integer field's value as ``count`` reads it (negatives included), None when it holds no
+    integer: missing or null, a bool, a non-integral float, a string spelling no integer."""
     if value is None or isinstance(value, bool):
-        return 0
+        return None
     if isinstance(value, int):
         return value
     if isinstance(value, float):
-        return int(value) if math.isfinite(value) and value.is_integer() else 0
+        return int(value) if math.isfinite(value) and value.is_integer() else None
     if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
         try:
             return int(value.strip())
         except ValueError:  # more digits than Python converts: no counter is that large
-            return 0
-    return 0
+            return None
+    return None
 
 
 def reported_count(st: object, key: str, reported: bool) -> int | None:

@@ -104,7 +104,7 @@ FACT_KINDS = (
     "podgroup_missing",
     "podgroup_no_status",
     "podgroup_pending",  # values: queue, pods_exist (bool)
-    "podgroup_inqueue",  # values: min, never (bool)
+    "podgroup_inqueue",  # values: min (None: minMember invalid), never (bool)
     "podgroup_unknown",
     "podgroup_unschedulable",
     "queues_unreadable",  # values: queue, why
@@ -202,11 +202,11 @@ def never_start(ctx: PendingContext) -> tuple[list[Fact], set[str]]:
                 Fact("min_available_above_replicas", "bad", {"min": shortfall.min_available, "total": total})
             )
         min_member = podgroup_min_member(pg) if pg is not None else 0
-        if pg is not None and min_member > total and min_member != min_av:
+        if pg is not None and min_member is not None and min_member > total and min_member != min_av:
             out.append(Fact("min_member_above_replicas", "bad", {"min": min_member, "total": total}))
     elif pg is not None and vcjob is None and ctx.pods and not owned_by_volcano_job(pg):
         min_member = podgroup_min_member(pg)
-        if min_member > len(ctx.pods):
+        if min_member is not None and min_member > len(ctx.pods):
             out.append(Fact("min_member_above_pods", "bad", {"min": min_member, "n": len(ctx.pods)}))
     needs = podgroup_min_resources(pg) if pg else {}
     if not needs and vcjob is not None:
@@ -300,7 +300,7 @@ def _podgroup_facts(ctx: PendingContext, pg: Obj, never: bool) -> list[Fact]:
             )
         ]
     if phase == "Inqueue":
-        size = max(0, podgroup_min_member(pg))  # a negative minMember counts as 0
+        size = podgroup_min_member(pg)  # None: an invalid minMember, the gang's size is unknown
         vcjob = ctx.job if ctx.job is not None else ctx.owner_job
         if vcjob is not None and job_has_no_tasks(vcjob):
             return []  # the "job_no_tasks" fact says it all: there is no gang to place

@@ -532,7 +532,7 @@ class Leftover:
     namespace: str
     name: str
     pods: int
-    min_member: int
+    min_member: int | None
     holds: Mapping[str, Decimal]
 
 
@@ -561,7 +561,7 @@ def possible_leftovers(
             continue
         live = sum(1 for pod in pods_of(pg) if _live(pod))
         need = podgroup_min_member(pg)
-        if live < max(1, need):
+        if live < max(1, need or 0):  # an invalid minMember (None): below a gang of at least 1
             out.append(Leftover(namespace(pg), name(pg), live, need, holds))
     out.sort(key=lambda x: (x.namespace, x.name))
     return out

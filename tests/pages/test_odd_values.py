@@ -429,10 +429,10 @@ def test_negative_counters_never_claim_min_available_reached(odd_cluster, client
     shown = _shown(page)
     assert "minAvailable reached" not in shown
     assert not re.search(r"(?<!\w)-\d+\s*/\s*-?\d", shown)  # no "Gang -1 / -2"
-    gang = job_gang(_job(ns, "nj", status))
-    assert (gang.running, gang.ready, gang.min_available, gang.met) == (0, 0, 0, False)
+    gang = job_gang(_job(ns, "nj", status))  # unknown, never 0
+    assert (gang.running, gang.ready, gang.min_available, gang.met) == (None, None, None, False)
     pg_gang = podgroup_gang(_podgroup(ns, "p", "q", {"minMember": -1}, {"running": -3}))
-    assert (pg_gang.running, pg_gang.min_available, pg_gang.met) == (0, 0, False)
+    assert (pg_gang.running, pg_gang.min_available, pg_gang.met) == (None, None, False)
     ok = job_gang(_job(ns, "ok", {"running": 2, "minAvailable": 1}))
     assert ok.met
 
@@ -460,6 +460,71 @@ def test_negative_counters_read_unknown_and_the_gang_line_claims_no_need(odd_clu
     assert "nonsense" in group and "unknown phase Exploding" in text(group)
     kiosk = text(client.get("/kiosk/").content.decode())
     assert "in an unknown phase" in kiosk
+
+
+def _gang_cell(page: str, row: str) -> str:
+    """The first gang bar after ``row`` (a list row's data-job / data-podgroup, or an id)."""
+    cells = page.split(row)[1].split("</tr>")[0]
+    return re.search(r'<div class="gang[ "].*?</span></div>', cells, flags=re.S).group(0)
+
+
+def test_a_negative_running_count_reads_unknown_against_a_known_min_available(odd_cluster, client):
+    ns = f"negrun-{next(_seq)}"
+    job = _job(ns, "nr", {"state": {"phase": "Running"}, "running": -5, "minAvailable": 2})
+    job["spec"].update(minAvailable=2, tasks=[{"name": "t", "replicas": 2}])
+    _create(odd_cluster, JOBS, job, ns)
+    pages = _get_all(client, [f"/jobs/?ns={ns}", f"/jobs/{ns}/nr/"])
+    for url, page in pages.items():
+        bar = _gang_cell(page, f'data-job="{ns}/nr"' if "?" in url else 'id="job-gang"')
+        assert "<strong>—</strong>/2" in bar, (url, bar)
+        assert 'title="— running, minAvailable 2, 2 replicas"' in bar, (url, bar)
+        assert not re.search(r"<strong>-?\d+</strong>/2", bar), url  # not 0/2, not -5/2
+    detail = _shown(pages[f"/jobs/{ns}/nr/"])
+    assert "A pod counter is negative: the running count is unknown." in detail
+    assert "what the gang needs is unknown" not in detail  # minAvailable 2 is known
+    assert "minAvailable reached" not in detail
+    gang = job_gang(job)
+    assert (gang.running, gang.ready, gang.min_available, gang.met, gang.short) == (
+        None,
+        None,
+        2,
+        False,
+        False,
+    )
+
+
+@pytest.mark.parametrize("min_member", [-4, "x", 1.5])
+def test_an_invalid_min_member_reads_unknown_and_claims_no_gangless_podgroup(odd_cluster, client, min_member):
+    ns = f"negmm-{next(_seq)}"
+    pg = _podgroup(
+        ns, "pg", "default", {"minMember": min_member}, {"phase": "Inqueue", "running": -1, "failed": -3}
+    )
+    _create(odd_cluster, PODGROUPS, pg, ns)
+    url = f"/podgroups/{ns}/pg/"
+    pages = _get_all(client, [f"/podgroups/?ns={ns}", url])
+    row = pages[f"/podgroups/?ns={ns}"].split(f'data-podgroup="{ns}/pg"')[1].split("</tr>")[0]
+    bar = _gang_cell(pages[f"/podgroups/?ns={ns}"], f'data-podgroup="{ns}/pg"')
+    assert "<strong>—</strong>/—" in bar and 'title="— running, minAvailable —' in bar, bar
+    cells = [text(c).strip() for c in re.findall(r'<td class="num[^"]*">(.*?)</td>', row, flags=re.S)]
+    assert cells == ["—", "—", "0", "—"], cells  # minMember, running, succeeded, failed
+    detail = pages[url]
+    shown = _shown(detail)
+    assert "<strong>—</strong>/—" in detail.split('id="gang-title"')[1].split("</section>")[0]
+    assert "minMember is negative or not a whole number: the gang's size is unknown." in shown
+    assert "minMember 0" not in shown and "0/0" not in shown
+    for label in ("minMember", "Running", "Failed"):
+        cell = detail.split(f"{label}</dt><dd")[1].split("</dd>")[0]
+        assert text(cell.split(">", 1)[1]).strip() == "—", (label, cell)
+    assert "there is no gang" not in shown
+    assert "its minMember is not a valid gang size" in shown, shown
+    gang = podgroup_gang(pg)
+    assert (gang.running, gang.min_available, gang.gangless, gang.met, gang.short) == (
+        None,
+        None,
+        False,
+        False,
+        False,
+    )
 
 
 def test_zero_or_missing_whole_has_no_percentage(odd_cluster, client):

@@ -204,10 +204,17 @@ def test_below_gang_index_agrees_with_the_pages_gang(status, min_member):
     if status is not None:
         pg["status"] = status
     gang = podgroup_gang(pg)
-    below = phases.podgroup_phase(pg) in ("Running", "Unknown") and gang.ready < gang.min_available
-    # Negative counters prove nothing: the page's gang shows 0 and claims neither met nor below.
+    # Negative counters and sizes prove nothing: the page's gang shows them unknown ("—") and
+    # claims neither met nor below.
     trusted = volcano_gang.podgroup_gang(pg).trusted
-    assert kinds.podgroup_below_gang(pg) is (below and trusted)
+    below = (
+        phases.podgroup_phase(pg) in ("Running", "Unknown")
+        and trusted
+        and gang.ready is not None
+        and gang.min_available is not None
+        and gang.ready < gang.min_available
+    )
+    assert kinds.podgroup_below_gang(pg) is below
     assert volcano_phases.podgroup_phase(pg) == phases.podgroup_phase(pg)
 
 

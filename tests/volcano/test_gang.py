@@ -77,6 +77,39 @@ def test_negative_podgroup_counters_are_not_below_gang():
     assert not g.podgroup_below_gang(pg)
 
 
+def test_a_negative_counter_is_unknown_not_zero():
+    gang = g.job_gang(_job({"minAvailable": 2, "running": -5}))
+    assert (gang.running, gang.ready, gang.required) == (None, None, 2)
+    assert not (gang.trusted or gang.met or gang.short or gang.gangless)
+    gang = g.job_gang(_job({"minAvailable": 2, "running": 1, "succeeded": -1}))
+    assert (gang.running, gang.ready, gang.required) == (1, None, 2) and not gang.trusted
+    unreported = g.job_gang(_job(spec={"minAvailable": 2, "tasks": [{"name": "w", "replicas": 2}]}))
+    assert (unreported.running, unreported.ready, unreported.required, unreported.known) == (
+        None,
+        None,
+        2,
+        False,
+    )
+
+
+@pytest.mark.parametrize("value", [-4, "x", 1.5, True, {"n": 1}])
+def test_an_invalid_min_member_is_unknown_not_a_gang_of_zero(value):
+    pg = {"spec": {"minMember": value}, "status": {"phase": "Inqueue", "running": 0}}
+    assert g.podgroup_min_member(pg) is None
+    gang = g.podgroup_gang(pg)
+    assert gang.required is None and not (gang.trusted or gang.gangless or gang.met or gang.short)
+    assert (
+        g.podgroup_min_member({"spec": {}}) == 0 and g.podgroup_min_member({"spec": {"minMember": None}}) == 0
+    )
+    assert g.podgroup_min_member({"spec": {"minMember": "3"}}) == 3  # as count() reads it
+
+
+def test_podgroup_counters_for_display():
+    pg = {"spec": {"minMember": 1}, "status": {"phase": "Inqueue", "running": -1, "failed": -3}}
+    assert g.podgroup_counters(pg) == {"running": None, "succeeded": 0, "failed": None}
+    assert g.podgroup_counters({"spec": {}}) == {"running": None, "succeeded": None, "failed": None}
+
+
 def test_min_available_defaults():
     tasks = [{"name": "a", "replicas": 2}, {"name": "b", "replicas": 3, "minAvailable": 1}]
     assert g.job_min_available(_job(spec={"tasks": tasks})) == 3

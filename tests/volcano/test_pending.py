@@ -202,3 +202,15 @@ def test_the_components_a_gang_waits_on_lead_and_a_task_it_can_do_without_is_not
     facts = why_pending(ctx)
     assert [f.values.get("task") for f in facts if f.kind == "no_node_for_task"] == ["wide"]
     assert facts[2].kind == "no_node_for_task"
+
+
+def test_an_invalid_min_member_is_an_unknown_gang_size_not_a_gang_of_zero():
+    job = _job(2, 2, {"state": {"phase": "Pending"}})
+    for value in (-4, "x"):
+        pg = _pg("Inqueue", value)
+        (inq,) = [
+            f for f in why_pending(PendingContext(job, pg, _queue(), "q")) if f.kind == "podgroup_inqueue"
+        ]
+        assert inq.values["min"] is None
+        # An unknown size is above nothing.
+        assert "min_member_above_replicas" not in _kinds(why_pending(PendingContext(job, pg, _queue(), "q")))
