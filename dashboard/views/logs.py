@@ -126,13 +126,19 @@ class Result:
     problems: list[str] = field(default_factory=list)
     truncated: list[str] = field(default_factory=list)
     busy: bool = False
+    failed: bool = False  # some problem was the API server failing (not it refusing: no such log)
+
+
+class _Failure(str):
+    """A reason a log could not be read that is the API server failing (no connection, no answer,
+    5xx), as opposed to it answering that there is no such log (a container waiting to start)."""
 
 
 def _read(namespace: str, pod: str, container: str, opts: Options) -> LogRead | str:
     """One container's log, or the reason it could not be read (for a notice)."""
     kube = get_cluster_cache().client
     if kube is None:
-        return _("There is no cluster connection to read logs from.")
+        return _Failure(_("There is no cluster connection to read logs from."))
     try:
         with slots().take():
             return read_pod_log(
@@ -151,12 +157,16 @@ def _read(namespace: str, pod: str, container: str, opts: Options) -> LogRead | 
     except KubeError as exc:
         if exc.status == 0 and "timeout" in exc.reason.lower():
             seconds = settings.VOLCANO_UI_LOGS_TIMEOUT_SECONDS
-            return ngettext(
-                "The API server did not answer within %(s)s second.",
-                "The API server did not answer within %(s)s seconds.",
-                seconds,
-            ) % {"s": seconds}
-        return exc.message or exc.describe()
+            return _Failure(
+                ngettext(
+                    "The API server did not answer within %(s)s second.",
+                    "The API server did not answer within %(s)s seconds.",
+                    seconds,
+                )
+                % {"s": seconds}
+            )
+        text = exc.message or exc.describe()
+        return _Failure(text) if exc.status == 0 or exc.status >= 500 else text
 
 
 def _collect(namespace: str, targets: list[tuple[str, str]], opts: Options) -> Result:
@@ -179,6 +189,7 @@ def _collect(namespace: str, targets: list[tuple[str, str]], opts: Options) -> R
         if answer is None:
             result.busy = True
         elif isinstance(answer, str):
+            result.failed = result.failed or isinstance(answer, _Failure)
             result.problems.append(f"{source}: {answer}" if len(targets) > 1 else answer)
         else:
             if answer.truncated:
@@ -308,13 +319,14 @@ def _respond(
 
 
 def _download_failed(result: Result) -> HttpResponse:
-    """A log download of which nothing could be read: 503 with Retry-After when every reader was
-    busy, else 502 (the API server failed to give the log), the reasons as text."""
+    """A log download of which nothing could be read: 502 when the API server failed to give it,
+    404 when it answered there is none (containers waiting to start), 503 with Retry-After when
+    every reader was busy; the reasons as text."""
     if result.problems:
         reasons = "\n".join(result.problems)
         resp = HttpResponse(
             _("The log could not be read:") + "\n" + reasons + "\n",
-            status=502,
+            status=502 if result.failed else 404,
             content_type="text/plain; charset=utf-8",
         )
     else:
