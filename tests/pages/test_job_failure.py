@@ -83,3 +83,5 @@ def test_the_job_page_lists_deleted_pods_and_explains_the_failure_from_them(gone
     assert "come from what the dashboard saw when they were deleted" in page
     assert "the policy of the Job restarts the Job (RestartJob)" in page
     assert "data-log-tail" not in page  # no log to read of a deleted pod
+    # Nor a page: the failure table names the deleted pod without a link to a 404.
+    assert 'href="/pods/default/train-worker-0/"' not in page
