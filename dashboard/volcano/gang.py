@@ -145,7 +145,7 @@ def job_counters(job: object) -> dict[str, int | None]:
     reported = job_status_reported(job)
     st = status(job)
     values = {key: reported_count(st, key, reported) for key in JOB_COUNTERS}
-    return {key: v if v is None or v >= 0 else None for key, v in values.items()}
+    return {key: _known(v) for key, v in values.items()}
 
 
 def job_gang(job: object) -> GangCount:
