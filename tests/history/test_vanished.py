@@ -30,17 +30,23 @@ def _running(snap, *names):
     return all(job is not None and job_phase(job) == "Running" for job in jobs)
 
 
-def test_a_pod_deleted_while_no_recorder_watched_ends_when_last_known(
-    sim_cluster, make_live_cache, history_db
-):
-    cluster = sim_cluster
+def _recording_jobs(cluster, make_live_cache, history_db, *names):
+    """A live cache and a recorder on ``cluster``, with one running single-GPU-pod Job per name."""
     add_nodes(cluster)
     cache = make_live_cache(cluster)
     rec = recorder(cache, cluster, history_db, sample_seconds=10)
     rec.step()
-    gpu_job(cluster, "kept", replicas=1, seconds=None)
-    gpu_job(cluster, "gone", replicas=1, seconds=None)
-    settle(cache, cluster, lambda s: _running(s, "kept", "gone"), rec)
+    for job in names:
+        gpu_job(cluster, job, replicas=1, seconds=None)
+    settle(cache, cluster, lambda s: _running(s, *names), rec)
+    return cache, rec
+
+
+def test_a_pod_deleted_while_no_recorder_watched_ends_when_last_known(
+    sim_cluster, make_live_cache, history_db
+):
+    cluster = sim_cluster
+    cache, rec = _recording_jobs(cluster, make_live_cache, history_db, "kept", "gone")
     for _ in range(60):  # a minute of running without a change of the pods
         cluster.advance(1)
         rec.step()
@@ -190,12 +196,7 @@ def test_pods_that_turn_forbidden_are_not_recorded_as_deleted(sim_cluster, make_
     from tests.kube.test_informers import faults
 
     cluster = sim_cluster
-    add_nodes(cluster)
-    cache = make_live_cache(cluster)
-    rec = recorder(cache, cluster, history_db, sample_seconds=10)
-    rec.step()
-    gpu_job(cluster, "kept", replicas=1, seconds=None)
-    settle(cache, cluster, lambda s: _running(s, "kept"), rec)
+    cache, rec = _recording_jobs(cluster, make_live_cache, history_db, "kept")
     rec.step(force_flush=True)
     assert PodLifetime.objects.using(history_db).get(job="kept").deleted is None
 
