@@ -184,13 +184,17 @@ class ClusterCache:
         """A consistent read view (see snapshot.py). ``namespaces`` restricts namespaced kinds."""
         if namespaces is not None and not isinstance(namespaces, frozenset):
             namespaces = frozenset(namespaces)
-        data = {name: store.data() for name, store in self._stores.items()}
+        stores = self._stores
         jobs = self._stores[JOBS.name]
         restarts = jobs.restart_times if isinstance(jobs, JobStore) else None
         cronjobs = self._stores[CRONJOBS.name]
         stops = cronjobs.suspensions if isinstance(cronjobs, CronJobStore) else None
         return Snapshot(
-            data, namespaces, deleted_pods=self.deleted_pods.view(), restart_times=restarts, suspensions=stops
+            lambda name: stores[name].data(),
+            namespaces,
+            deleted_pods=self.deleted_pods.view,
+            restart_times=restarts,
+            suspensions=stops,
         )
 
     def wait_for(self, predicate: Callable[[Snapshot], Any], timeout: float = 5.0) -> Any:

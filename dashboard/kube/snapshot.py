@@ -1,7 +1,9 @@
 """Read views over the cache: ``Snapshot`` (all kinds) and ``KindView`` (one kind).
 
-A Snapshot holds one immutable ``KindData`` per kind, taken when the snapshot was made, so every
-read through it is consistent per kind and never touches the API server or takes a writer lock.
+A Snapshot holds one immutable ``KindData`` per kind, taken when the snapshot first reads that kind
+(a request reads only the kinds it shows, and taking a changed kind publishes its store, which
+makes the store's next write copy what it changes), so every read through it is consistent per
+kind and never touches the API server.
 ``namespaces`` (a frozenset) restricts every namespaced kind to those namespaces: this is the access
 layer for per-user RBAC, so a view cannot leak an object by forgetting a filter.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -202,46 +204,66 @@ def _owner_refs(obj: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 class Snapshot:
-    """A consistent read view of every kind; see the module docstring."""
+    """A consistent read view of every kind; see the module docstring.
+
+    ``data`` gives each kind's ``KindData``: a mapping, or a function called with the kind's name
+    the first time the snapshot reads that kind. ``deleted_pods`` is the mapping of the deleted
+    pods' records, or a function returning it when first read. Threads sharing a snapshot share
+    the views it took: the first view taken of a kind is the one every reader gets."""
+
+    _KINDS = (
+        "jobs",
+        "podgroups",
+        "queues",
+        "pods",
+        "events",
+        "nodes",
+        "hypernodes",
+        "cronjobs",
+        "jobflows",
+        "jobtemplates",
+        "deployments",
+    )
+    jobs: KindView
+    podgroups: KindView
+    queues: KindView
+    pods: KindView
+    events: KindView
+    nodes: KindView
+    hypernodes: KindView
+    cronjobs: KindView
+    jobflows: KindView
+    jobtemplates: KindView
+    deployments: KindView
 
     def __init__(
         self,
-        data: dict[str, KindData],
+        data: Mapping[str, KindData] | Callable[[str], KindData],
         namespaces: frozenset[str] | None = None,
-        deleted_pods: Mapping[tuple[str, str], tuple[PodRecord, ...]] | None = None,
+        deleted_pods: Mapping[tuple[str, str], tuple[PodRecord, ...]]
+        | Callable[[], Mapping[tuple[str, str], tuple[PodRecord, ...]]]
+        | None = None,
         restart_times: Mapping[tuple[str | None, str], tuple[datetime, ...]] | None = None,
         suspensions: Mapping[tuple[str | None, str], tuple[Suspension, ...]] | None = None,
     ):
         self.namespaces_filter = namespaces
-        self._deleted_pods = deleted_pods or {}
+        self._data = data.__getitem__ if isinstance(data, Mapping) else data
+        self._deleted_source = deleted_pods
         self._restart_times = restart_times or {}
         self._suspensions = suspensions or {}
-        self.jobs = KindView(data["jobs"], namespaces)
-        self.podgroups = KindView(data["podgroups"], namespaces)
-        self.queues = KindView(data["queues"], namespaces)
-        self.pods = KindView(data["pods"], namespaces)
-        self.events = KindView(data["events"], namespaces)
-        self.nodes = KindView(data["nodes"], namespaces)
-        self.hypernodes = KindView(data["hypernodes"], namespaces)
-        self.cronjobs = KindView(data["cronjobs"], namespaces)
-        self.jobflows = KindView(data["jobflows"], namespaces)
-        self.jobtemplates = KindView(data["jobtemplates"], namespaces)
-        self.deployments = KindView(data["deployments"], namespaces)
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only while the attribute is not set: a kind's view, or the deleted pods' records,
+        # on first read. setdefault keeps the first one taken when two threads race.
+        if name in Snapshot._KINDS:
+            return self.__dict__.setdefault(name, KindView(self._data(name), self.namespaces_filter))
+        if name == "_deleted_pods":
+            source = self._deleted_source
+            return self.__dict__.setdefault(name, (source() if callable(source) else source) or {})
+        raise AttributeError(name)
 
     def views(self) -> dict[str, KindView]:
-        return {
-            "jobs": self.jobs,
-            "podgroups": self.podgroups,
-            "queues": self.queues,
-            "pods": self.pods,
-            "events": self.events,
-            "nodes": self.nodes,
-            "hypernodes": self.hypernodes,
-            "cronjobs": self.cronjobs,
-            "jobflows": self.jobflows,
-            "jobtemplates": self.jobtemplates,
-            "deployments": self.deployments,
-        }
+        return {name: getattr(self, name) for name in Snapshot._KINDS}
 
     @property
     def version(self) -> tuple[int, ...]:

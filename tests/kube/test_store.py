@@ -130,6 +130,7 @@ def test_snapshot_is_isolated_from_later_writes_and_cheap_when_unchanged():
     cache = filled_cache()
     before = cache.snapshot()
     assert cache.snapshot().jobs._data is before.jobs._data  # unchanged: same published view
+    assert before.pods.version  # taken now: the writes below come after
     cache.store("jobs").upsert(job("new", uid="cccccccc-1111-2222-3333-444455556666"))
     cache.store("pods").delete(("default", "tf-w-0"))
     after = cache.snapshot()
@@ -137,6 +138,42 @@ def test_snapshot_is_isolated_from_later_writes_and_cheap_when_unchanged():
     assert len(before.pods_for_job(before.jobs.get("default", "tf"))) == 2
     assert len(after.pods_for_job(after.jobs.get("default", "tf"))) == 1
     assert after.jobs.version > before.jobs.version
+
+
+def test_a_snapshot_takes_a_kind_when_it_first_reads_it():
+    cache = filled_cache()
+    pods = cache.store("pods")
+    snap = cache.snapshot()
+    assert snap.jobs.get("default", "tf") is not None
+    copies = pods.copies
+    pods.upsert(pod("tf-w-2", f"tf-{JOB_UID}"))
+    # The pods were not read: their store was not published for this snapshot, so the write
+    # copied nothing; the first read takes the pods as they are then.
+    assert pods.copies == copies
+    assert len(snap.pods_for_job(snap.jobs.get("default", "tf"))) == 3
+    pods.upsert(pod("tf-w-3", f"tf-{JOB_UID}"))
+    assert pods.copies == copies + 1
+    assert len(snap.pods_for_job(snap.jobs.get("default", "tf"))) == 3
+    assert snap.views()["pods"] is snap.pods
+
+
+def test_threads_sharing_a_snapshot_share_the_view_it_took():
+    cache = filled_cache()
+    snap = cache.snapshot()
+    seen = []
+    barrier = threading.Barrier(8)
+
+    def read():
+        barrier.wait()
+        seen.append(snap.pods)
+        cache.store("pods").upsert(pod(f"p-{threading.get_ident()}", "g"))
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(view is snap.pods for view in seen)
 
 
 def test_change_counters_per_object_and_collection():
@@ -237,13 +274,13 @@ def test_all_stays_sorted_incrementally_and_values_has_the_same_content():
             store.replace(kept + added)
             live = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in kept + added}
         if step % 50 == 0:
-            snapshots.append((cache.snapshot(), sorted(live)))
+            snapshots.append((cache.snapshot().pods, sorted(live)))  # the pods view taken now
         view = cache.snapshot().pods
         assert _order(view.all()) == sorted(live)  # all(): (namespace, name) order, each once
         assert sorted(_order(view.values())) == sorted(live)  # values(): same content
     # Earlier snapshots keep their own order and content although the store changed since.
-    for snap, keys in snapshots:
-        assert _order(snap.pods.all()) == keys
+    for pods, keys in snapshots:
+        assert _order(pods.all()) == keys
     restricted = cache.snapshot(frozenset({"a"})).pods
     assert _order(restricted.all()) == [k for k in sorted(live) if k[0] == "a"]
     assert sorted(_order(restricted.values())) == [k for k in sorted(live) if k[0] == "a"]
@@ -277,16 +314,16 @@ def test_index_buckets_grow_and_shrink_past_the_small_size_keeping_order_and_pub
     views = []
     for n in names:
         store.upsert(pod(n, group="g"))
-        views.append(cache.snapshot())
-    for i, snap in enumerate(views):  # every published view keeps the pods it had
-        assert [p["metadata"]["name"] for p in snap.pods.lookup("group", ("default", "g"))] == names[: i + 1]
-    full = cache.snapshot()
+        views.append(cache.snapshot().pods)  # the pods view taken now
+    for i, pods in enumerate(views):  # every published view keeps the pods it had
+        assert [p["metadata"]["name"] for p in pods.lookup("group", ("default", "g"))] == names[: i + 1]
+    full = cache.snapshot().pods
     for n in names[:-1]:
         store.delete(("default", n))
     left = cache.snapshot().pods.lookup("group", ("default", "g"))
     assert [p["metadata"]["name"] for p in left] == names[-1:]
-    assert len(full.pods.lookup("group", ("default", "g"))) == len(names)
+    assert len(full.lookup("group", ("default", "g"))) == len(names)
     store.delete(("default", names[-1]))
     assert cache.snapshot().pods.lookup("group", ("default", "g")) == []
     assert cache.snapshot().pods.count_by("group") == {}
-    assert full.pods.count_by("group") == {("default", "g"): len(names)}
+    assert full.count_by("group") == {("default", "g"): len(names)}
