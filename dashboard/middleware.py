@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import random
 import re
 import time
-import uuid
 from collections.abc import Callable
 
 from django.conf import settings
@@ -47,12 +47,20 @@ class HealthEndpointsMiddleware:
         return self.get_response(request)
 
 
+def new_request_id() -> str:
+    """32 random hex digits. Not a uuid4: that reads the system's random source, a system call in
+    which the serving thread gives up the interpreter lock, to wait for it again under load. The
+    id needs to be unique, not unpredictable; ``random`` is reseeded in every forked worker."""
+    return f"{random.getrandbits(128):032x}"
+
+
 class RequestContextMiddleware:
     """Give the request an id, log one line when it ends, observe its latency by URL name.
 
-    The id comes from ``X-Request-ID`` when that looks like an id, else a fresh UUID; it is kept in
-    a context variable so every log line written while serving the request carries it
-    (dashboard/logs.py), and it is echoed back in the response's ``X-Request-ID``.
+    The id comes from ``X-Request-ID`` when that looks like an id, else a new one
+    (``new_request_id``); it is kept in a context variable so every log line written while serving
+    the request carries it (dashboard/logs.py), and it is echoed back in the response's
+    ``X-Request-ID``.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
@@ -60,7 +68,7 @@ class RequestContextMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         incoming = request.headers.get("X-Request-ID", "")
-        request_id = incoming if _REQUEST_ID_RE.match(incoming) else uuid.uuid4().hex
+        request_id = incoming if _REQUEST_ID_RE.match(incoming) else new_request_id()
         request.request_id = request_id  # type: ignore[attr-defined]
         token = request_id_var.set(request_id)
         started = time.perf_counter()
