@@ -4,14 +4,21 @@ The request id of the request being served lives in a context variable set by
 ``dashboard.middleware.RequestContextMiddleware``; ``RequestIdFilter`` copies it onto every record
 (``"-"`` outside a request), so any logger anywhere in the process tags its lines without being
 handed the request.
+
+``BackgroundHandler`` writes the lines from a thread of its own: a request's line is formatted
+by the thread serving it and written after, so writing it is not part of the request's time.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+import queue
 from contextvars import ContextVar
 from datetime import UTC, datetime
+from logging.handlers import QueueHandler, QueueListener
+from typing import TextIO
 
 #: The id of the request the current thread is serving, or "-" outside a request.
 request_id_var: ContextVar[str] = ContextVar("volcano_ui_request_id", default="-")
@@ -72,3 +79,53 @@ class JsonFormatter(logging.Formatter):
         if record.stack_info:
             entry["stack_info"] = self.formatStack(record.stack_info)
         return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+class BackgroundHandler(QueueHandler):
+    """Format each record in the thread that logs it; write it to ``stream`` (stderr by default)
+    from a writer thread (``logging.handlers.QueueListener``).
+
+    Why: a write is a system call, and a thread in one gives up the interpreter lock. Under load,
+    a request thread that wrote its log line waited for the lock behind the informers and other
+    requests before it could send its response. Queued, the line costs the request thread no wait.
+
+    The writer starts with the first record of each process (a gunicorn worker forked from the
+    master starts its own) and writes what is queued when the handler closes (``logging.shutdown``
+    at exit). Lines keep their order."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__(queue.SimpleQueue())
+        self.target: logging.StreamHandler[TextIO] = logging.StreamHandler(stream)
+        # Records arrive formatted (QueueHandler.prepare): the message is the whole line.
+        self.target.setFormatter(logging.Formatter("%(message)s"))
+        self._listener: QueueListener | None = None
+        self._pid = 0
+
+    def enqueue(self, record: logging.LogRecord) -> None:
+        if self._pid != os.getpid():
+            self._start()
+        self.queue.put_nowait(record)
+
+    def _start(self) -> None:
+        # The handler's own lock: logging re-creates it in a forked child.
+        with self.lock:  # type: ignore[union-attr]
+            if self._pid == os.getpid():
+                return
+            # A forked child does not inherit the parent's writer thread, nor the lines it had
+            # not written yet (the parent writes those).
+            self.queue = queue.SimpleQueue()
+            self._listener = QueueListener(self.queue, self.target)
+            self._listener.start()
+            self._pid = os.getpid()
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def close(self) -> None:
+        with self.lock:  # type: ignore[union-attr]
+            listener, self._listener = self._listener, None
+            if listener is not None and self._pid == os.getpid():
+                listener.stop()  # writes every queued line, then ends the writer thread
+            self._pid = 0
+        self.target.flush()
+        super().close()

@@ -280,8 +280,9 @@ LOGGING = {
         "json": {"()": "dashboard.logs.JsonFormatter"},
     },
     "handlers": {
+        # Written from a thread of its own (dashboard/logs.py): no request waits for a write.
         "console": {
-            "class": "logging.StreamHandler",
+            "class": "dashboard.logs.BackgroundHandler",
             "filters": ["request_id"],
             "formatter": VOLCANO_UI_LOG_FORMAT,
         }
