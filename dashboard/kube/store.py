@@ -198,13 +198,17 @@ class KindStore:
         if published is not None:
             return published
         last = self._last
-        if (
-            last is not None
-            and self.publish_interval
-            and time.monotonic() - self._last_at < self.publish_interval
-        ):
-            return last
-        with self._lock:
+        if last is not None and self.publish_interval:
+            if time.monotonic() - self._last_at < self.publish_interval:
+                return last
+            # A reader never waits for a write in progress: the view it gets may be up to that
+            # write older, and the next reader publishes. (Waiting, a request gave up the
+            # interpreter lock and then queued for it again behind the writer.)
+            if not self._lock.acquire(blocking=False):
+                return last
+        else:
+            self._lock.acquire()
+        try:
             if self._published is None:
                 self._shared = True
                 for owned in self._owned_buckets.values():
@@ -220,6 +224,8 @@ class KindStore:
                 )
                 self._last, self._last_at = self._published, time.monotonic()
             return self._published
+        finally:
+            self._lock.release()
 
     @property
     def state(self) -> KindState:

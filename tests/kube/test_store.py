@@ -327,3 +327,28 @@ def test_index_buckets_grow_and_shrink_past_the_small_size_keeping_order_and_pub
     assert cache.snapshot().pods.lookup("group", ("default", "g")) == []
     assert cache.snapshot().pods.count_by("group") == {}
     assert full.count_by("group") == {("default", "g"): len(names)}
+
+
+def test_a_reader_takes_the_last_view_rather_than_wait_for_a_write_in_progress():
+    from dashboard.kube.kinds import PODS
+    from dashboard.kube.store import KindStore
+
+    store = KindStore(PODS, publish_interval=1e-9)  # a publication is due at every read
+    store.upsert(pod("a", "g"))
+    first = store.data()
+    store.upsert(pod("b", "g"))
+    with store._lock:  # a write in progress
+        assert store.data() is first
+    assert {k[1] for k in store.data().objects} == {"a", "b"}
+    # Without a publish interval (in-memory caches) every read sees every write: it waits.
+    eager = KindStore(PODS)
+    eager.upsert(pod("a", "g"))
+    eager.data()
+    eager.upsert(pod("b", "g"))
+    done = threading.Event()
+    with eager._lock:
+        reader = threading.Thread(target=lambda: (eager.data(), done.set()))
+        reader.start()
+        assert not done.wait(0.05)
+    reader.join(5)
+    assert done.is_set() and {k[1] for k in eager.data().objects} == {"a", "b"}
