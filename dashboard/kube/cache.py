@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from dashboard.kube import memory, trim
@@ -20,6 +21,7 @@ from dashboard.kube.podrecords import DeletedPods
 from dashboard.kube.snapshot import Snapshot
 from dashboard.kube.store import EventStore, Key, KindStore, event_sort_time
 from dashboard.kube.suspensions import CronJobStore
+from dashboard.priority import REQUESTS
 from dashboard.volcano.events import event_ref
 from dashboard.volcano.pods import pod_group_name
 from dashboard.volcano.restarts import last_restart
@@ -130,7 +132,9 @@ class ClusterCache:
                 self._stores[spec.name] = KindStore(spec, on_change=self._notify, publish_interval=interval)
         self.informers: list[Informer] = []
         self.memory_releaser = memory.MemoryReleaser(
-            self.options.memory_release_interval, before=(trim.share.purge,), before_every=6
+            self.options.memory_release_interval,
+            before=(partial(trim.share.purge, pause=REQUESTS.give_way),),
+            before_every=6,
         )
         self._started = False
         self._lock = threading.Lock()

@@ -157,8 +157,11 @@ class SharedTrees:
     def clear(self) -> None:
         self._new, self._old = {}, {}
 
-    def purge(self) -> int:
+    def purge(self, pause: Callable[[], object] | None = None, every: int = 2000) -> int:
         """Drop every entry whose value only this table references; returns how many were dropped.
+        ``pause`` is called every ``every`` entries (the cache passes ``REQUESTS.give_way``: a
+        purge of the whole table takes a tenth of a second or more, which requests in flight
+        should not wait through).
 
         Reference counts are CPython's (``sys.getrefcount``): a value held by the table's
         generations, this frame's variable and the call's argument only is garbage but for the
@@ -171,7 +174,9 @@ class SharedTrees:
         """
         dropped = 0
         for gen in (self._new, self._old):
-            for key in reversed(list(gen)):
+            for n, key in enumerate(reversed(list(gen)), 1):
+                if pause is not None and n % every == 0:
+                    pause()
                 value = gen.get(key)
                 if value is None:
                     continue

@@ -183,6 +183,15 @@ def test_share_purge_drops_the_trees_nothing_else_holds_and_keeps_the_rest():
     assert len(shared) == 0 and passes <= 2
 
 
+def test_share_purge_pauses_every_so_many_entries():
+    shared = trim.SharedTrees()
+    keep = [shared({"n": i}) for i in range(10)]
+    pauses = []
+    assert shared.purge(pause=lambda: pauses.append(len(pauses)), every=3) == 0
+    assert len(pauses) == 3 and len(shared) == 10  # 10 entries: after the 3rd, 6th and 9th
+    del keep
+
+
 def test_share_purge_runs_with_the_memory_releases_and_survives_a_failing_task():
     import threading
 
