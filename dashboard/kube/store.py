@@ -169,6 +169,7 @@ class KindStore:
         self._last: KindData | None = None
         self._last_at = 0.0
         self.copies = 0  # copy-on-write copies made so far (benchmark figure)
+        self.bucket_copied = 0  # index bucket entries copied by copy-on-write (benchmark figure)
         self._lock = threading.Lock()
         # Sharded (cowmap.py): the first write after a publication copies one shard, not all.
         self._objects: ShardedMap[Key, dict[str, Any]] = ShardedMap()
@@ -238,6 +239,12 @@ class KindStore:
     def __len__(self) -> int:
         return len(self._objects)
 
+    def copied(self) -> int:
+        """Entries copied by copy-on-write so far in every structure (benchmark figure): shards
+        of the objects, change counters and indexes, chunks of the order, index buckets."""
+        maps: list[ShardedMap[Any, Any]] = [self._objects, self._versions, *self._indexes.values()]
+        return sum(m.copied for m in maps) + self._order.copied + self.bucket_copied
+
     # -- writer helpers (call with self._lock held) ---------------------------------------
     def _unshare(self) -> None:
         # The structures copy the parts they write themselves (cowmap.py).
@@ -253,6 +260,7 @@ class KindStore:
         bucket = idx[value]
         assert isinstance(bucket, dict)
         if value not in owned:
+            self.bucket_copied += len(bucket)
             bucket = idx[value] = dict(bucket)
             owned.add(value)
         return bucket
