@@ -261,7 +261,7 @@ class KindStore:
         assert isinstance(bucket, dict)
         if value not in owned:
             self.bucket_copied += len(bucket)
-            bucket = idx[value] = dict(bucket)
+            bucket = idx[value] = bucket.copy()  # a clone of the table (cowmap.ShardedMap._writable)
             owned.add(value)
         return bucket
 
