@@ -166,9 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         for publish in (True, False):
             changed = [change(o, n + i) for i, o in enumerate(_pick(objs, n, args.rounds))]
             n += args.rounds
-            buckets = store.bucket_copied
+            buckets = store.copied_buckets()
             ms, copied, young = measure(store, changed, publish)
-            results[publish] = (ms, copied, young, (store.bucket_copied - buckets) / args.rounds)
+            results[publish] = (ms, copied, young, (store.copied_buckets() - buckets) / args.rounds)
         ms, copied, young, buckets = results[True]
         alone = results[False][0]
         print(

@@ -250,3 +250,126 @@ class SortedChunks(Generic[K, V]):
             del self._keys[i], self._values[i], self._firsts[i], self._owned[i]
         elif j == 0:
             self._firsts[i] = self._sort_key(keys[0])
+
+
+SET_CHUNK = 128  # keys per chunk of a ChunkedSet at most
+
+
+class ChunkedSetView(Generic[K]):
+    """A published ChunkedSet: its keys in the order they were added; never changes. Read it
+    with ``len``, iteration and ``in`` (``in`` tries every chunk: the writer does not need it)."""
+
+    __slots__ = ("_chunks", "_len")
+
+    def __init__(self, chunks: tuple[dict[K, None], ...], length: int):
+        self._chunks = chunks
+        self._len = length
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[K]:
+        return chain.from_iterable(self._chunks)
+
+    def __contains__(self, key: object) -> bool:
+        return any(key in chunk for chunk in self._chunks)
+
+    def __repr__(self) -> str:
+        return f"ChunkedSetView({list(self)!r})"
+
+
+class ChunkedSet(Generic[K]):
+    """A set of keys kept in the order they were added, in dicts ("chunks") of at most
+    SET_CHUNK keys. ``view()`` returns a ChunkedSetView sharing the chunks; after ``share()``
+    (the owner's publication) the next write copies the chunk it changes, so a write copies at
+    most two chunks (the removal's and a merge with a neighbour, or the last chunk for an
+    addition), however many keys the set holds. An index bucket of 8,000 Jobs copied whole on
+    such a write: ~8,000 entries, against at most 256 here.
+
+    Every ``add`` passes a position greater than that of every earlier one (the store passes
+    the change counter the object is about to get), and ``discard`` the position the key was
+    added with: each chunk remembers a position no greater than its first key's, so a key's
+    chunk is found by bisecting them, with no map of the keys. Two neighbouring chunks always
+    hold more than SET_CHUNK keys together (a removal that leaves them fewer merges them), so a
+    set of n keys has at most 2n / SET_CHUNK + 1 chunks."""
+
+    __slots__ = ("_chunks", "_firsts", "_owned", "_len", "copied")
+
+    def __init__(self, first: dict[K, None], owned: bool):
+        """A set of the keys of ``first`` (in its order), which becomes the first chunk;
+        ``owned`` False: a published view shares it."""
+        self._chunks: list[dict[K, None]] = [first]
+        self._firsts: list[int] = [0]  # per chunk: a position no greater than its keys'
+        self._owned: list[bool] = [owned]  # False: a published view shares the chunk
+        self._len = len(first)
+        self.copied = 0  # entries copied by copy-on-write so far (benchmark figure)
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[K]:
+        return chain.from_iterable(self._chunks)
+
+    def share(self) -> None:
+        """Every chunk is now shared with a published view: the next write to one copies it."""
+        self._owned = [False] * len(self._chunks)
+
+    def view(self) -> ChunkedSetView[K]:
+        return ChunkedSetView(tuple(self._chunks), self._len)
+
+    def single(self) -> tuple[dict[K, None], bool] | None:
+        """(the chunk, whether it is the writer's own) when there is one chunk, else None."""
+        return (self._chunks[0], self._owned[0]) if len(self._chunks) == 1 else None
+
+    def _writable(self, i: int) -> dict[K, None]:
+        chunk = self._chunks[i]
+        if not self._owned[i]:
+            self.copied += len(chunk)
+            chunk = self._chunks[i] = chunk.copy()
+            self._owned[i] = True
+        return chunk
+
+    def add(self, key: K, position: int) -> bool:
+        """Add ``key`` at the end (False: it is there already; it can only be in the last
+        chunk, as it was added at the latest position)."""
+        last = self._chunks[-1]
+        if key in last:
+            return False
+        if len(last) >= SET_CHUNK:
+            self._chunks.append({key: None})
+            self._firsts.append(position)
+            self._owned.append(True)
+        else:
+            self._writable(len(self._chunks) - 1)[key] = None
+        self._len += 1
+        return True
+
+    def discard(self, key: K, position: int | None) -> bool:
+        """Remove ``key``, added at ``position`` (None: unknown, every chunk is tried); False
+        when it is not there."""
+        i = max(0, bisect.bisect_right(self._firsts, position) - 1) if position is not None else 0
+        if key not in self._chunks[i]:
+            found = [j for j, chunk in enumerate(self._chunks) if key in chunk]
+            if not found:
+                return False
+            i = found[0]
+        del self._writable(i)[key]
+        self._len -= 1
+        self._merge(i)
+        return True
+
+    def _merge(self, i: int) -> None:
+        """Merge chunk ``i``, just made smaller, with a neighbour when both hold at most
+        SET_CHUNK keys together."""
+        chunks = self._chunks
+        for a in (i - 1, i):
+            if a < 0 or a + 1 >= len(chunks) or len(chunks[a]) + len(chunks[a + 1]) > SET_CHUNK:
+                continue
+            if not chunks[a]:
+                # The empty chunk goes; its position, no greater than the next one's, stays.
+                chunks[a], self._owned[a] = chunks[a + 1], self._owned[a + 1]
+            elif chunks[a + 1]:
+                self.copied += len(chunks[a + 1])
+                self._writable(a).update(chunks[a + 1])
+            del chunks[a + 1], self._firsts[a + 1], self._owned[a + 1]
+            return

@@ -164,12 +164,13 @@ class KindView:
 
 
 # Sorted index buckets: {id(bucket): (bucket, (its keys sorted, their objects))}. A published bucket
-# never changes (store.py copies a bucket a published view shares before writing it), and every
-# write of an object, in or out of the bucket's value, writes the bucket: so while a view publishes
-# the very same bucket, its keys map to the very same objects, and a Queue's page reads its ~1,000
-# Jobs and PodGroups in order without a sort or a lookup per object. The entry holds the bucket, so
-# its id is not reused while it is remembered. Buckets below SORTED_BUCKET_MIN keys are sorted per
-# call; SORTED_BUCKETS_MAX entries, least recently used out first.
+# never changes (store.py copies a bucket a published view shares before writing it, or stores a
+# new view of a ChunkedSet), and every write of an object, in or out of the bucket's value, writes
+# the bucket: so while a view publishes the very same bucket, its keys map to the very same
+# objects, and a Queue's page reads its ~1,000 Jobs and PodGroups in order without a sort or a
+# lookup per object. The entry holds the bucket, so its id is not reused while it is remembered.
+# Buckets below SORTED_BUCKET_MIN keys are sorted per call; SORTED_BUCKETS_MAX entries, least
+# recently used out first.
 _Sorted = tuple[tuple[tuple[str | None, str], ...], tuple[dict[str, Any], ...]]
 _SORTED_BUCKETS: OrderedDict[int, tuple[Any, _Sorted]] = OrderedDict()
 SORTED_BUCKET_MIN = 64

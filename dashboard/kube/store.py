@@ -13,7 +13,8 @@ chunk, never the whole store (a whole copy: ~15 ms at 50,000 pods, ``python -m
 bench.bench_publish``). A publication costs microseconds (it shares the shards and chunks), an
 unchanged kind costs nothing, and the copy cost is paid at most once per read-after-write pair,
 never per reader. Index buckets are copy-on-write
-too: a write copies only the buckets it touches.
+too: a write copies only the buckets it touches, and of a bucket above cowmap.SET_CHUNK keys one
+or two chunks (cowmap.ChunkedSet).
 
 Objects are plain dicts that are never mutated after they enter the store (writers replace them),
 so sharing them between snapshots is safe. Readers must treat them as read-only.
@@ -33,18 +34,23 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from dashboard.kube.cowmap import ShardedMap, SortedChunks, SortedView
+from dashboard.kube import cowmap
+from dashboard.kube.cowmap import ChunkedSet, ChunkedSetView, ShardedMap, SortedChunks, SortedView
 from dashboard.kube.kinds import KindSpec, obj_key
 from dashboard.volcano.events import event_ref
 
 Key = tuple[str | None, str]
-# An index bucket (the keys of the objects under one index value, in insertion order) is a tuple
-# while it holds at most SMALL_BUCKET keys, then a dict used as an ordered set. Most buckets hold
-# one key (the uid, owner, PodGroup, Job and involved-object indexes: ~84,000 buckets at the large
-# scale): a 1-tuple takes 48 bytes, a dict 224 (bench/bench_memory.py, docs/cache.md). Tuples are
-# immutable, so a published bucket needs no copy-on-write; a write replaces it.
+# An index bucket (the keys of the objects under one index value, in the order of their last
+# write, which is the order of their change counters) is a tuple while it holds at most
+# SMALL_BUCKET keys, a dict used as an ordered set up to cowmap.SET_CHUNK keys, then a
+# cowmap.ChunkedSet, published as a ChunkedSetView. Most buckets hold one key (the uid, owner,
+# PodGroup, Job and involved-object indexes: ~84,000 buckets at the large scale): a 1-tuple takes
+# 48 bytes, a dict 224 (bench/bench_memory.py, docs/cache.md). Tuples are immutable, so a
+# published bucket needs no copy-on-write; a write replaces it. A dict is copied whole by the
+# first write after a publication, a ChunkedSet one or two chunks of it: a bucket of thousands
+# of keys (a phase, a namespace) costs a write no more than one of SET_CHUNK keys.
 SMALL_BUCKET = 8
-Bucket = tuple[Key, ...] | dict[Key, None]
+Bucket = tuple[Key, ...] | dict[Key, None] | ChunkedSetView[Key]
 
 
 def sort_key(key: Key) -> tuple[str, str]:
@@ -99,8 +105,8 @@ class KindData:
 
     ``objects``: {(namespace|None, name): obj}; ``versions``: {(ns, name): int};
     ``indexes``: {index_name: {index_key: bucket}}, a bucket being the keys of the objects under
-    that index key in insertion order, a tuple or a dict used as an ordered set (SMALL_BUCKET; read
-    it with ``len``, ``in`` and iteration only);
+    that index key in the order of their last write, a tuple, a dict used as an ordered set or a
+    ChunkedSetView (SMALL_BUCKET; read it with ``len``, ``in`` and iteration only);
     ``order``: the keys of ``objects`` and their objects in ``sort_key`` order, kept by the writer
     incrementally (``sorted_keys()``, ``sorted_objects()``, ``sorted_items()``).
     """
@@ -181,8 +187,12 @@ class KindStore:
         self._bulk = self._bulk_dirty = False
         self._indexes: dict[str, ShardedMap[Any, Bucket]] = {name: ShardedMap() for name in spec.indexers}
         self._indexers = spec.indexers
+        # The writer's side of the buckets above SET_CHUNK keys; the indexes hold their views.
+        self._chunked: dict[str, dict[Any, ChunkedSet[Key]]] = {name: {} for name in spec.indexers}
         # Copy-on-write bookkeeping: which mappings the last published KindData shares with us.
         self._shared = False
+        # Per index, the values whose bucket was written since the last publication: a dict
+        # bucket is then the writer's own copy, a ChunkedSet knows which chunks it shares.
         self._owned_buckets: dict[str, set[Any]] = {name: set() for name in spec.indexers}
         self._version = 0
         self._state = KindState(name="syncing", since=utcnow())
@@ -243,7 +253,11 @@ class KindStore:
         """Entries copied by copy-on-write so far in every structure (benchmark figure): shards
         of the objects, change counters and indexes, chunks of the order, index buckets."""
         maps: list[ShardedMap[Any, Any]] = [self._objects, self._versions, *self._indexes.values()]
-        return sum(m.copied for m in maps) + self._order.copied + self.bucket_copied
+        return sum(m.copied for m in maps) + self._order.copied + self.copied_buckets()
+
+    def copied_buckets(self) -> int:
+        """Entries of index buckets copied by copy-on-write so far (benchmark figure)."""
+        return self.bucket_copied + sum(cs.copied for sets in self._chunked.values() for cs in sets.values())
 
     # -- writer helpers (call with self._lock held) ---------------------------------------
     def _unshare(self) -> None:
@@ -265,44 +279,90 @@ class KindStore:
             owned.add(value)
         return bucket
 
-    def _index_remove(self, key: Key, obj: dict[str, Any]) -> None:
+    def _chunked_set(self, index: str, value: Any) -> ChunkedSet[Key]:
+        """The ChunkedSet under ``value`` (present), its chunks marked shared first when a
+        published view may share them."""
+        chunked = self._chunked[index][value]
+        owned = self._owned_buckets[index]
+        if value not in owned:
+            chunked.share()
+            owned.add(value)
+        return chunked
+
+    def _index_remove(self, key: Key, obj: dict[str, Any], position: int | None) -> None:
+        """Remove ``key`` (``obj``'s, stored at change counter ``position``) from its buckets."""
         for name, fn in self._indexers.items():
             idx = self._indexes[name]
             for value in fn(obj):
                 bucket = idx.get(value)
-                if bucket is None or key not in bucket:
+                if bucket is None:
                     continue
                 if type(bucket) is tuple:
+                    if key not in bucket:
+                        continue
                     rest = tuple(k for k in bucket if k != key)
                     if rest:
                         idx[value] = rest
                     else:
                         del idx[value]
-                    continue
-                bucket = self._bucket(name, value)
-                bucket.pop(key, None)
-                if not bucket:
-                    del idx[value]
-                    self._owned_buckets[name].discard(value)
+                elif type(bucket) is dict:
+                    if key not in bucket:
+                        continue
+                    bucket = self._bucket(name, value)
+                    del bucket[key]
+                    if not bucket:
+                        del idx[value]
+                        self._owned_buckets[name].discard(value)
+                else:
+                    chunked = self._chunked_set(name, value)
+                    if not chunked.discard(key, position):
+                        continue
+                    single = chunked.single()
+                    if single is None:
+                        idx[value] = chunked.view()
+                        continue
+                    # Down to one chunk: a dict bucket again (the writer's own, or shared).
+                    del self._chunked[name][value]
+                    self.bucket_copied += chunked.copied
+                    idx[value] = single[0]
+                    if not single[1]:
+                        self._owned_buckets[name].discard(value)
 
-    def _index_add(self, key: Key, obj: dict[str, Any]) -> None:
+    def _index_add(self, key: Key, obj: dict[str, Any], position: int) -> None:
+        """Add ``key`` (``obj``'s, about to get change counter ``position``) to its buckets."""
         for name, fn in self._indexers.items():
             idx = self._indexes[name]
             for value in fn(obj):
                 bucket = idx.get(value)
                 if bucket is None:
                     idx[value] = (key,)
-                elif type(bucket) is not tuple:
-                    self._bucket(name, value)[key] = None
-                elif key in bucket:
-                    continue
-                elif len(bucket) < SMALL_BUCKET:
-                    idx[value] = (*bucket, key)
+                elif type(bucket) is tuple:
+                    if key in bucket:
+                        continue
+                    if len(bucket) < SMALL_BUCKET:
+                        idx[value] = (*bucket, key)
+                    else:
+                        grown = dict.fromkeys(bucket)
+                        grown[key] = None
+                        idx[value] = grown
+                        self._owned_buckets[name].add(value)
+                elif type(bucket) is dict:
+                    if key in bucket:
+                        continue
+                    if len(bucket) < cowmap.SET_CHUNK:
+                        self._bucket(name, value)[key] = None
+                        continue
+                    # The dict, the writer's own or shared, becomes the first chunk.
+                    owned = self._owned_buckets[name]
+                    chunked = ChunkedSet(bucket, owned=value in owned)
+                    owned.add(value)
+                    chunked.add(key, position)
+                    self._chunked[name][value] = chunked
+                    idx[value] = chunked.view()
                 else:
-                    grown = dict.fromkeys(bucket)
-                    grown[key] = None
-                    idx[value] = grown
-                    self._owned_buckets[name].add(value)
+                    chunked = self._chunked_set(name, value)
+                    if chunked.add(key, position):
+                        idx[value] = chunked.view()
 
     def _put(self, key: Key, obj: dict[str, Any]) -> bool:
         old = self._objects.get(key)
@@ -310,14 +370,14 @@ class KindStore:
             return False
         self._unshare()
         if old is not None:
-            self._index_remove(key, old)
+            self._index_remove(key, old, self._versions.get(key))
         if self._bulk:
             self._bulk_dirty = True
         else:
             self._order.set(key, obj)
         self._objects[key] = obj
-        self._index_add(key, obj)
         self._version += 1
+        self._index_add(key, obj, self._version)
         self._versions[key] = self._version
         for listener in self.listeners:
             listener(self.spec.name, old, obj)
@@ -339,8 +399,7 @@ class KindStore:
             self._bulk_dirty = True
         else:
             self._order.remove(key)
-        self._versions.pop(key, None)
-        self._index_remove(key, old)
+        self._index_remove(key, old, self._versions.pop(key, None))
         self._version += 1
         return True
 

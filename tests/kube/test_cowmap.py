@@ -1,5 +1,5 @@
-"""ShardedMap, SortedChunks and a KindStore built of them against plain models: random puts,
-removes and publications; every published view keeps the contents it had when published."""
+"""ShardedMap, SortedChunks, ChunkedSet and a KindStore built of them against plain models: random
+puts, removes and publications; every published view keeps the contents it had when published."""
 
 from __future__ import annotations
 
@@ -8,15 +8,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dashboard.kube import cowmap
-from dashboard.kube.cowmap import SHARDS, ShardedMap, SortedChunks
+from dashboard.kube import store as kstore
+from dashboard.kube.cowmap import SHARDS, ChunkedSet, ShardedMap, SortedChunks
 
 
 @pytest.fixture(scope="module")
 def monkeypatch_chunk():
-    """Chunks of 2 entries (split at 4): the random sequences below split and empty chunks."""
-    saved, cowmap.CHUNK = cowmap.CHUNK, 2
+    """Chunks of 2 entries (split at 4), sets of 3 keys a chunk and tuple buckets of 2 keys: the
+    random sequences below split, merge and empty chunks and move buckets between their forms."""
+    saved = cowmap.CHUNK, cowmap.SET_CHUNK, kstore.SMALL_BUCKET
+    cowmap.CHUNK, cowmap.SET_CHUNK, kstore.SMALL_BUCKET = 2, 3, 2
     yield
-    cowmap.CHUNK = saved
+    cowmap.CHUNK, cowmap.SET_CHUNK, kstore.SMALL_BUCKET = saved
 
 
 keys = st.tuples(st.sampled_from([None, "a", "b"]), st.text(alphabet="xyz", min_size=1, max_size=3))
@@ -111,12 +114,20 @@ def _expect(model: dict) -> dict:
     """What a published view of ``model`` {(ns, name): pod} answers."""
     keys = sorted(model)
     by_node: dict = {}
+    by_namespace: dict = {}
     by_group: dict = {}
     for key, pod in model.items():
         by_node.setdefault(pod["spec"]["nodeName"], set()).add(key)
+        by_namespace.setdefault(key[0], set()).add(key)
         group = (key[0], pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"])
         by_group.setdefault(group, set()).add(key)
-    return {"objects": dict(model), "keys": keys, "node": by_node, "group": by_group}
+    return {
+        "objects": dict(model),
+        "keys": keys,
+        "node": by_node,
+        "namespace": by_namespace,
+        "group": by_group,
+    }
 
 
 def _check(data, expected: dict) -> None:
@@ -124,8 +135,12 @@ def _check(data, expected: dict) -> None:
     assert data.sorted_keys() == expected["keys"]
     assert data.sorted_objects() == [expected["objects"][k] for k in expected["keys"]]
     assert set(data.versions) == set(expected["objects"])
-    for index in ("node", "group"):
+    for index in ("node", "namespace", "group"):
         assert {value: set(bucket) for value, bucket in data.indexes[index].items()} == expected[index]
+        for bucket in data.indexes[index].values():
+            # Whatever its form, a bucket holds its keys in the order of their last write.
+            assert list(bucket) == sorted(bucket, key=data.versions.__getitem__)
+            assert len(bucket) == len(list(bucket)) and all(k in bucket for k in bucket)
         for value, keys in expected[index].items():
             assert {
                 (o["metadata"]["namespace"], o["metadata"]["name"]) for o in data.lookup(index, value)
@@ -198,3 +213,61 @@ def test_sorted_chunks_match_a_sorted_model_and_published_orders_never_change(mo
     for view, then in views:
         assert len(view) == len(then) and list(view.items()) == then
         assert view.keys() == [k for k, _ in then] and view.values() == [v for _, v in then]
+
+
+set_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(0, 30)),
+        st.tuples(st.just("discard"), st.integers(0, 30)),
+        st.tuples(st.just("discard-unknown"), st.integers(0, 30)),
+        st.tuples(st.just("publish"), st.none()),
+    ),
+    max_size=300,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(set_ops)
+def test_chunked_set_keeps_the_order_of_additions_and_published_views_never_change(monkeypatch_chunk, steps):
+    chunked: ChunkedSet = ChunkedSet({}, owned=True)
+    model: dict[int, int] = {}  # key -> the position it was added at, in order of addition
+    views = []
+    position = 0
+    for op, key in steps:
+        if op == "add":
+            if key in model:  # the store removes a key from its buckets before adding it again
+                chunked.discard(key, model.pop(key))
+            position += 1
+            assert chunked.add(key, position)
+            assert not chunked.add(key, position)  # the same key twice at one position: once
+            model[key] = position
+        elif op in ("discard", "discard-unknown"):
+            where = model.get(key) if op == "discard" else None
+            assert chunked.discard(key, where) == (key in model)
+            model.pop(key, None)
+        else:
+            chunked.share()
+            views.append((chunked.view(), list(model)))
+        assert list(chunked) == list(model) and len(chunked) == len(model)
+        chunks = chunked._chunks
+        assert all(len(c) <= cowmap.SET_CHUNK for c in chunks)
+        # Neighbours hold more than a chunk together: at most 2n / SET_CHUNK + 1 chunks.
+        assert all(len(a) + len(b) > cowmap.SET_CHUNK for a, b in zip(chunks, chunks[1:], strict=False))
+        assert len(chunks) <= 2 * len(model) / cowmap.SET_CHUNK + 1
+    views.append((chunked.view(), list(model)))
+    for view, then in views:
+        assert list(view) == then and len(view) == len(then)
+        assert all(k in view for k in then) and not any(k in view for k in range(31) if k not in then)
+
+
+def test_a_write_after_publish_copies_at_most_two_chunks_of_a_set():
+    keys = [(None, f"k{i:05d}") for i in range(10_000)]
+    chunked: ChunkedSet = ChunkedSet({}, owned=True)
+    for position, key in enumerate(keys, start=1):
+        chunked.add(key, position)
+    chunked.share()
+    view = chunked.view()
+    chunked.discard(keys[5_000], 5_001)  # from a middle chunk
+    chunked.add(keys[5_000], 10_001)  # to the last one
+    assert 0 < chunked.copied <= 2 * cowmap.SET_CHUNK
+    assert list(view) == keys and list(chunked) == [*keys[:5_000], *keys[5_001:], keys[5_000]]

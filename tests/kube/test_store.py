@@ -352,3 +352,44 @@ def test_a_reader_takes_the_last_view_rather_than_wait_for_a_write_in_progress()
         assert not done.wait(0.05)
     reader.join(5)
     assert done.is_set() and {k[1] for k in eager.data().objects} == {"a", "b"}
+
+
+def test_big_index_buckets_copy_a_chunk_or_two_and_keep_the_order_of_last_writes():
+    from dashboard.kube.cowmap import SET_CHUNK, ChunkedSetView
+
+    cache = ClusterCache()
+    store = cache.store("jobs")
+    names = [f"j{i:05d}" for i in range(10 * SET_CHUNK)]
+    views = []
+    for i, n in enumerate(names):
+        store.upsert(job(n, uid=f"u{i}", queue="big"))
+        if i % 97 == 0:
+            views.append((cache.snapshot().jobs, names[: i + 1]))  # the Jobs view taken now
+    assert isinstance(store.data().indexes["queue"]["big"], ChunkedSetView)
+    before = store.copied_buckets()
+    store.upsert(job(names[3], uid="u3", rv="2", queue="big"))  # written last: now last in its buckets
+    # Its namespace, queue and phase buckets: a chunk or two each, not 1,280 keys each.
+    assert 0 < store.copied_buckets() - before <= 3 * 2 * SET_CHUNK
+    order = [*names[:3], *names[4:], names[3]]
+    snap = cache.snapshot()
+    assert [j["metadata"]["name"] for j in snap.jobs.lookup("queue", "big")] == order
+    assert [j["metadata"]["name"] for j in snap.jobs.in_namespace("default")] == names
+    assert snap.jobs_in_queue("big")[3]["metadata"]["resourceVersion"] == "2"
+    for earlier, then in views:  # every published view keeps its Jobs, in their order
+        assert [j["metadata"]["name"] for j in earlier.lookup("queue", "big")] == then
+        assert earlier.count_by("queue") == {"big": len(then)}
+        assert {j["metadata"]["resourceVersion"] for j in earlier.lookup_sorted("queue", "big")} == {"1"}
+    full = cache.snapshot()
+    full_jobs = full.jobs  # taken now
+    for n in names[: -SET_CHUNK - 1]:
+        store.delete(("default", n))
+    assert type(store.data().indexes["queue"]["big"]) is ChunkedSetView  # two chunks left
+    store.delete(("default", names[-SET_CHUNK - 1]))
+    assert type(store.data().indexes["queue"]["big"]) is dict  # one chunk: a dict again
+    for n in names[-SET_CHUNK:-1]:
+        store.delete(("default", n))
+    left = cache.snapshot()
+    assert [j["metadata"]["name"] for j in left.jobs.lookup("queue", "big")] == [names[-1]]
+    assert full_jobs.count_by("queue") == {"big": len(names)} and len(full.jobs_in_queue("big")) == len(names)
+    store.delete(("default", names[-1]))
+    assert cache.snapshot().jobs.count_by("queue") == {} and not store.data().indexes["queue"]
