@@ -1,10 +1,10 @@
 """Copy-on-write structures whose first write after a publication copies only the part it touches.
 
-``ShardedMap`` is the writer's side: a mutable mapping split into ``SHARDS`` dicts by key hash.
+``ShardedMap`` is the writer's side: a mutable mapping split by key hash into dicts ("shards"),
+about the square root of its size of them (50,000 pods: 256 shards of ~200 entries).
 ``publish()`` returns a ``FrozenShards``, a read-only mapping sharing every shard with the
-writer, in O(SHARDS); the writer's next write to a shard the published view shares copies that
-shard only (1/SHARDS of the entries), so publishing often costs a few small copies instead of a
-copy of the whole mapping (50,000 pods: ~780 entries per shard).
+writer, in O(shards); the writer's next write to a shard the published view shares copies that
+shard only, so publishing often costs a few small copies instead of a copy of the whole mapping.
 
 ``SortedChunks`` keeps keys in an order, each with a value, in chunks of CHUNK to 2 x CHUNK;
 ``publish()`` returns a ``SortedView`` sharing the chunks, and a later write copies the chunk it
@@ -27,27 +27,25 @@ from typing import Any, Generic, TypeVar
 K = TypeVar("K")
 V = TypeVar("V")
 
-SHARDS = 64
-_MASK = SHARDS - 1
-
 
 class FrozenShards(Mapping[K, V], Generic[K, V]):
     """A read-only view of a ShardedMap at its ``publish()``: never changes."""
 
-    __slots__ = ("_shards", "_len")
+    __slots__ = ("_shards", "_mask", "_len")
 
     def __init__(self, shards: tuple[dict[K, V], ...], length: int):
         self._shards = shards
+        self._mask = len(shards) - 1
         self._len = length
 
     def __getitem__(self, key: K) -> V:
-        return self._shards[hash(key) & _MASK][key]
+        return self._shards[hash(key) & self._mask][key]
 
     def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
-        return self._shards[hash(key) & _MASK].get(key, default)
+        return self._shards[hash(key) & self._mask].get(key, default)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._shards[hash(key) & _MASK]
+        return key in self._shards[hash(key) & self._mask]
 
     def __len__(self) -> int:
         return self._len
@@ -64,20 +62,29 @@ class FrozenShards(Mapping[K, V], Generic[K, V]):
 
 class ShardedMap(Generic[K, V]):
     """The writer's mapping (one writer at a time: the store's lock). ``publish()`` shares the
-    shards with the returned view; a later write copies the shard it changes first."""
+    shards with the returned view; a later write copies the shard it changes first.
 
-    __slots__ = ("_shards", "_owned", "_len", "copied")
+    The shards double when the mapping holds more entries than their count squared: about
+    sqrt(entries) shards of sqrt(entries) entries. A write after a publication copies one shard
+    (per entry the copy, its release and a visit by the next young garbage collection: ~0.1 us),
+    a publication shares every shard (~0.04 us each): the two balance there at a few writes per
+    publication. At 50,000 pods, 256 shards of ~200 entries; 64 shards copied ~780 entries per
+    write and 1,024 shards doubled a publication's cost (bench/bench_publish.py, docs/cache.md).
+    """
+
+    __slots__ = ("_shards", "_mask", "_owned", "_len", "copied")
 
     def __init__(self, items: Mapping[K, V] | None = None):
-        self._shards: list[dict[K, V]] = [{} for _ in range(SHARDS)]
-        self._owned = bytearray(b"\x01" * SHARDS)  # 1: not shared with a published view
+        self._shards: list[dict[K, V]] = [{}]  # a power of two of them
+        self._mask = 0  # len(self._shards) - 1: a key's shard is hash(key) & _mask
+        self._owned = bytearray(b"\x01")  # per shard, 1: not shared with a published view
         self._len = 0
         self.copied = 0  # entries copied by copy-on-write so far (benchmark figure)
         for key, value in (items or {}).items():
             self[key] = value
 
     def _writable(self, key: K) -> dict[K, V]:
-        i = hash(key) & _MASK
+        i = hash(key) & self._mask
         shard = self._shards[i]
         if not self._owned[i]:
             self.copied += len(shard)
@@ -89,23 +96,45 @@ class ShardedMap(Generic[K, V]):
         return shard
 
     def publish(self) -> FrozenShards[K, V]:
-        self._owned[:] = bytes(SHARDS)
+        self._owned = bytearray(len(self._shards))
         return FrozenShards(tuple(self._shards), self._len)
 
     def __getitem__(self, key: K) -> V:
-        return self._shards[hash(key) & _MASK][key]
+        return self._shards[hash(key) & self._mask][key]
 
     def get(self, key: K, default: V | None = None) -> V | None:
-        return self._shards[hash(key) & _MASK].get(key, default)
+        return self._shards[hash(key) & self._mask].get(key, default)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._shards[hash(key) & _MASK]
+        return key in self._shards[hash(key) & self._mask]
 
     def __setitem__(self, key: K, value: V) -> None:
         shard = self._writable(key)
-        if key not in shard:
-            self._len += 1
+        if key in shard:
+            shard[key] = value
+            return
         shard[key] = value
+        self._len += 1
+        if self._len > len(self._shards) ** 2:
+            self._split()
+
+    def _split(self) -> None:
+        """Twice the shards: shard i splits into i and i + n by one more bit of the key's hash.
+        New dicts throughout, so a published view keeps its shards; O(entries), once per
+        doubling. Shards are never merged again: a mapping keeps the count of its largest size."""
+        n = len(self._shards)
+        low: list[dict[K, V]] = []
+        high: list[dict[K, V]] = []
+        for shard in self._shards:
+            stay: dict[K, V] = {}
+            move: dict[K, V] = {}
+            for key, value in shard.items():
+                (move if hash(key) & n else stay)[key] = value
+            low.append(stay)
+            high.append(move)
+        self._shards = low + high
+        self._mask = 2 * n - 1
+        self._owned = bytearray(b"\x01" * (2 * n))
 
     def __delitem__(self, key: K) -> None:
         del self._writable(key)[key]

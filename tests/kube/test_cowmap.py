@@ -4,18 +4,23 @@ puts, removes and publications; every published view keeps the contents it had w
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dashboard.kube import cowmap
 from dashboard.kube import store as kstore
-from dashboard.kube.cowmap import SHARDS, ChunkedSet, ShardedMap, SortedChunks
+from dashboard.kube.cowmap import ChunkedSet, ShardedMap, SortedChunks
+
+# The fixture below sets constants for a whole test, not per example: hypothesis's health check
+# against function-scoped fixtures does not apply.
+FIXTURE = [HealthCheck.function_scoped_fixture]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def monkeypatch_chunk():
     """Chunks of 2 entries (split at 4), sets of 3 keys a chunk and tuple buckets of 2 keys: the
-    random sequences below split, merge and empty chunks and move buckets between their forms."""
+    random sequences below split, merge and empty chunks and move buckets between their forms
+    (and split shards: a map of 100 entries has 16 shards)."""
     saved = cowmap.CHUNK, cowmap.SET_CHUNK, kstore.SMALL_BUCKET
     cowmap.CHUNK, cowmap.SET_CHUNK, kstore.SMALL_BUCKET = 2, 3, 2
     yield
@@ -34,9 +39,9 @@ ops = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=FIXTURE)
 @given(ops)
-def test_matches_a_dict_and_published_views_never_change(steps):
+def test_matches_a_dict_and_published_views_never_change(monkeypatch_chunk, steps):
     m: ShardedMap = ShardedMap()
     model: dict = {}
     views: list = []
@@ -66,12 +71,21 @@ def test_matches_a_dict_and_published_views_never_change(steps):
 
 
 def test_a_write_after_publish_copies_one_shard():
-    m: ShardedMap = ShardedMap({(None, f"k{i}"): i for i in range(SHARDS * 100)})
+    m: ShardedMap = ShardedMap({(None, f"k{i}"): i for i in range(50_000)})
+    assert len(m._shards) == 256  # doubled while above their count squared entries
     view = m.publish()
     m[(None, "k0")] = -1
     m[(None, "k0")] = -2  # the shard is the writer's own now: no second copy
-    assert 0 < m.copied <= 3 * 100  # one shard of about 100 entries
+    assert 0 < m.copied <= 2 * 256  # one shard of about 200 entries
     assert view[(None, "k0")] == 0 and m[(None, "k0")] == -2
+    assert [len(ShardedMap(dict.fromkeys(range(n)))._shards) for n in (0, 1, 2, 5, 17, 16_384)] == [
+        1,
+        1,
+        2,
+        4,
+        8,
+        128,
+    ]
 
 
 def _pod(ns: str, name: str, rv: int, node: str, group: str) -> dict:
@@ -147,7 +161,7 @@ def _check(data, expected: dict) -> None:
             } == keys
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=FIXTURE)
 @given(store_ops)
 def test_a_sharded_store_matches_a_dict_model_and_keeps_every_published_view(monkeypatch_chunk, steps):
     from dashboard.kube.kinds import PODS
@@ -186,7 +200,7 @@ sorted_ops = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=FIXTURE)
 @given(sorted_ops)
 def test_sorted_chunks_match_a_sorted_model_and_published_orders_never_change(monkeypatch_chunk, steps):
     chunks: SortedChunks = SortedChunks(lambda k: k)
@@ -226,7 +240,7 @@ set_ops = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=FIXTURE)
 @given(set_ops)
 def test_chunked_set_keeps_the_order_of_additions_and_published_views_never_change(monkeypatch_chunk, steps):
     chunked: ChunkedSet = ChunkedSet({}, owned=True)
