@@ -8,7 +8,7 @@ block the writer for long, and a snapshot must be cheap at 50,000 pods. ``data()
 current structures by reference and marks them shared; the *next write* copies the part it
 changes first. The structures are built to be copied in parts (cowmap.py): objects, versions and
 each index are ShardedMaps (about sqrt(n) dicts by key hash: 256 of ~200 entries at 50,000 pods)
-and the sorted order is a SortedChunks (chunks of at most 1,024 entries), so a write after a
+and the sorted order is a SortedChunks (chunks of at most 256 entries), so a write after a
 publication copies one shard per mapping and one chunk, never the whole store (a whole copy:
 ~15 ms at 50,000 pods, ``python -m bench.bench_publish``). A publication costs microseconds (it
 shares the shards and chunks), an unchanged kind costs nothing, and the copy cost is paid at most
