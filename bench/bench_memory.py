@@ -35,12 +35,13 @@ if str(REPO) not in sys.path:
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 
 from bench.common import rss_mb  # noqa: E402 - after the path set-up above
-from dashboard.kube.cowmap import FrozenShards, ShardedMap  # noqa: E402
+from dashboard.kube import cowmap  # noqa: E402
 
 
 def deep_size(roots: list, seen: set[int]) -> int:
     """getsizeof summed over every object reachable from ``roots`` (dicts, lists, tuples, sets
-    followed) that is not in ``seen``; adds what it counts to ``seen``."""
+    and the slots of cowmap's structures followed) that is not in ``seen``; adds what it counts
+    to ``seen``."""
     total = 0
     stack = list(roots)
     while stack:
@@ -54,8 +55,8 @@ def deep_size(roots: list, seen: set[int]) -> int:
             stack.extend(obj.values())
         elif isinstance(obj, (list, tuple, set, frozenset)):
             stack.extend(obj)
-        elif isinstance(obj, (ShardedMap, FrozenShards)):
-            stack.append(obj._shards)
+        elif type(obj).__module__ == cowmap.__name__:
+            stack.extend(getattr(obj, slot) for slot in type(obj).__slots__ if hasattr(obj, slot))
     return total
 
 
@@ -67,7 +68,8 @@ def deep_sizes(views: dict, seen: set[int]) -> dict[str, tuple[int, int]]:
 
 def store_overhead(cache, seen: set[int]) -> dict[str, dict[str, int]]:
     """{kind: {part: bytes}} of each store's own structures beyond the cached objects (``seen``
-    holds those): the key mapping, change counters, sorted lists and each index."""
+    holds those): the key mapping, change counters, sorted order and each index (with the
+    writer's side of its chunked buckets)."""
     out: dict[str, dict[str, int]] = {}
     for store in cache.stores():
         if not len(store):
@@ -75,10 +77,10 @@ def store_overhead(cache, seen: set[int]) -> dict[str, dict[str, int]]:
         parts = {
             "objects": deep_size([store._objects], seen),
             "versions": deep_size([store._versions], seen),
-            "sorted": deep_size([store._sorted, store._sorted_objs], seen),
+            "sorted": deep_size([store._order], seen),
         }
         for name, index in store._indexes.items():
-            parts[f"index {name}"] = deep_size([index], seen)
+            parts[f"index {name}"] = deep_size([index, store._chunked[name]], seen)
         out[store.spec.name] = parts
     return out
 

@@ -15,6 +15,10 @@ Per case: milliseconds per round (median and p90), the entries copy-on-write cop
 of a young garbage collection after each round (the cyclic GC traverses every fresh container,
 so a fresh copy costs again at the next young collection; the collector is otherwise off).
 
+With ``--sizes``, first the deep size of each store's own structures beyond the objects
+(bench/bench_memory.py's ``store_overhead``) and how many index buckets are tuples, dicts and
+chunked sets.
+
     .venv/bin/python -m bench.bench_publish                   # 10,000 Jobs, 50,000 pods, 20,000 Events
     .venv/bin/python -m bench.bench_publish --pods 5000 --jobs 1000 --events 2000
 """
@@ -106,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pods", type=int, default=50000)
     parser.add_argument("--events", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--sizes", action="store_true", help="print the stores' sizes first")
     args = parser.parse_args(argv)
 
     from bench.scale import _kinds
@@ -127,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     del cluster
     for name, objs in listed.items():
         cache.store(name).replace(objs)
+    if args.sizes:
+        print_sizes(cache, list(listed))
 
     pods = listed["pods"]
     biggest = Counter(namespace(p) for p in pods).most_common(1)[0][0]
@@ -178,6 +185,28 @@ def main(argv: list[str] | None = None) -> int:
             f"  {statistics.median(young):6.3f} {_p90(young):6.3f}"
         )
     return 0
+
+
+def print_sizes(cache: Any, kinds: list[str]) -> None:
+    """The deep size of each store's structures beyond its objects, and its buckets' forms."""
+    from bench.bench_memory import deep_size, store_overhead
+
+    seen: set[int] = set()
+    for kind in kinds:
+        deep_size(list(cache.store(kind).data().iter_objects()), seen)
+    for kind, parts in store_overhead(cache, seen).items():
+        indexes = sum(b for part, b in parts.items() if part.startswith("index "))
+        forms = Counter(
+            type(bucket).__name__
+            for index in cache.store(kind).data().indexes.values()
+            for bucket in index.values()
+        )
+        total = sum(parts.values())
+        print(
+            f"{kind:10} structures {total / 1e6:6.2f} MB, of which indexes {indexes / 1e6:6.2f} MB;"
+            f" buckets: {', '.join(f'{n:,} {form}' for form, n in forms.most_common())}"
+        )
+    print()
 
 
 def _p90(values: list[float]) -> float:
