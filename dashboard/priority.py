@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
+
+T = TypeVar("T")
 
 # A background step waits this long at most for the requests in flight to finish: a fragment poll
 # takes about 1 ms, a page tens of ms (a page is not waited out, only its next turn for the lock).
@@ -82,6 +85,15 @@ class RequestPriority:
             self._waited += waited
             self.waited_seconds += waited
         return waited
+
+    def pace(self, items: Iterable[T], every: int) -> Iterator[T]:
+        """``items`` one by one, giving way before the first and then before every ``every``-th:
+        a long pass of background work over many objects, cut into steps of about
+        ``every`` items (choose it so that a step is about a millisecond)."""
+        for i, item in enumerate(items):
+            if i % every == 0:
+                self.give_way()
+            yield item
 
 
 REQUESTS = RequestPriority()

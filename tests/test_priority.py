@@ -60,3 +60,14 @@ def test_finished_never_goes_below_zero():
     assert priority.in_flight == 1
     priority.finished()
     assert priority.give_way() == 0.0
+
+
+def test_pace_gives_way_before_every_nth_item():
+    priority = RequestPriority()
+    calls: list[int] = []
+    seen: list[int] = []
+    priority.give_way = lambda: calls.append(len(seen)) or 0.0  # type: ignore[method-assign]
+    for item in priority.pace(range(7), every=3):
+        seen.append(item)
+    assert seen == list(range(7))
+    assert calls == [0, 3, 6]  # before items 0, 3 and 6
