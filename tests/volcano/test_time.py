@@ -79,3 +79,15 @@ def test_intervals():
     assert latest(None, t0) == t0 and latest(t0, None) == t0 and latest(None, None) is None
     assert created_at({"metadata": {"creationTimestamp": "2026-01-01T00:00:00Z"}}) == t0
     assert created_at({}) is None
+
+
+def test_a_time_read_again_is_the_same_time():
+    for text in (
+        "2026-11-29T10:00:00Z",
+        "2026-11-29T10:00:00.123456789+01:00",
+        "garbage",
+        "0001-01-01T00:00:00Z",
+    ):
+        assert parse_time(text) == parse_time(text) == parse_time(f" {text}")
+    long = "2026-11-29T10:00:00Z" + " " * 100  # beyond what is remembered: parsed each time
+    assert parse_time(long) == parse_time("2026-11-29T10:00:00Z")
