@@ -2,7 +2,8 @@
 
 The cache's writer threads only hand each change to a bounded queue (``listener``); one recorder
 thread reads the phase, lifetime and queue facts from them (dashboard/volcano), keeps the rows
-due and writes them every ``flush_seconds`` in one transaction. Every ``sample_seconds`` (of
+due and writes them every ``flush_seconds`` in one transaction (as tuples, dashboard/history/
+inserts.py; a pod's row is built when it is written, from its latest change). Every ``sample_seconds`` (of
 ``clock``) it samples each Queue's amounts and its PodGroups by phase from the cache; every
 ``prune_seconds`` it deletes rows older than the retention. No API call is made. A pod's queue
 is its PodGroup's (else its Job's), remembered from the PodGroup and Job changes handed over; a
@@ -29,16 +30,17 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import DatabaseError, connections, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 
 from dashboard.history import rollup
+from dashboard.history.inserts import TableInsert
 from dashboard.history.models import (
     Admission,
     AdmissionDaily,
@@ -55,7 +57,13 @@ from dashboard.kube.cache import ClusterCache
 from dashboard.kube.snapshot import Snapshot
 from dashboard.priority import REQUESTS
 from dashboard.volcano.gang import pod_template_requests
-from dashboard.volcano.history import admission_wait, gpu_amount, pod_times, queue_amounts
+from dashboard.volcano.history import (
+    PodTimes,
+    admission_wait,
+    gpu_amount,
+    pod_times,
+    queue_amounts,
+)
 from dashboard.volcano.objects import as_dict, as_list, meta, name, namespace, spec, status, uid
 from dashboard.volcano.phases import job_phase, job_phase_since, podgroup_phase
 from dashboard.volcano.pods import pod_group_name, pod_job_name, pod_task
@@ -67,9 +75,124 @@ log = logging.getLogger(__name__)
 
 Change = tuple[str, dict[str, Any] | None, dict[str, Any] | None, datetime]
 _RECORDED_KINDS = frozenset({"jobs", "podgroups", "pods"})
-_POD_FIELDS = [
-    f.name for f in PodLifetime._meta.get_fields() if f.name not in ("id", "uid") and hasattr(f, "column")
-]
+
+
+# The rows, as tuples of their table's columns in order (dashboard/history/inserts.py): a model
+# instance per row cost more than the rest of the recorder's work.
+class TransitionRow(NamedTuple):
+    kind: str
+    key: str
+    uid: str
+    namespace: str
+    name: str
+    queue: str
+    phase: str
+    previous: str
+    seen_at: datetime
+    object_time: datetime | None
+    created: datetime | None
+
+
+class AdmissionRow(NamedTuple):
+    uid: str
+    queue: str
+    namespace: str
+    name: str
+    running: datetime
+    day: date
+    wait: float | None
+
+
+class PodRow(NamedTuple):
+    uid: str
+    namespace: str
+    name: str
+    job: str
+    task: str
+    podgroup: str
+    queue: str
+    node: str
+    phase: str
+    created: datetime | None
+    scheduled: datetime | None
+    started: datetime | None
+    finished: datetime | None
+    deleted: datetime | None
+    vanished: bool
+    last_seen: datetime
+    exit_code: int | None
+    restarts: int
+    cpu: float | None
+    memory: float | None
+    gpu: float
+    requests: dict[str, str]
+
+
+class SampleRow(NamedTuple):
+    at: datetime
+    queue: str
+    resource: str
+    allocated: float | None
+    deserved: float | None
+    capability: float | None
+    guarantee: float | None
+
+
+class PhaseSampleRow(NamedTuple):
+    at: datetime
+    queue: str
+    phase: str
+    count: int  # type: ignore[assignment]  # the column's name (it hides tuple.count)
+
+
+_TRANSITIONS = TableInsert(PhaseTransition, TransitionRow._fields, conflict="ignore")
+_ADMISSIONS = TableInsert(Admission, AdmissionRow._fields, conflict="ignore")
+# An upsert: a pod's row is rewritten whole at each of its writes.
+_PODS = TableInsert(PodLifetime, PodRow._fields, conflict="update", unique=("uid",))
+_SAMPLES = TableInsert(QueueSample, SampleRow._fields)
+_PHASE_SAMPLES = TableInsert(QueuePhaseSample, PhaseSampleRow._fields)
+
+
+@dataclass(slots=True)
+class _PodChange:
+    """A pod's latest change since the last write; its row is built when it is written."""
+
+    pod: dict[str, Any]
+    queue: str
+    seen: datetime
+    deleted: bool
+    times: PodTimes | None  # pod_times(pod), when the change read it
+
+
+def _pod_row(change: _PodChange) -> PodRow:
+    pod = change.pod
+    times = change.times if change.times is not None else pod_times(pod)
+    requests = pod_template_requests(pod)
+    cpu, memory = requests.get("cpu"), requests.get("memory")
+    return PodRow(
+        uid=uid(pod),
+        namespace=namespace(pod),
+        name=name(pod),
+        job=pod_job_name(pod) or "",
+        task=pod_task(pod),
+        podgroup=pod_group_name(pod) or "",
+        queue=change.queue,
+        node=str(spec(pod).get("nodeName") or ""),
+        phase=str(status(pod).get("phase") or ""),
+        created=times.created,
+        scheduled=times.scheduled,
+        started=times.started,
+        finished=times.finished,
+        deleted=change.seen if change.deleted else None,
+        vanished=False,
+        last_seen=change.seen,
+        exit_code=times.exit_code,
+        restarts=times.restarts,
+        cpu=float(cpu) if cpu is not None else None,
+        memory=float(memory) if memory is not None else None,
+        gpu=float(gpu_amount(requests)),
+        requests={res: plain_decimal(v) for res, v in sorted(requests.items())},
+    )
 
 
 def utcnow() -> datetime:
@@ -120,7 +243,7 @@ def _podgroup_since(pg: dict[str, Any]) -> datetime | None:
     return max(known) if known else None
 
 
-def _transition_time(t: PhaseTransition) -> datetime:
+def _transition_time(t: TransitionRow) -> datetime:
     """When a transition happened: the object's own time where it carries one, else when seen."""
     return t.object_time or t.seen_at
 
@@ -140,14 +263,14 @@ class Recorder:
         self.clock = clock
         self.elector = elector or Elector()
         self._changes: queue.Queue[Change] = queue.Queue(maxsize=self.options.queue_size)
-        self._transitions: dict[str, PhaseTransition] = {}
-        self._pods: dict[str, PodLifetime] = {}
+        self._transitions: dict[str, TransitionRow] = {}
+        self._pods: dict[str, _PodChange] = {}  # by uid
         self._pod_queue: dict[str, str] = {}  # uid -> the queue last known for a live pod
         # {"podgroups" | "jobs": {(namespace, name): queue}} from the changes seen (_remember_queue).
         self._queues: dict[str, dict[tuple[str, str], str]] = {"podgroups": {}, "jobs": {}}
         self._snap: Snapshot | None = None
-        self._samples: list[QueueSample] = []
-        self._phase_samples: list[QueuePhaseSample] = []
+        self._samples: list[SampleRow] = []
+        self._phase_samples: list[PhaseSampleRow] = []
         self._status = RecorderStatus(state="starting", since=clock())
         self._lock = threading.Lock()  # guards _status
         self._active = False
@@ -347,7 +470,7 @@ class Recorder:
         else:
             stamp = "" if first else "@" + seen.isoformat()
         key = f"{kind}|{uid(obj)}|{phase}|{stamp}"[:320]
-        self._transitions[key] = PhaseTransition(
+        self._transitions[key] = TransitionRow(
             kind=kind,
             key=key,
             uid=uid(obj),
@@ -410,41 +533,34 @@ class Recorder:
         key = uid(pod)
         if not key:
             return
-        if after is not None and before is not None and pod_times(before) == pod_times(after):
-            same = (status(before).get("phase"), spec(before).get("nodeName"))
-            if same == (status(after).get("phase"), spec(after).get("nodeName")) and key in self._pod_queue:
+        times = None
+        if after is not None and before is not None:
+            unchanged, times = self._compare(key, before, after)
+            if unchanged:
                 return
         queue_name = self._pod_queue_of(pod, snap)
         if after is None:
             self._pod_queue.pop(key, None)
         elif queue_name:
             self._pod_queue[key] = queue_name
-        times = pod_times(pod)
-        requests = pod_template_requests(pod)
-        cpu, memory = requests.get("cpu"), requests.get("memory")
-        self._pods[key] = PodLifetime(
-            uid=key,
-            namespace=namespace(pod),
-            name=name(pod),
-            job=pod_job_name(pod) or "",
-            task=pod_task(pod),
-            podgroup=pod_group_name(pod) or "",
-            queue=queue_name,
-            node=str(spec(pod).get("nodeName") or ""),
-            phase=str(status(pod).get("phase") or ""),
-            created=times.created,
-            scheduled=times.scheduled,
-            started=times.started,
-            finished=times.finished,
-            deleted=seen if after is None else None,
-            last_seen=seen,
-            exit_code=times.exit_code,
-            restarts=times.restarts,
-            cpu=float(cpu) if cpu is not None else None,
-            memory=float(memory) if memory is not None else None,
-            gpu=float(gpu_amount(requests)),
-            requests={res: plain_decimal(v) for res, v in sorted(requests.items())},
-        )
+        self._pods[key] = _PodChange(pod, queue_name, seen, deleted=after is None, times=times)
+
+    def _compare(
+        self, key: str, before: dict[str, Any], after: dict[str, Any]
+    ) -> tuple[bool, PodTimes | None]:
+        """(Whether a pod's update changes nothing its row holds but ``last_seen``: its queue
+        known, the same phase, node and times; ``pod_times(after)`` when it was read.) The
+        cheap tests first: most updates change the phase or the node. (The times are compared
+        as read, not the fields they are read from: JSON ``true`` equals 1 in Python, not as a
+        count.)"""
+        if (
+            key not in self._pod_queue
+            or status(before).get("phase") != status(after).get("phase")
+            or spec(before).get("nodeName") != spec(after).get("nodeName")
+        ):
+            return False, None
+        times = pod_times(after)
+        return pod_times(before) == times, times
 
     def _sample(self, now: datetime) -> None:
         snap = self.cache.snapshot()
@@ -461,13 +577,13 @@ class Recorder:
             qname = name(q)
             for res, amounts in queue_amounts(q, names).items():
                 values = {k: (float(v) if v is not None else None) for k, v in amounts.items()}
-                self._samples.append(QueueSample(at=now, queue=qname, resource=res, **values))
+                self._samples.append(SampleRow(at=now, queue=qname, resource=res, **values))
             counts: dict[str, int] = {}
             for pg in snap.podgroups_in_queue(qname):
                 phase = podgroup_phase(pg) or "Pending"
                 counts[phase] = counts.get(phase, 0) + 1
             for phase, n in counts.items():
-                self._phase_samples.append(QueuePhaseSample(at=now, queue=qname, phase=phase, count=n))
+                self._phase_samples.append(PhaseSampleRow(at=now, queue=qname, phase=phase, count=n))
 
     # -- writing ---------------------------------------------------------------------------
     def _pending(self) -> int:
@@ -508,18 +624,34 @@ class Recorder:
         with transaction.atomic(using=self.using):
             return self._close_unseen(live)
 
+    def _pod_rows(self) -> Iterator[PodRow]:
+        """The rows of the pods changed since the last write, built as they are read (a pod
+        whose row cannot be built is dropped, as a change that cannot be recorded: one odd
+        object costs its own row)."""
+        for key, change in list(self._pods.items()):
+            try:
+                row = _pod_row(change)
+            except Exception:
+                log.exception("history: the row of pod %s could not be built", key)
+                del self._pods[key]
+                continue
+            yield row
+
     def _flush(self) -> bool:
-        transitions, pods = list(self._transitions.values()), list(self._pods.values())
+        transitions = list(self._transitions.values())
         samples, phase_samples = self._samples, self._phase_samples
         live, mark, touch = self._pod_upkeep()
-        if not (transitions or pods or samples or phase_samples or live is not None or touch):
+        if not (transitions or self._pods or samples or phase_samples or live is not None or touch):
             self._recovered()
             return True
         try:
+            # The writes give way to requests between their batches (inserts.py), inside the
+            # transaction: it stays open that much longer, which holds up no reader (SQLite in
+            # WAL mode, PostgreSQL) and no other writer (the recorder is the one writer).
             with transaction.atomic(using=self.using):
                 admissions = self._admissions(transitions)
-                PhaseTransition.objects.using(self.using).bulk_create(transitions, ignore_conflicts=True)
-                Admission.objects.using(self.using).bulk_create(admissions, ignore_conflicts=True)
+                _TRANSITIONS.write(self.using, transitions)
+                _ADMISSIONS.write(self.using, admissions)
                 # A closed day's rollup is the day's rows as they are (rollup.py's docstring):
                 # only the Queues that gained a row on it are rolled again.
                 today = self.clock().astimezone(UTC).date()
@@ -529,11 +661,9 @@ class Recorder:
                         late.setdefault(a.day, set()).add(a.queue)
                 for day, queues in late.items():
                     rollup.roll_waits(self.using, [day], queues)
-                PodLifetime.objects.using(self.using).bulk_create(
-                    pods, update_conflicts=True, unique_fields=["uid"], update_fields=_POD_FIELDS
-                )
-                QueueSample.objects.using(self.using).bulk_create(samples)
-                QueuePhaseSample.objects.using(self.using).bulk_create(phase_samples)
+                pods = _PODS.write(self.using, self._pod_rows())
+                _SAMPLES.write(self.using, samples)
+                _PHASE_SAMPLES.write(self.using, phase_samples)
                 # After the upserts: a row just written for a pod the cache no longer holds is closed.
                 if live is not None:
                     self._close_unseen(live)
@@ -543,7 +673,7 @@ class Recorder:
             self._failed(exc)
             self._bound_pending()
             return False
-        written = len(transitions) + len(pods) + len(samples) + len(phase_samples)
+        written = len(transitions) + pods + len(samples) + len(phase_samples)
         self._transitions, self._pods, self._samples, self._phase_samples = {}, {}, [], []
         if mark is not None:
             self._pods_checked = mark
@@ -556,11 +686,11 @@ class Recorder:
         self._recovered()
         return True
 
-    def _admissions(self, transitions: list[PhaseTransition]) -> list[Admission]:
+    def _admissions(self, transitions: list[TransitionRow]) -> list[AdmissionRow]:
         """The admissions of the PodGroups ``transitions`` sees start Running that have none
         recorded yet: each from the PodGroup's first Running and first Inqueue, of this batch
         or recorded before (read by namespace and name, the transitions' index)."""
-        runs: dict[str, PhaseTransition] = {}
+        runs: dict[str, TransitionRow] = {}
         inqueue: dict[str, datetime] = {}
         for t in transitions:
             if t.kind != "PodGroup":
@@ -577,22 +707,30 @@ class Recorder:
             known.update(rows.values_list("uid", flat=True))
         new = [runs[u] for u in uids if u not in known]
         for k in range(0, len(new), 100):
-            match = Q()
-            for t in new[k : k + 100]:
-                match |= Q(kind="PodGroup", namespace=t.namespace, name=t.name, uid=t.uid)
+            batch = new[k : k + 100]
+            # The rows of these PodGroups: namespace, name and uid each among theirs (the index
+            # narrows by the first two), then exactly theirs.
+            wanted = {(t.namespace, t.name, t.uid) for t in batch}
             earlier = (
                 PhaseTransition.objects.using(self.using)
-                .filter(match, phase="Inqueue")
-                .values_list("uid", Coalesce("object_time", "seen_at"))
+                .filter(
+                    kind="PodGroup",
+                    phase="Inqueue",
+                    namespace__in=sorted({t.namespace for t in batch}),
+                    name__in=sorted({t.name for t in batch}),
+                    uid__in=sorted({t.uid for t in batch}),
+                )
+                .values_list("namespace", "name", "uid", Coalesce("object_time", "seen_at"))
             )
-            for u, at in earlier:
-                inqueue[u] = min(at, inqueue.get(u, at))
+            for ns, pg_name, u, at in earlier:
+                if (ns, pg_name, u) in wanted:
+                    inqueue[u] = min(at, inqueue.get(u, at))
         out = []
         for t in new:
             running = _transition_time(t)
             wait = admission_wait(t.created, inqueue.get(t.uid), running)
             out.append(
-                Admission(
+                AdmissionRow(
                     uid=t.uid,
                     queue=t.queue,
                     namespace=t.namespace,
