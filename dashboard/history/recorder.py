@@ -2,13 +2,15 @@
 
 The cache's writer threads only hand each change to a bounded queue (``listener``); one recorder
 thread reads the phase, lifetime and queue facts from them (dashboard/volcano), keeps the rows
-due and writes them every ``flush_seconds`` in one transaction (as tuples, dashboard/history/
-inserts.py; a pod's row is built when it is written, from its latest change). Every ``sample_seconds`` (of
+due and writes them every ``flush_seconds`` in one transaction (as tuples: inserts.py; a pod's
+row is built when it is written, from its latest change). Every ``sample_seconds`` (of
 ``clock``) it samples each Queue's amounts and its PodGroups by phase from the cache; every
 ``prune_seconds`` it deletes rows older than the retention. No API call is made. A pod's queue
 is its PodGroup's (else its Job's), remembered from the PodGroup and Job changes handed over; a
 cache snapshot is taken only when those do not name it, for a sample, and for the vanished-pod
 check below: a snapshot publishes every store, and the next watch event then copies it whole.
+Every long pass (over the objects, the rows, the queues, the stored pods) gives way to requests
+in flight every millisecond or so (dashboard/priority.py).
 
 Pods that went while no recorder watched (a restart, a handover between replicas, changes the
 full queue dropped): whenever the pod cache has completed a list (its ``synced_at`` moves, which
@@ -63,6 +65,7 @@ from dashboard.volcano.history import (
     gpu_amount,
     pod_times,
     queue_amounts,
+    queue_resources,
 )
 from dashboard.volcano.objects import as_dict, as_list, meta, name, namespace, spec, status, uid
 from dashboard.volcano.phases import job_phase, job_phase_since, podgroup_phase
@@ -243,6 +246,16 @@ def _podgroup_since(pg: dict[str, Any]) -> datetime | None:
     return max(known) if known else None
 
 
+def _let_go(table: dict[str, Any]) -> None:
+    """Empty ``table`` a few thousand entries at a time, giving way to requests between: the
+    rows of a first write (every object of the cluster) freed at once hold the interpreter
+    for tens of milliseconds."""
+    while table:
+        REQUESTS.give_way()
+        for _ in range(min(len(table), 2000)):
+            table.popitem()
+
+
 def _transition_time(t: TransitionRow) -> datetime:
     """When a transition happened: the object's own time where it carries one, else when seen."""
     return t.object_time or t.seen_at
@@ -385,7 +398,7 @@ class Recorder:
         snap = self.cache.snapshot()
         seen = self.clock()
         for kind, view in (("jobs", snap.jobs), ("podgroups", snap.podgroups), ("pods", snap.pods)):
-            for obj in view.all():
+            for obj in REQUESTS.pace(view.all(), every=32):
                 self._record(kind, None, obj, seen, snap)
 
     def _deactivate(self) -> None:
@@ -563,6 +576,7 @@ class Recorder:
         return pod_times(before) == times, times
 
     def _sample(self, now: datetime) -> None:
+        REQUESTS.give_way()
         snap = self.cache.snapshot()
         # Unknown is never recorded as zero: only a synced view of queues and PodGroups is sampled.
         if not (snap.queues.state.name == "synced" and snap.podgroups.state.name == "synced"):
@@ -572,14 +586,15 @@ class Recorder:
         # Every resource some Queue names, for every Queue: a queue with none of it allocated
         # records 0, so its series has no gap (and an hourly mean no inflation) while it is idle;
         # one whose status states no allocation at all records None (unknown, a gap).
-        names = set().union(*(queue_amounts(q) for q in queues)) if queues else set()
-        for q in queues:
+        # The snapshot never changes: giving way to requests between queues changes no sample.
+        names = set().union(*(queue_resources(q) for q in REQUESTS.pace(queues, every=50)))
+        for q in REQUESTS.pace(queues, every=2):
             qname = name(q)
             for res, amounts in queue_amounts(q, names).items():
                 values = {k: (float(v) if v is not None else None) for k, v in amounts.items()}
                 self._samples.append(SampleRow(at=now, queue=qname, resource=res, **values))
             counts: dict[str, int] = {}
-            for pg in snap.podgroups_in_queue(qname):
+            for pg in REQUESTS.pace(snap.podgroups_in_queue(qname), every=500):
                 phase = podgroup_phase(pg) or "Pending"
                 counts[phase] = counts.get(phase, 0) + 1
             for phase, n in counts.items():
@@ -601,12 +616,14 @@ class Recorder:
             mark = (state.synced_at, self._status.dropped)
         live = None
         if mark != self._pods_checked:
+            REQUESTS.give_way()
             pods = self.cache.snapshot().pods  # its state and objects agree (the store's may be newer)
             if pods.state.name != "synced":
                 return None, None, None
             with self._lock:
                 mark = (pods.state.synced_at, self._status.dropped)
-            live = {uid(p) for p in pods.values()}
+            # A snapshot's view never changes: giving way to requests changes no uid.
+            live = {uid(p) for p in REQUESTS.pace(pods.values(), every=500)}
         now = self.clock()
         touch = now if self._next_touch is None or now >= self._next_touch else None
         return live, mark, touch
@@ -614,8 +631,11 @@ class Recorder:
     def _close_unseen(self, live: set[str]) -> int:
         """Close the open pod rows whose uid is not in ``live`` (see the module docstring)."""
         pods = PodLifetime.objects.using(self.using)
-        gone = [u for u in pods.filter(deleted=None).values_list("uid", flat=True) if u not in live]
+        REQUESTS.give_way()
+        open_uids = pods.filter(deleted=None).values_list("uid", flat=True).iterator(chunk_size=500)
+        gone = [u for u in REQUESTS.pace(open_uids, every=250) if u not in live]
         for i in range(0, len(gone), 500):
+            REQUESTS.give_way()
             pods.filter(uid__in=gone[i : i + 500]).update(deleted=F("last_seen"), vanished=True)
         return len(gone)
 
@@ -628,7 +648,7 @@ class Recorder:
         """The rows of the pods changed since the last write, built as they are read (a pod
         whose row cannot be built is dropped, as a change that cannot be recorded: one odd
         object costs its own row)."""
-        for key, change in list(self._pods.items()):
+        for key, change in REQUESTS.pace(list(self._pods.items()), every=8):
             try:
                 row = _pod_row(change)
             except Exception:
@@ -668,13 +688,18 @@ class Recorder:
                 if live is not None:
                     self._close_unseen(live)
                 if touch is not None:
+                    REQUESTS.give_way()
                     PodLifetime.objects.using(self.using).filter(deleted=None).update(last_seen=touch)
         except Exception as exc:
             self._failed(exc)
             self._bound_pending()
             return False
         written = len(transitions) + pods + len(samples) + len(phase_samples)
+        del transitions  # freed with the table below
+        done = (self._transitions, self._pods)
         self._transitions, self._pods, self._samples, self._phase_samples = {}, {}, [], []
+        for table in done:
+            _let_go(table)
         if mark is not None:
             self._pods_checked = mark
         if touch is not None:
@@ -692,7 +717,7 @@ class Recorder:
         or recorded before (read by namespace and name, the transitions' index)."""
         runs: dict[str, TransitionRow] = {}
         inqueue: dict[str, datetime] = {}
-        for t in transitions:
+        for t in REQUESTS.pace(transitions, every=500):
             if t.kind != "PodGroup":
                 continue
             at = _transition_time(t)
@@ -702,11 +727,13 @@ class Recorder:
                 inqueue[t.uid] = min(at, inqueue.get(t.uid, at))
         uids = sorted(runs)
         known: set[str] = set()
-        for k in range(0, len(uids), 500):
-            rows = Admission.objects.using(self.using).filter(uid__in=uids[k : k + 500])
+        for k in range(0, len(uids), 100):
+            REQUESTS.give_way()
+            rows = Admission.objects.using(self.using).filter(uid__in=uids[k : k + 100])
             known.update(rows.values_list("uid", flat=True))
         new = [runs[u] for u in uids if u not in known]
         for k in range(0, len(new), 100):
+            REQUESTS.give_way()
             batch = new[k : k + 100]
             # The rows of these PodGroups: namespace, name and uid each among theirs (the index
             # narrows by the first two), then exactly theirs.
@@ -726,7 +753,7 @@ class Recorder:
                 if (ns, pg_name, u) in wanted:
                     inqueue[u] = min(at, inqueue.get(u, at))
         out = []
-        for t in new:
+        for t in REQUESTS.pace(new, every=200):
             running = _transition_time(t)
             wait = admission_wait(t.created, inqueue.get(t.uid), running)
             out.append(
@@ -782,6 +809,7 @@ class Recorder:
         closed = rollup.hour_of(now)
         if self._rolled is not None and self._rolled >= closed:
             return
+        REQUESTS.give_way()
         try:
             start = self._rolled
             if start is None:
@@ -795,25 +823,33 @@ class Recorder:
 
     def _prune(self, now: datetime) -> None:
         cutoff = now - timedelta(days=self.options.retention_days)
+        cut_day = cutoff.astimezone(UTC).date()
+        # Kept for the windows that read them (rollup.FIVE_MINUTE_KEEP), not the retention.
+        recent = max(cutoff, now - rollup.FIVE_MINUTE_KEEP)
+        u = self.using
         try:
-            with transaction.atomic(using=self.using):
-                PhaseTransition.objects.using(self.using).filter(seen_at__lt=cutoff).delete()
-                Admission.objects.using(self.using).filter(running__lt=cutoff).delete()
-                pods = PodLifetime.objects.using(self.using)
-                pods.filter(Q(deleted__lt=cutoff) | Q(finished__lt=cutoff)).delete()
-                QueueSample.objects.using(self.using).filter(at__lt=cutoff).delete()
-                QueuePhaseSample.objects.using(self.using).filter(at__lt=cutoff).delete()
-                QueueHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
-                QueuePhaseHourly.objects.using(self.using).filter(hour__lt=cutoff).delete()
-                cut_day = cutoff.astimezone(UTC).date()
-                AdmissionDaily.objects.using(self.using).filter(day__lt=cut_day).delete()
-                rolled = rollup.waits_rolled_until(self.using)
+            with transaction.atomic(using=u):
+                for old in (
+                    PhaseTransition.objects.using(u).filter(seen_at__lt=cutoff),
+                    Admission.objects.using(u).filter(running__lt=cutoff),
+                    PodLifetime.objects.using(u).filter(Q(deleted__lt=cutoff) | Q(finished__lt=cutoff)),
+                    QueueSample.objects.using(u).filter(at__lt=cutoff),
+                    QueuePhaseSample.objects.using(u).filter(at__lt=cutoff),
+                    QueueHourly.objects.using(u).filter(hour__lt=cutoff),
+                    QueuePhaseHourly.objects.using(u).filter(hour__lt=cutoff),
+                    AdmissionDaily.objects.using(u).filter(day__lt=cut_day),
+                ):
+                    REQUESTS.give_way()
+                    old.delete()
+                rolled = rollup.waits_rolled_until(u)
                 if rolled is not None and cut_day < rolled:  # its rows before the cutoff are gone
-                    rollup.roll_waits(self.using, [cut_day])
-                # Kept for the windows that read them (rollup.FIVE_MINUTE_KEEP), not the retention.
-                recent = max(cutoff, now - rollup.FIVE_MINUTE_KEEP)
-                QueueFiveMinute.objects.using(self.using).filter(at__lt=recent).delete()
-                QueuePhaseFiveMinute.objects.using(self.using).filter(at__lt=recent).delete()
+                    rollup.roll_waits(u, [cut_day])
+                for old_means in (
+                    QueueFiveMinute.objects.using(u).filter(at__lt=recent),
+                    QueuePhaseFiveMinute.objects.using(u).filter(at__lt=recent),
+                ):
+                    REQUESTS.give_way()
+                    old_means.delete()
         except Exception as exc:
             self._failed(exc)
             return

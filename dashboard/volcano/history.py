@@ -173,6 +173,23 @@ def position(gangs: Iterable[QueuedGang], namespace: str, name: str) -> tuple[in
 QUEUE_FIELDS = ("allocated", "deserved", "capability", "guarantee")
 
 
+def _queue_lists(queue: object) -> dict[str, dict[str, object]]:
+    """A Queue's resource lists by ``QUEUE_FIELDS`` name ({} where it states none)."""
+    sp = spec(queue)
+    return {
+        "allocated": as_dict(status(queue).get("allocated")),
+        "deserved": as_dict(sp.get("deserved")),
+        "capability": as_dict(sp.get("capability")),
+        "guarantee": as_dict(as_dict(sp.get("guarantee")).get("resource")),
+    }
+
+
+def queue_resources(queue: object) -> set[str]:
+    """The resources a Queue names in any of its ``QUEUE_FIELDS`` lists: the keys of its
+    ``queue_amounts``."""
+    return {str(res) for values in _queue_lists(queue).values() for res in values}
+
+
 def queue_amounts(queue: object, resources: Iterable[str] = ()) -> dict[str, dict[str, Decimal | None]]:
     """A Queue's amounts per resource: {resource: {field: amount or None}} for the fields of
     ``QUEUE_FIELDS`` (status.allocated, spec.deserved, spec.capability,
@@ -182,13 +199,8 @@ def queue_amounts(queue: object, resources: Iterable[str] = ()) -> dict[str, dic
     all (the scheduler has not written the Queue's status) every allocated is None. ``resources``:
     more resources to give (e.g. every one some Queue names), so that a series stays continuous
     while none is allocated."""
-    sp, st = spec(queue), status(queue)
-    lists = {
-        "allocated": as_dict(st.get("allocated")),
-        "deserved": as_dict(sp.get("deserved")),
-        "capability": as_dict(sp.get("capability")),
-        "guarantee": as_dict(as_dict(sp.get("guarantee")).get("resource")),
-    }
+    st = status(queue)
+    lists = _queue_lists(queue)
     out: dict[str, dict[str, Decimal | None]] = {}
     for field_name, values in lists.items():
         for res, raw in values.items():

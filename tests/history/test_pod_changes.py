@@ -1,15 +1,18 @@
 """How the recorder turns pod changes into rows, without a database: an update that changes no
 column but ``last_seen`` adds no row, a pod changed twice before a write is one row of its
-latest state, built at the write."""
+latest state, built at the write; and its passes over many objects give way to requests."""
 
 from __future__ import annotations
 
 import copy
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from dashboard.history import recorder as recorder_module
 from dashboard.history.recorder import Recorder, RecorderOptions
 from dashboard.kube.cache import CacheOptions, ClusterCache
+from dashboard.priority import REQUESTS
 from dashboard.volcano.history import pod_times
 
 T0 = datetime(2026, 11, 20, 22, 0, tzinfo=UTC)
@@ -169,3 +172,36 @@ def test_a_pod_whose_row_cannot_be_built_costs_its_own_row_only(monkeypatch):
     monkeypatch.setattr(recorder_module, "pod_template_requests", requests)
     assert [r.uid for r in list(rec._pod_rows())] == ["uid-a", "uid-c"]
     assert set(rec._pods) == {"uid-a", "uid-c"}
+
+
+@pytest.fixture
+def give_ways(monkeypatch):
+    calls: list[int] = []
+    monkeypatch.setattr(REQUESTS, "give_way", lambda: calls.append(1) or 0.0)
+    return calls
+
+
+def test_the_pass_over_every_object_and_the_pod_rows_give_way(give_ways):
+    rec = _recorder()
+    store = rec.cache.store("pods")
+    for i in range(100):
+        store.upsert(_pod(f"p{i}"))
+    rec._activate()
+    assert len(give_ways) >= 100 // 32 and len(rec._pods) == 100
+    give_ways.clear()
+    assert len(list(rec._pod_rows())) == 100
+    assert len(give_ways) >= 100 // 8
+
+
+def test_a_sample_gives_way_between_queues(give_ways):
+    rec = _recorder()
+    for i in range(10):
+        rec.cache.store("queues").upsert(
+            {
+                "metadata": {"name": f"q{i}", "uid": f"uid-q{i}"},
+                "spec": {"capability": {"cpu": "4"}},
+                "status": {"allocated": {"cpu": "1"}},
+            }
+        )
+    rec._sample(T0)
+    assert len(rec._samples) == 10 and len(give_ways) >= 5

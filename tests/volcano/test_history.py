@@ -16,6 +16,7 @@ from dashboard.volcano.history import (
     pod_times,
     position,
     queue_amounts,
+    queue_resources,
     resource_hours,
 )
 
@@ -85,6 +86,15 @@ def test_gpu_amount_and_queue_amounts_never_read_unknown_as_zero():
     assert amounts["nvidia.com/gpu"]["allocated"] == 0
     odd = queue_amounts({"spec": {"capability": {"cpu": "4"}}, "status": {"allocated": {"cpu": "x"}}})
     assert odd["cpu"]["allocated"] is None
+
+
+def test_queue_resources_are_the_resources_of_its_amounts():
+    queue = {
+        "spec": {"capability": {"cpu": "4"}, "guarantee": {"resource": {"memory": "1Gi"}}, "deserved": "odd"},
+        "status": {"allocated": {"nvidia.com/gpu": "x"}},
+    }
+    assert queue_resources(queue) == set(queue_amounts(queue)) == {"cpu", "memory", "nvidia.com/gpu"}
+    assert queue_resources({"spec": None}) == set()
 
 
 def test_pod_times_from_the_pod_status():
