@@ -16,6 +16,10 @@ closed day (``roll_waits`` with ``queues``) in the same transaction, and the pru
 day its cutoff cuts.
 A rolled day's row is therefore the day's rows as they are, and reads take days before
 ``waits_rolled_until`` from the rollups, the rest from the Admission rows.
+
+The recorder runs beside the requests: the means are computed an hour at a time (hourly) and
+five minutes at a time (each of its own samples alone), read in small chunks and written as
+tuples in small batches (dashboard/history/inserts.py), giving way to requests in between.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from django.db import transaction
 from django.db.models import Avg
-from django.db.models.functions import TruncHour
 
+from dashboard.history.inserts import TableInsert
 from dashboard.history.models import (
     Admission,
     AdmissionDaily,
@@ -38,6 +42,7 @@ from dashboard.history.models import (
     QueuePhaseSample,
     QueueSample,
 )
+from dashboard.priority import REQUESTS
 from dashboard.volcano.history import interpolate, percentile, percentile_ranks
 
 HOUR = timedelta(hours=1)
@@ -52,6 +57,24 @@ WAIT_STEPS = 16
 
 UsageRow = tuple[str, str, datetime, float | None, float | None, float | None, float | None]
 PhaseRow = tuple[str, str, datetime, float]
+
+# Upserts of the means: an hour or five minutes rolled again is rewritten.
+_USAGE_FIELDS = ("allocated", "deserved", "capability", "guarantee")
+_HOURLY = TableInsert(
+    QueueHourly, ("queue", "resource", "hour", *_USAGE_FIELDS), "update", ("queue", "resource", "hour")
+)
+_PHASE_HOURLY = TableInsert(
+    QueuePhaseHourly, ("queue", "phase", "hour", "count"), "update", ("queue", "phase", "hour")
+)
+_FIVE = TableInsert(
+    QueueFiveMinute, ("queue", "resource", "at", *_USAGE_FIELDS), "update", ("queue", "resource", "at")
+)
+_PHASE_FIVE = TableInsert(
+    QueuePhaseFiveMinute, ("queue", "phase", "at", "count"), "update", ("queue", "phase", "at")
+)
+# Rows fetched at a time in a pass over stored rows; it gives way every _READ_STEP of them.
+_READ_CHUNK = 500
+_READ_STEP = 100
 
 
 def hour_of(at: datetime) -> datetime:
@@ -70,8 +93,12 @@ def five_minute_usage(samples: Iterable[UsageRow]) -> list[UsageRow]:
     ``samples`` [(queue, resource, at, allocated, deserved, capability, guarantee)]: per field the
     mean of the samples that state it (None when none does), ordered by start."""
     sums: dict[tuple[str, str, datetime], list[float]] = {}
+    blocks: dict[datetime, datetime] = {}  # a sample time's five minutes (many rows share one)
     for queue, resource, at, *values in samples:
-        acc = sums.get(key := (queue, resource, five_minutes_of(at)))
+        block = blocks.get(at)
+        if block is None:
+            block = blocks[at] = five_minutes_of(at)
+        acc = sums.get(key := (queue, resource, block))
         if acc is None:
             acc = sums[key] = [0.0] * 8
         for i, value in enumerate(values):
@@ -94,8 +121,11 @@ def five_minute_phases(samples: Iterable[tuple[str, str, datetime, int]]) -> lis
     sample time without the phase counts 0), ordered by start."""
     times: dict[tuple[str, datetime], set[datetime]] = {}
     sums: dict[tuple[str, str, datetime], float] = {}
+    blocks: dict[datetime, datetime] = {}
     for queue, phase, at, count in samples:
-        block = five_minutes_of(at)
+        block = blocks.get(at)
+        if block is None:
+            block = blocks[at] = five_minutes_of(at)
         times.setdefault((queue, block), set()).add(at)
         sums[(queue, phase, block)] = sums.get((queue, phase, block), 0.0) + count
     rows = [(q, p, at, total / len(times[(q, at)])) for (q, p, at), total in sums.items()]
@@ -115,30 +145,36 @@ def first_unrolled(using: str, floor: datetime) -> datetime | None:
 def roll(using: str, start: datetime, end: datetime, five_minutes_from: datetime | None = None) -> int:
     """Write the means of the samples in the hours [start, end) (UTC hour starts), the
     five-minute ones from ``five_minutes_from`` (default: FIVE_MINUTE_KEEP before ``end``);
-    returns the rows written."""
+    returns the rows written. Gives way to requests between its steps (dashboard/priority.py)."""
     if start >= end:
         return 0
-    usage = (
-        QueueSample.objects.using(using)
-        .filter(at__gte=start, at__lt=end)
-        .annotate(hour=TruncHour("at", tzinfo=UTC))
-        .values("queue", "resource", "hour")
-        .annotate(a=Avg("allocated"), d=Avg("deserved"), c=Avg("capability"), g=Avg("guarantee"))
-        .values_list("queue", "resource", "hour", "a", "d", "c", "g")
-    )
-    phases = (
-        QueuePhaseSample.objects.using(using)
-        .filter(at__gte=start, at__lt=end)
-        .annotate(hour=TruncHour("at", tzinfo=UTC))
-        .values("queue", "phase", "hour")
-        .annotate(n=Avg("count"))
-        .values_list("queue", "phase", "hour", "n")
-    )
-    hourly = [
-        QueueHourly(hour=h, queue=q, resource=r, allocated=a, deserved=d, capability=c, guarantee=g)
-        for q, r, h, a, d, c, g in usage
-    ]
-    phase_hourly = [QueuePhaseHourly(hour=h, queue=q, phase=p, count=float(n)) for q, p, h, n in phases]
+    hourly: list[tuple[str, str, datetime, float | None, float | None, float | None, float | None]] = []
+    phase_hourly: list[tuple[str, str, datetime, float]] = []
+    # One hour at a time: its rows are found by ``at`` (an index) and grouped with no
+    # truncation of the time (which SQLite runs as a Python function per row, holding the
+    # interpreter for the whole statement).
+    hour = hour_of(start)
+    while hour < end:
+        REQUESTS.give_way()
+        since, until = max(hour, start), min(hour + HOUR, end)
+        usage = (
+            QueueSample.objects.using(using)
+            .filter(at__gte=since, at__lt=until)
+            .values("queue", "resource")
+            .annotate(a=Avg("allocated"), d=Avg("deserved"), c=Avg("capability"), g=Avg("guarantee"))
+            .values_list("queue", "resource", "a", "d", "c", "g")
+        )
+        hourly += [(q, r, hour, a, d, c, g) for q, r, a, d, c, g in usage]
+        REQUESTS.give_way()
+        phases = (
+            QueuePhaseSample.objects.using(using)
+            .filter(at__gte=since, at__lt=until)
+            .values("queue", "phase")
+            .annotate(n=Avg("count"))
+            .values_list("queue", "phase", "n")
+        )
+        phase_hourly += [(q, p, hour, float(n)) for q, p, n in phases]
+        hour += HOUR
     # The days that closed within [start, end): an hour start ends the days before its own.
     first = start.astimezone(UTC).date()
     closed = [first + DAY * i for i in range((end.astimezone(UTC).date() - first).days)]
@@ -146,59 +182,41 @@ def roll(using: str, start: datetime, end: datetime, five_minutes_from: datetime
         written = roll_waits(using, closed)
         floor = end - FIVE_MINUTE_KEEP if five_minutes_from is None else five_minutes_from
         five = roll_five_minutes(using, max(start, floor), end)
-        QueueHourly.objects.using(using).bulk_create(
-            hourly,
-            update_conflicts=True,
-            unique_fields=["queue", "resource", "hour"],
-            update_fields=["allocated", "deserved", "capability", "guarantee"],
-        )
-        QueuePhaseHourly.objects.using(using).bulk_create(
-            phase_hourly,
-            update_conflicts=True,
-            unique_fields=["queue", "phase", "hour"],
-            update_fields=["count"],
-        )
+        _HOURLY.write(using, hourly)
+        _PHASE_HOURLY.write(using, phase_hourly)
     return len(hourly) + len(phase_hourly) + five + written
 
 
 def roll_five_minutes(using: str, start: datetime, end: datetime) -> int:
     """Write the five-minute means of the samples in [start, end) (five-minute starts); returns
-    the rows written."""
-    if start >= end:
-        return 0
-    usage = five_minute_usage(
-        QueueSample.objects.using(using)
-        .filter(at__gte=start, at__lt=end)
-        .values_list("queue", "resource", "at", "allocated", "deserved", "capability", "guarantee")
-        .iterator(chunk_size=20_000)
-    )
-    phases = five_minute_phases(
-        QueuePhaseSample.objects.using(using)
-        .filter(at__gte=start, at__lt=end)
-        .values_list("queue", "phase", "at", "count")
-        .iterator(chunk_size=20_000)
-    )
+    the rows written. Five minutes at a time: the means of each are of its own samples alone,
+    and its rows are few enough to build between two turns given to requests."""
+    written = 0
+    block = five_minutes_of(start)
     with transaction.atomic(using=using):
-        QueueFiveMinute.objects.using(using).bulk_create(
-            [
-                QueueFiveMinute(
-                    at=at, queue=q, resource=r, allocated=a, deserved=d, capability=c, guarantee=g
+        while block < end:
+            since, until = max(block, start), min(block + FIVE_MINUTES, end)
+            usage = five_minute_usage(
+                REQUESTS.pace(
+                    QueueSample.objects.using(using)
+                    .filter(at__gte=since, at__lt=until)
+                    .values_list("queue", "resource", "at", *_USAGE_FIELDS)
+                    .iterator(chunk_size=_READ_CHUNK),
+                    every=_READ_STEP,
                 )
-                for q, r, at, a, d, c, g in usage
-            ],
-            batch_size=5000,
-            update_conflicts=True,
-            unique_fields=["queue", "resource", "at"],
-            update_fields=["allocated", "deserved", "capability", "guarantee"],
-        )
-        QueuePhaseFiveMinute.objects.using(using).bulk_create(
-            [QueuePhaseFiveMinute(at=at, queue=q, phase=p, count=n) for q, p, at, n in phases],
-            batch_size=5000,
-            update_conflicts=True,
-            unique_fields=["queue", "phase", "at"],
-            update_fields=["count"],
-        )
-    return len(usage) + len(phases)
+            )
+            phases = five_minute_phases(
+                REQUESTS.pace(
+                    QueuePhaseSample.objects.using(using)
+                    .filter(at__gte=since, at__lt=until)
+                    .values_list("queue", "phase", "at", "count")
+                    .iterator(chunk_size=_READ_CHUNK),
+                    every=_READ_STEP,
+                )
+            )
+            written += _FIVE.write(using, usage) + _PHASE_FIVE.write(using, phases)
+            block += FIVE_MINUTES
+    return written
 
 
 def wait_bucket(seconds: float) -> int:
@@ -291,8 +309,10 @@ def roll_waits(using: str, days: Iterable[date], queues: Iterable[str] | None = 
         if names is not None:
             rows = rows.filter(queue__in=names, day=day)
             stored = stored.filter(queue__in=names)
-        found = rows.values_list("queue", "wait", "pk").iterator(chunk_size=20_000)
-        rolled = wait_days(found)  # type: ignore[arg-type]
+        REQUESTS.give_way()
+        found = rows.values_list("queue", "wait", "pk").iterator(chunk_size=_READ_CHUNK)
+        rolled = wait_days(REQUESTS.pace(found, every=_READ_STEP))  # type: ignore[arg-type]
+        REQUESTS.give_way()
         with transaction.atomic(using=using):
             stored.delete()
             AdmissionDaily.objects.using(using).bulk_create(

@@ -14,7 +14,9 @@ from django.db.migrations.executor import MigrationExecutor
 from dashboard.history import reads, rollup
 from dashboard.history.models import (
     QueueFiveMinute,
+    QueueHourly,
     QueuePhaseFiveMinute,
+    QueuePhaseHourly,
     QueuePhaseSample,
     QueueSample,
 )
@@ -200,3 +202,41 @@ def test_the_recorder_prunes_five_minute_means_older_than_the_windows_that_read_
     assert oldest is not None and oldest >= NOW - rollup.FIVE_MINUTE_KEEP
     assert not QueuePhaseFiveMinute.objects.using(history_db).filter(at__lt=NOW - rollup.FIVE_MINUTE_KEEP)
     assert QueueSample.objects.using(history_db).filter(at__lt=NOW - rollup.FIVE_MINUTE_KEEP).exists()
+
+
+def test_each_hours_means_are_those_of_its_own_samples(history_db):
+    usage, counts = _write_and_roll(history_db, gaps=True)
+    end = rollup.hour_of(NOW)
+    hours = [START + rollup.HOUR * i for i in range(int((end - START) / rollup.HOUR))]
+    stored = {
+        (r.hour, r.queue, r.resource): r
+        for r in QueueHourly.objects.using(history_db).filter(hour__lt=end)  # a roll of [START, end)
+    }
+    assert len(stored) == len(hours) * 4  # 2 queues x 2 resources
+    for hour in hours:
+        for queue in ("q", "other"):
+            known = [
+                s.allocated
+                for s in usage
+                if (s.queue, s.resource) == (queue, "cpu") and hour <= s.at < hour + rollup.HOUR
+                if s.allocated is not None
+            ]
+            assert stored[(hour, queue, "cpu")].allocated == pytest.approx(sum(known) / len(known), rel=1e-12)
+            assert stored[(hour, queue, "cpu")].deserved == 32.0
+            rows = [
+                c.count
+                for c in counts
+                if (c.queue, c.phase) == (queue, "Running") and hour <= c.at < hour + rollup.HOUR
+            ]
+            phase = QueuePhaseHourly.objects.using(history_db).get(hour=hour, queue=queue, phase="Running")
+            assert phase.count == pytest.approx(sum(rows) / len(rows), rel=1e-12)
+
+
+def test_a_roll_gives_way_to_requests_hour_by_hour_and_five_minutes_by_five(history_db, monkeypatch):
+    from dashboard.priority import REQUESTS
+
+    call_command("migrate", "history", database=history_db, verbosity=0)
+    calls = []
+    monkeypatch.setattr(REQUESTS, "give_way", lambda: calls.append(1) or 0.0)
+    rollup.roll(history_db, START, START + 3 * rollup.HOUR)
+    assert len(calls) >= 3 * 2 + 3 * 12  # the hourly reads, then each five minutes' reads
