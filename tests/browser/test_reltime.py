@@ -5,6 +5,7 @@ pages' clock the simulated cluster's (controllers off, so no object changes)."""
 from __future__ import annotations
 
 import re
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -26,6 +27,24 @@ def _hold_browser_clock(page) -> None:
     start = datetime.now(UTC).replace(microsecond=0)
     page.clock.install(time=start)
     page.clock.pause_at(start + timedelta(seconds=1))
+
+
+# Counts htmx requests sent and not yet answered (htmx:afterRequest also ends a failed one).
+_COUNT_INFLIGHT = """
+window.__inflight = 0;
+document.addEventListener("htmx:beforeRequest", function () { window.__inflight += 1; });
+document.addEventListener("htmx:afterRequest", function () { window.__inflight -= 1; });
+"""
+
+
+def _answered(page, timeout: float = 10.0) -> None:
+    """Every poll sent so far has had its answer handled. The polls run on the browser's held
+    clock but their answers come in real time: one answered after both clocks moved on would
+    carry an old "now" and set the page's offset back by a step or more."""
+    deadline = time.monotonic() + timeout
+    while page.evaluate("window.__inflight || 0") > 0:
+        assert time.monotonic() < deadline, "polls still unanswered"
+        page.wait_for_timeout(20)
 
 
 @pytest.fixture
@@ -61,17 +80,21 @@ def test_relative_times_tick_without_a_new_fragment(quiet_dashboard, page):
     cache.wait_for(lambda s: s.jobs.get("tick", "ticking") is not None, timeout=10)
 
     _hold_browser_clock(page)
+    page.add_init_script(_COUNT_INFLIGHT)
     polls: list[int] = []
     page.on("response", lambda r: polls.append(r.status) if "f=status" in r.url else None)
     page.goto(base + "/jobs/tick/ticking/")
     created = page.locator("time[data-rel='ago']").first
     expect(created).to_have_text("0s ago")
 
-    # Both clocks move together, 30 s at a time (the polls in between renew the server's "now").
+    # Both clocks move together, 30 s at a time (the polls in between renew the server's "now"),
+    # the pages' clock first so that every poll of a step is answered with the step's end.
     for _ in range(10):
-        page.clock.run_for(30_000)
         cluster.advance(30)
+        page.clock.run_for(30_000)
+        _answered(page)
     page.clock.run_for(15_000)
+    _answered(page)
     # 5m, give or take the step a poll's answer can lag behind the browser's clock.
     expect(created).to_have_text(re.compile(r"^[45]m(\d{1,2}s)? ago$"))
     expect(page.locator("time[data-rel='age']").first).to_have_text(re.compile(r"^[45]m(\d{1,2}s)?$"))
