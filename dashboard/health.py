@@ -82,7 +82,7 @@ def readiness() -> tuple[int, dict]:
         states, stale = dict.fromkeys(KINDS, "unavailable"), []
     else:
         # The stores' states, not a snapshot: this runs every beat (health_server.BEAT_S), and a
-        # snapshot publishes every store, which the next watch event then copies whole.
+        # snapshot publishes each store it reads, which the next watch event then copies in part.
         kinds = {kind: cache.store(kind).state for kind in KINDS}
         states = {kind: state.name for kind, state in kinds.items()}
         stale = sorted(k for k, s in kinds.items() if s.name not in READY_STATES and s.synced_at is not None)

@@ -8,7 +8,8 @@ row is built when it is written, from its latest change). Every ``sample_seconds
 ``prune_seconds`` it deletes rows older than the retention. No API call is made. A pod's queue
 is its PodGroup's (else its Job's), remembered from the PodGroup and Job changes handed over; a
 cache snapshot is taken only when those do not name it, for a sample, and for the vanished-pod
-check below: a snapshot publishes every store, and the next watch event then copies it whole.
+check below: a snapshot publishes each store it reads, and the next watch event then copies
+what changed.
 Every long pass (over the objects, the rows, the queues, the stored pods) gives way to requests
 in flight every millisecond or so (dashboard/priority.py).
 
@@ -499,8 +500,8 @@ class Recorder:
 
     def _remember_queue(self, kind: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
         """Keep the queue of every PodGroup and Job from the changes handed over, so a pod's
-        queue is read without a cache snapshot (each one publishes every store, and the next
-        watch event then copies it)."""
+        queue is read without a cache snapshot (each one publishes the stores it reads, and the
+        next watch event then copies what changed)."""
         queues = self._queues.get(kind)
         obj = after if after is not None else before
         if queues is None or obj is None:
@@ -608,7 +609,7 @@ class Recorder:
         """What this write does to the open pod rows: (the uids the pod cache holds, to close the
         others; None: no check due), the check's mark, and the time to refresh the open rows'
         last_seen with (None: not due). Both need a synced pod cache."""
-        # The store's state, not a snapshot: a snapshot publishes every store (see _remember_queue).
+        # The store's state, not a snapshot of the pods (which would publish them; see _remember_queue).
         state = self.cache.store("pods").state
         if state.name != "synced":
             return None, None, None
