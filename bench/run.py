@@ -215,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         results["latency"] = raw
         mem_after_latency = memory(dash.pids())
 
-        # N pollers on the fragment every interval, as open browser tabs would.
+        # N pollers on the fragment every interval, as open browser tabs would; like every row,
+        # after the requests the last one's clients gave up on have left the worker.
+        drain(dash)
         poll_res, poll_stats = run_pollers(args, dash, sim, eps)
         results["pollers"] = poll_res.as_dict() | poll_stats
         mem_after_poll = memory(dash.pids())
