@@ -136,3 +136,23 @@ def test_frozen_survivors_leave_the_collections_and_a_full_turn_frees_frozen_cyc
         assert alive() is None
     finally:
         gc.unfreeze()
+
+
+def test_a_turn_between_full_ones_freezes_without_a_walk_and_the_next_full_one_frees():
+    import gc
+    import weakref
+
+    from dashboard.gunicorn_worker import freeze_survivors
+
+    try:
+        freeze_survivors(full=True)
+        cycle = _Cycle()
+        garbage = weakref.ref(cycle)
+        del cycle
+        frozen_before = gc.get_freeze_count()
+        assert freeze_survivors(full=False) > frozen_before  # what was new is frozen, garbage too
+        assert garbage() is not None
+        freeze_survivors(full=True)
+        assert garbage() is None
+    finally:
+        gc.unfreeze()
