@@ -47,7 +47,7 @@ from dashboard.views.sharing import shared_page
 from dashboard.views.sparklines import queue_sparklines, spark_version, sparks_notice
 from dashboard.volcano import objects, phases
 from dashboard.volcano import states as vs
-from dashboard.volcano.events import event_records, latest_per_object
+from dashboard.volcano.events import event_records, event_ref, is_warning, latest_per_object
 from dashboard.volcano.objects import as_str
 from dashboard.volcano.objects import name as name_of
 from dashboard.volcano.objects import namespace as namespace_of
@@ -364,10 +364,22 @@ def _warning_order(ev: dict) -> tuple:
 
 def recent_warnings(snap: Snapshot, now: datetime) -> list:
     """The newest Warning event row of at most RECENT_WARNING_OBJECTS objects, each with its
-    current message at ``now`` (volcano.events.latest_per_object). Only the newest few hundred
-    Warnings are turned into rows (there may be tens of thousands); ties in time are broken by
-    ascending (namespace, name)."""
+    current message at ``now`` (volcano.events.latest_per_object). The newest few hundred
+    Warnings choose the objects (there may be tens of thousands); ties in time are broken by
+    ascending (namespace, name). Each chosen object's row then folds all of its Warnings: one
+    stamped ahead of the clock stays among the newest while the current one may have left them,
+    and the row would show the skewed message alone."""
     warnings = heapq.nlargest(300, snap.warning_events(), key=_warning_order)
+    refs: dict[tuple[str, str | None, str], None] = {}
+    for ev in warnings:
+        refs.setdefault(event_ref(ev), None)
+        if len(refs) >= RECENT_WARNING_OBJECTS:
+            break
+    chosen = {id(ev): ev for ev in warnings}
+    for ref in refs:
+        for ev in snap.events.lookup("involved_ref", ref):
+            if is_warning(ev):
+                chosen.setdefault(id(ev), ev)
     return latest_per_object(
-        event_records(warnings), limit=RECENT_WARNING_OBJECTS, now=now, skew=clock_skew_seconds()
+        event_records(chosen.values()), limit=RECENT_WARNING_OBJECTS, now=now, skew=clock_skew_seconds()
     )

@@ -143,3 +143,40 @@ def test_once_the_clock_reaches_it_the_skewed_message_is_current(skewed, client)
     after = check_fragment(client, page, "events")
     assert FUTURE in _row(after, "Insufficient cpu").split("<details", 1)[0]
     assert FUTURE in _row(_events_card(client.get("/").content.decode()), "skew-b").split("variant", 1)[0]
+
+
+def test_the_overview_keeps_the_current_message_after_many_newer_warnings(skewed, client):
+    """The overview reads only the newest few hundred Warnings: the one from the future stays
+    among them while the current one leaves; the row still folds every Warning of its object."""
+    from tests.pages.helpers import kind
+
+    cluster, cache = skewed
+    _pending_job(skewed, "skew-c")
+    ns = "skew-noise"
+    if cluster.store.try_get(kind("", "namespaces"), None, ns) is None:
+        cluster.store.create(kind("", "namespaces"), {"metadata": {"name": ns}})
+    for i in range(320):
+        event = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"noise.{i}", "namespace": ns},
+            "involvedObject": {
+                "kind": "PodGroup",
+                "apiVersion": "scheduling.volcano.sh/v1beta1",
+                "namespace": ns,
+                "name": f"pg{i}",
+            },
+            "type": "Warning",
+            "reason": "BackOff",
+            "message": "Back-off restarting failed container",
+            "count": 1,
+            "lastTimestamp": _ago(cluster, 5),
+        }
+        cluster.store.create(kind(*EVENTS), event, ns, replay=True)
+    cache.wait_for(lambda s: s.events.get(ns, "noise.319") is not None, timeout=10)
+    overview = _events_card(client.get("/").content.decode())
+    row = _row(overview, "skew-c")
+    _no_future(row, "overview")
+    assert re.search(r'<td class="num">47</td>', row), row
+    kiosk = client.get("/kiosk/").content.decode()
+    _no_future(text(_row(kiosk, "skew-c/j-pg", "li")), "kiosk")
