@@ -102,8 +102,9 @@ class TaskRow:
     image: str
 
     @property
-    def count_list(self) -> list[tuple[str, int]]:
-        return sorted(self.counts.items())
+    def count_list(self) -> list[tuple[str, int | None]]:
+        """Pods per phase, a negative count unknown (None, shown "—")."""
+        return sorted(vg.known_counts(self.counts).items())
 
 
 def task_rows(job: Mapping) -> list[TaskRow]:

@@ -22,7 +22,7 @@ without status): unknown is not zero.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -178,6 +178,12 @@ def task_phase_counts(job: object, task_name: str) -> dict[str, int]:
     """status.taskStatusCount[task].phase: pods of one task per pod phase."""
     tsc = as_dict(status(job).get("taskStatusCount"))
     return {as_str(k): count(v) for k, v in as_dict(as_dict(tsc.get(task_name)).get("phase")).items()}
+
+
+def known_counts(counts: Mapping[str, int]) -> dict[str, int | None]:
+    """``counts`` for display (task_phase_counts, counters by phase): a negative one is unknown,
+    None, never a number."""
+    return {key: _known(v) for key, v in counts.items()}
 
 
 def task_counts_reported(job: object, task_name: str) -> bool:

@@ -462,6 +462,19 @@ def test_negative_counters_read_unknown_and_the_gang_line_claims_no_need(odd_clu
     assert "in an unknown phase" in kiosk
 
 
+def test_a_negative_task_count_reads_unknown_in_the_tasks_card(odd_cluster, client):
+    ns = f"neg-{next(_seq)}"
+    status = {
+        "state": {"phase": "Running"},
+        "running": 1,
+        "taskStatusCount": {"t": {"phase": {"Running": -2, "Pending": 1}}},
+    }
+    _create(odd_cluster, JOBS, _job(ns, "tasks", status), ns)
+    page = _get_all(client, [f"/jobs/{ns}/tasks/"])[f"/jobs/{ns}/tasks/"]
+    chips = dict(re.findall(r'<span class="chip">(\w+) <span class="chip-count">([^<]*)</span>', page))
+    assert chips == {"Pending": "1", "Running": "—"}, chips
+
+
 def _gang_cell(page: str, row: str) -> str:
     """The first gang bar after ``row`` (a list row's data-job / data-podgroup, or an id)."""
     cells = page.split(row)[1].split("</tr>")[0]
