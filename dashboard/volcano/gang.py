@@ -144,8 +144,7 @@ def job_counters(job: object) -> dict[str, int | None]:
     (the schema admits it, no controller writes it) is unknown, None, never a number."""
     reported = job_status_reported(job)
     st = status(job)
-    values = {key: reported_count(st, key, reported) for key in JOB_COUNTERS}
-    return {key: _known(v) for key, v in values.items()}
+    return known_counts({key: reported_count(st, key, reported) for key in JOB_COUNTERS})
 
 
 def job_gang(job: object) -> GangCount:
@@ -180,7 +179,7 @@ def task_phase_counts(job: object, task_name: str) -> dict[str, int]:
     return {as_str(k): count(v) for k, v in as_dict(as_dict(tsc.get(task_name)).get("phase")).items()}
 
 
-def known_counts(counts: Mapping[str, int]) -> dict[str, int | None]:
+def known_counts(counts: Mapping[str, int | None]) -> dict[str, int | None]:
     """``counts`` for display (task_phase_counts, counters by phase): a negative one is unknown,
     None, never a number."""
     return {key: _known(v) for key, v in counts.items()}
