@@ -99,13 +99,28 @@ def test_windows_can_start_in_the_warm_up(tmp_path, capsys):
         windows([str(old), "--include-warmup"])
 
 
-def test_the_default_warm_up_covers_the_generated_population_s_turnover():
-    from bench.soak import default_warmup_minutes
+def test_the_default_warm_up_covers_the_population_s_turnover_and_the_events_hour():
+    from bench.soak import EVENT_EXPIRY_MARGIN_MIN, EVENT_TTL_MIN, default_warmup_minutes
 
+    hour_and_margin = EVENT_TTL_MIN + EVENT_EXPIRY_MARGIN_MIN
     assert default_warmup_minutes(30, 10_000, 120.0) == 90  # 83.3 minutes, rounded up
-    assert default_warmup_minutes(30, 10_000, 600.0) == 20
-    assert default_warmup_minutes(30, 50, 1.0) == 50
-    assert default_warmup_minutes(30, 10, 120.0) == 10  # the floor: min(10, minutes / 3)
-    assert default_warmup_minutes(3, 10, 120.0) == 1
-    assert default_warmup_minutes(30, 10_000, 0.0) == 10  # no churn
+    # Jobs replaced sooner than the first Events expire: the Events' hour decides.
+    assert default_warmup_minutes(30, 10_000, 600.0) == hour_and_margin
+    assert default_warmup_minutes(30, 10, 120.0) == hour_and_margin
+    assert default_warmup_minutes(30, 100, 1.0) == 100
+    # No churn: nothing is replaced and no Event expires; only the floor, min(10, minutes / 3).
+    assert default_warmup_minutes(30, 10_000, 0.0) == 10
     assert default_warmup_minutes(30, None, None) == 10
+    assert default_warmup_minutes(3, 10, None) == 1
+
+
+def test_the_cluster_objects_are_reported_over_the_same_windows():
+    # RSS level; the Events double through the run, then a mass expiry in the very last sample:
+    # the report must show the windows' growth, not the first and last sample.
+    samples = _samples([450] * 36)
+    for i, s in enumerate(samples):
+        s["objects"] = {"events": 100_000 + 3_000 * i}
+    samples[-1]["objects"] = {"events": 90_000}
+    verdict, checks = judge(samples, OK, OK)
+    assert verdict == "PASS"
+    assert "cluster objects, medians of the same samples, 107,500 -> 194,500 (+80.9%)" in checks[0][1]
