@@ -268,6 +268,7 @@ def _detail_ctx(request: HttpRequest, snap: Snapshot, hn: dict[str, Any], name: 
         "resolved": len(under),
         "members": vh.members(hn),
         "missing": topo.missing.get(name, []),
+        "cycle": topo.cycle_of(name),
         "parents": sorted(topo.parents.get(name, [])),
         "children": topo.children.get(name, []),
         "node_rows": node_rows,

@@ -172,10 +172,10 @@ def member_matches_node(member: Member, node: object) -> bool:
 
 @dataclass
 class Topology:
-    """The HyperNode tree. ``children[hn]``: member HyperNodes (existing ones, sorted);
-    ``direct_nodes[hn]``: member Nodes (existing ones, sorted); ``parents[hn]``: HyperNodes that
-    list it; ``roots``: HyperNodes no other lists, by tier descending then name; ``missing[hn]``:
-    exactMatch members that name nothing in the cluster."""
+    """The HyperNode tree. ``children[hn]``: member HyperNodes (existing ones, sorted; ``hn``
+    itself when a member selects its own name); ``direct_nodes[hn]``: member Nodes (existing ones,
+    sorted); ``parents[hn]``: HyperNodes that list it; ``roots``: HyperNodes no other lists, by tier
+    descending then name; ``missing[hn]``: exactMatch members that name nothing in the cluster."""
 
     hypernodes: dict[str, dict[str, Any]]
     children: dict[str, list[str]]
@@ -206,6 +206,23 @@ class Topology:
                 seen.add(cur)
                 stack.extend(self.parents.get(cur, ()))
         return seen
+
+    def cycle_of(self, hn: str) -> list[str]:
+        """The shortest membership cycle through ``hn``, from ``hn`` back to it ("a", "b", "a";
+        "a", "a" for a HyperNode that lists itself); [] when ``hn`` is in none."""
+        came_from: dict[str, str] = {}
+        queue = [hn]
+        for cur in queue:
+            for child in self.children.get(cur, ()):
+                if child == hn:
+                    path = [cur]
+                    while path[-1] != hn:
+                        path.append(came_from[path[-1]])
+                    return [*reversed(path), hn]
+                if child not in came_from:
+                    came_from[child] = cur
+                    queue.append(child)
+        return []
 
     def nodes_under(self, hn: str) -> frozenset[str]:
         """Every Node in ``hn``'s subtree (cycle-safe)."""
@@ -292,7 +309,8 @@ def build_topology(hypernodes: Sequence[dict[str, Any]], nodes: Sequence[dict[st
         found: set[str] = set()
         for m in members(hn):
             if m.type == "HyperNode":
-                kids.update(x for x in by_name if x != hn_name and _name_matches(m, x))
+                # A member that names the HyperNode itself counts: a cycle of one, shown as any.
+                kids.update(x for x in by_name if _name_matches(m, x))
                 if m.how == "exactMatch" and m.value and m.value not in by_name:
                     missing.setdefault(hn_name, []).append(m.value)
             elif m.type == "Node":
@@ -309,7 +327,10 @@ def build_topology(hypernodes: Sequence[dict[str, Any]], nodes: Sequence[dict[st
         direct[hn_name] = sorted(found)
         for k in kids:
             parents.setdefault(k, []).append(hn_name)
-    roots = sorted((h for h in by_name if h not in parents), key=lambda h: (-(tier(by_name[h]) or 0), h))
+    roots = sorted(
+        (h for h in by_name if all(p == h for p in parents.get(h, ()))),
+        key=lambda h: (-(tier(by_name[h]) or 0), h),
+    )
     if not roots and by_name:  # a cycle with no top: start anywhere rather than show nothing
         roots = [sorted(by_name)[0]]
     return Topology(by_name, children, direct, parents, roots, missing)

@@ -99,6 +99,35 @@ def test_a_membership_cycle_without_a_root_is_in_the_tree(infra, client):
         order = re.findall(r'data-hypernode="([^"]+)" data-depth="(\d)"', page)
         assert ("ring-a", "0") in order and ("ring-b", "1") in order, order
         assert "(already above: a membership cycle)" in text(page)
+        for first, second in (("ring-a", "ring-b"), ("ring-b", "ring-a")):
+            cycle = _get(client, f"/hypernodes/{first}/").split("data-cycle>")[1].split("</p>")[0]
+            assert text(cycle).strip() == f"A membership cycle: {first} → {second} → {first}", cycle
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [{"exactMatch": {"name": "loop-0"}}, {"regexMatch": {"pattern": "^loop-"}}],
+    ids=["exact", "regex"],
+)
+def test_a_hypernode_that_lists_itself_is_a_membership_cycle(infra, client, selector):
+    loop = io.hypernode(
+        "loop-0", 2, "zone", [{"type": "HyperNode", "selector": selector}, io.exact("Node", "cpu-e")]
+    )
+    with added(infra, "hypernodes", "topology.volcano.sh", [loop], None):
+        page = _get(client, "/hypernodes/")
+        order = re.findall(r'data-hypernode="([^"]+)" data-depth="(\d)"', page)
+        assert [o for o in order if o[0] == "loop-0"] == [("loop-0", "0"), ("loop-0", "1")], order
+        row = page.split('data-hypernode="loop-0" data-depth="1"')[1].split("</li>")[0]
+        assert "(already above: a membership cycle)" in text(row)
+        detail = _get(client, "/hypernodes/loop-0/")
+        assert (
+            text(detail.split("data-cycle>")[1].split("</p>")[0]).strip()
+            == "A membership cycle: loop-0 → loop-0"
+        )
+        assert set(re.findall(r'<tr data-node="([^"]+)"', detail)) == {"cpu-e"}
+        check_fragment(client, detail, "status")
+    spine = _get(client, "/hypernodes/spine-0/")
+    assert "data-cycle" not in spine
 
 
 def test_hypernode_detail_lists_nodes_and_pods(infra, client):

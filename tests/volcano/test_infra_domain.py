@@ -104,6 +104,38 @@ def test_hypernode_example_label_match_and_tree():
     assert topo.smallest_containing(["n1", "n2"]) is None
 
 
+def _hn(name: str, tier: int, *members: dict) -> dict:
+    return {"metadata": {"name": name}, "spec": {"tier": tier, "members": list(members)}}
+
+
+def _hn_member(how: str, value: str) -> dict:
+    key = "name" if how == "exactMatch" else "pattern"
+    return {"type": "HyperNode", "selector": {how: {key: value}}}
+
+
+def test_a_hypernode_that_lists_itself_is_a_cycle_as_two_that_list_each_other_are():
+    ring = [
+        _hn("ring-a", 2, _hn_member("exactMatch", "ring-b")),
+        _hn("ring-b", 3, _hn_member("exactMatch", "ring-a")),
+    ]
+    topo = vh.build_topology(ring, [])
+    assert topo.cycle_of("ring-a") == ["ring-a", "ring-b", "ring-a"]
+    assert topo.cycle_of("ring-b") == ["ring-b", "ring-a", "ring-b"]
+    for how, value in (("exactMatch", "self"), ("regexMatch", "^sel")):
+        spine = _hn("spine", 3, _hn_member("exactMatch", "self"))
+        itself = _hn(
+            "self", 2, _hn_member(how, value), {"type": "Node", "selector": {"exactMatch": {"name": "n1"}}}
+        )
+        topo = vh.build_topology([spine, itself], [{"metadata": {"name": "n1"}}])
+        assert topo.children["self"] == ["self"] and topo.parents["self"] == ["spine", "self"], how
+        assert topo.cycle_of("self") == ["self", "self"], how
+        assert topo.cycle_of("spine") == [], how  # above the cycle, not in it
+        assert topo.roots == ["spine"], how
+        assert topo.nodes_under("spine") == {"n1"} and topo.smallest_containing(["n1"]) == "self", how
+        # Alone, it is still a root: no other HyperNode lists it.
+        assert vh.build_topology([itself], []).roots == ["self"], how
+
+
 def test_a_pattern_re2_cannot_compile_is_named_and_matches_nothing():
     hn = {"spec": {"members": [{"type": "Node", "selector": {"regexMatch": {"pattern": "gpu-(a"}}}]}}
     member = vh.members(hn)[0]
