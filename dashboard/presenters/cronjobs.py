@@ -5,7 +5,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cron_descriptor import ExpressionDescriptor, Options
@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from dashboard.presenters.phases import Phase, phase_of_table
 from dashboard.volcano import cronjobs as vc
-from dashboard.volcano.objects import as_str, status
+from dashboard.volcano.objects import as_str, spec, status
 from dashboard.volcano.phases import FINAL_JOB_PHASES
 
 # Django language codes -> cron-descriptor's locale names (it ships zh_CN among others).
@@ -80,9 +80,10 @@ def schedule_words(cj: Mapping[str, Any]) -> str:
 
 
 def cronjob_state(cj: Mapping[str, Any]) -> str:
-    """Invalid (the schedule or time zone cannot be read: it never runs), Suspended, Active (a Job
-    is running) or Idle: the list's "phase"."""
-    if vc.unreadable_field(cj):
+    """Invalid (a field keeps the controller from starting any Job: the schedule or time zone
+    cannot be read, a history limit or the deadline is negative), Suspended, Active (a Job is
+    running) or Idle: the list's "phase"."""
+    if vc.invalid_field(cj):
         return "Invalid"
     if vc.suspended(cj):
         return "Suspended"
@@ -117,10 +118,65 @@ def zone_text(cj: Mapping[str, Any]) -> str:
 
 
 def problem_text(cj: Mapping[str, Any]) -> str:
-    """Why the controller cannot run the CronJob ("schedule invalid: 61 * * * *"), "" when it can."""
-    field = vc.unreadable_field(cj)
+    """Why the controller cannot run the CronJob ("schedule invalid: 61 * * * *",
+    "startingDeadlineSeconds invalid: -30"), "" when it can."""
+    field = vc.invalid_field(cj)
     if field == "schedule":
         return _("schedule invalid: %(schedule)s") % {"schedule": vc.schedule(cj) or "—"}
     if field == "timeZone":
         return _("time zone invalid: %(zone)s") % {"zone": vc.time_zone_name(cj)}
+    if field:
+        return _("%(field)s invalid: %(value)s") % {"field": field, "value": spec(cj).get(field)}
     return ""
+
+
+# What the controller does with the CronJob, per field of vc.invalid_field.
+_UNREADABLE = gettext_noop(
+    "The schedule or its time zone cannot be read: the controller will not run this CronJob."
+)
+_CONSEQUENCES = {
+    "schedule": _UNREADABLE,
+    "timeZone": _UNREADABLE,
+    "successfulJobsHistoryLimit": gettext_noop(
+        "Below the CRD's minimum of 0: on every pass Volcano's controller deletes all successful Jobs "
+        "of this CronJob, then crashes (vc-controller-manager restarts), so it starts no Job."
+    ),
+    "failedJobsHistoryLimit": gettext_noop(
+        "Below the CRD's minimum of 0: on every pass Volcano's controller deletes all failed Jobs "
+        "of this CronJob, then crashes (vc-controller-manager restarts), so it starts no Job."
+    ),
+    "startingDeadlineSeconds": gettext_noop(
+        "Below the CRD's minimum of 0: the deadline of each scheduled time passes before the time "
+        "comes, so the controller starts no Job."
+    ),
+}
+
+
+def problem_consequence(cj: Mapping[str, Any]) -> str:
+    """What the controller does with a CronJob that ``problem_text`` names, in a sentence; ""
+    when it can run it."""
+    consequence = _CONSEQUENCES.get(vc.invalid_field(cj))
+    return _(consequence) if consequence else ""
+
+
+@dataclass(frozen=True)
+class NextRunsNote:
+    """Why the scheduled times listed as the next runs start no Job: ``text``, and ``missed`` when
+    the controller will miss them (else it skips them while the CronJob is suspended)."""
+
+    text: str
+    missed: bool
+
+
+def next_runs_note(cj: Mapping[str, Any]) -> NextRunsNote | None:
+    """The note over a CronJob's next scheduled times; None when the controller starts them."""
+    field = vc.invalid_field(cj)
+    if field in vc.NON_NEGATIVE_FIELDS:
+        text = _("Each of these will be missed: %(field)s is %(value)s (see above).") % {
+            "field": field,
+            "value": spec(cj).get(field),
+        }
+        return NextRunsNote(text, missed=True)
+    if vc.suspended(cj):
+        return NextRunsNote(_("Suspended: these times are skipped until it is resumed."), missed=False)
+    return None

@@ -57,7 +57,7 @@ def _row(snap: Snapshot, cj: dict, now: datetime) -> dict[str, Any]:
         "policy": vc.concurrency_policy(cj),
         "active": len(vc.active_refs(cj)),
         "last": vc.last_schedule_time(cj),
-        "next": upcoming[0] if upcoming and not vc.suspended(cj) else None,
+        "next": upcoming[0] if upcoming and vc.starts_runs(cj) else None,
         "never": upcoming == [],
         "created": created_at(cj),
     }
@@ -139,8 +139,9 @@ def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> di
     return {
         "state": pc.cronjob_badge(pc.cronjob_state(cj)),
         "schedule": vc.schedule(cj),
-        "schedule_ok": not vc.unreadable_field(cj),
         "problem": pc.problem_text(cj),
+        "consequence": pc.problem_consequence(cj),
+        "negative": vc.negative_fields(cj),
         "words": pc.schedule_words(cj),
         "zone": pc.zone_text(cj),
         "zone_set": bool(vc.time_zone_name(cj)),
@@ -153,6 +154,7 @@ def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> di
         "last_schedule": vc.last_schedule_time(cj),
         "last_success": vc.last_successful_time(cj),
         "next_runs": upcoming or [],
+        "next_note": pc.next_runs_note(cj),
         "never_runs": upcoming == [],
         "active": active,
         "runs": [

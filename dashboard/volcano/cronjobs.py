@@ -4,9 +4,10 @@ The controller follows the Kubernetes CronJob controller: a Job per scheduled ti
 ``<cronjob>-<scheduled time in Unix minutes>`` and annotated ``volcano.sh/cronjob-scheduled-timestamp``
 (RFC 3339), owned by the CronJob; ``concurrencyPolicy`` Allow (default) / Forbid / Replace;
 ``startingDeadlineSeconds`` bounds how late a run may start; history limits default to 3
-successful and 1 failed Job. ``spec.timeZone`` is an IANA zone; without one the controller's local
-zone applies (robfig/cron reads the schedule in Go's ``time.Local``: UTC in Volcano's images, which
-set no TZ and ship no zone database), and this module reads it in UTC.
+successful and 1 failed Job (none of the three may be negative: ``invalid_field``).
+``spec.timeZone`` is an IANA zone; without one the controller's local zone applies (robfig/cron
+reads the schedule in Go's ``time.Local``: UTC in Volcano's images, which set no TZ and ship no
+zone database), and this module reads it in UTC.
 Schedules are standard five-field cron, read by croniter.
 """
 
@@ -105,17 +106,52 @@ def schedule_valid(cj: object) -> bool:
         return False
 
 
-def unreadable_field(cj: object) -> str:
-    """The spec field that keeps the controller from running the CronJob: "schedule" (not a cron
-    schedule; its event UnParseableCronJobSchedule), "timeZone" (not an IANA zone; InvalidTimeZone),
-    "" when both can be read."""
+# The spec fields whose minimum is 0 in Volcano's CronJob CRD (config/crd/volcano/bases, since
+# v1.13). The CRDs it generates with CRD_VERSION=v1beta1 leave the minimum out, so a negative value
+# can be stored, and the controller never checks one.
+NON_NEGATIVE_FIELDS = ("successfulJobsHistoryLimit", "failedJobsHistoryLimit", "startingDeadlineSeconds")
+
+
+def _integer(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def negative_fields(cj: object) -> list[str]:
+    """The NON_NEGATIVE_FIELDS set to a negative integer, in that order."""
+    sp = spec(cj)
+    return [f for f in NON_NEGATIVE_FIELDS if (value := _integer(sp.get(f))) is not None and value < 0]
+
+
+def invalid_field(cj: object) -> str:
+    """The spec field that keeps Volcano's controller from starting any Job of the CronJob, in the
+    order its sync meets them (pkg/controllers/cronjob), "" when none does:
+
+    - "successfulJobsHistoryLimit", "failedJobsHistoryLimit" when negative: pruning finished Jobs
+      comes first on every pass, suspended or not; ``removeOldestJobs`` deletes ``len(jobs) -
+      limit`` Jobs, i.e. every Job of that outcome and then an index past the end of the list: a
+      panic, which apimachinery's HandleCrash re-raises, so vc-controller-manager exits;
+    - "schedule" (not a cron schedule; its event UnParseableCronJobSchedule), "timeZone" (not an
+      IANA zone; InvalidTimeZone);
+    - "startingDeadlineSeconds" when negative: ``mostRecentScheduleTime`` looks for scheduled times
+      no earlier than ``now - startingDeadlineSeconds``, a moment after now, and finds none."""
+    negative = negative_fields(cj)
+    if negative and negative[0] != "startingDeadlineSeconds":
+        return negative[0]
     if not schedule_valid(cj):
         return "schedule"
-    return "timeZone" if time_zone(cj) is None else ""
+    if time_zone(cj) is None:
+        return "timeZone"
+    return negative[0] if negative else ""
 
 
 def suspended(cj: object) -> bool:
     return spec(cj).get("suspend") is True
+
+
+def starts_runs(cj: object) -> bool:
+    """Volcano's controller starts a Job at the CronJob's scheduled times: it is not suspended and
+    no field keeps it from starting any (``invalid_field``)."""
+    return not suspended(cj) and not invalid_field(cj)
 
 
 def concurrency_policy(cj: object) -> str:
@@ -124,18 +160,18 @@ def concurrency_policy(cj: object) -> str:
 
 
 def starting_deadline(cj: object) -> int | None:
-    """``spec.startingDeadlineSeconds`` (None: no deadline)."""
-    value = spec(cj).get("startingDeadlineSeconds")
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """``spec.startingDeadlineSeconds`` as written, a negative one included (None: no deadline)."""
+    return _integer(spec(cj).get("startingDeadlineSeconds"))
 
 
 def history_limits(cj: object) -> tuple[int, int]:
-    """(successfulJobsHistoryLimit, failedJobsHistoryLimit) with the defaults 3 and 1."""
+    """(successfulJobsHistoryLimit, failedJobsHistoryLimit) as written, a negative one included,
+    with the defaults 3 and 1."""
     sp = spec(cj)
-    ok, bad = sp.get("successfulJobsHistoryLimit"), sp.get("failedJobsHistoryLimit")
+    ok, bad = _integer(sp.get("successfulJobsHistoryLimit")), _integer(sp.get("failedJobsHistoryLimit"))
     return (
-        ok if isinstance(ok, int) and not isinstance(ok, bool) else DEFAULT_SUCCESSFUL_HISTORY,
-        bad if isinstance(bad, int) and not isinstance(bad, bool) else DEFAULT_FAILED_HISTORY,
+        ok if ok is not None else DEFAULT_SUCCESSFUL_HISTORY,
+        bad if bad is not None else DEFAULT_FAILED_HISTORY,
     )
 
 
@@ -251,11 +287,12 @@ def not_started(
     cj: object, now: datetime, jobs: list[dict[str, Any]], suspensions: Sequence[Suspension] = ()
 ) -> NotStarted | None:
     """Scheduled times after ``status.lastScheduleTime`` (else the CronJob's creation) up to ``now``
-    for which no Job exists and that can no longer start: past ``startingDeadlineSeconds`` when
-    set; without a deadline, every such time but the newest while the CronJob runs (the
-    controller starts only the newest unmet time). Sorted by ``suspensions`` (the ones seen,
-    oldest first; a CronJob suspended now with none seen counts as suspended since ``now``); the
-    times skipped in a suspension stay listed after the controller has scheduled a later run.
+    for which no Job exists and that can no longer start: every one while ``invalid_field`` names a
+    field; else past ``startingDeadlineSeconds`` when set; without a deadline, every such time but
+    the newest while the CronJob runs (the controller starts only the newest unmet time). Sorted
+    by ``suspensions`` (the ones seen, oldest first; a CronJob suspended now with none seen counts
+    as suspended since ``now``); the times skipped in a suspension stay listed after the
+    controller has scheduled a later run.
     None when the schedule cannot be read."""
     last = last_schedule_time(cj) or created_at(cj)
     if last is None:
@@ -284,7 +321,9 @@ def not_started(
         if t.astimezone(UTC).replace(second=0, microsecond=0) not in have:
             (due if t > last else before).append(t)
     deadline = starting_deadline(cj)
-    if deadline is not None:
+    if invalid_field(cj):
+        pass  # the controller starts none of them: every one is missed
+    elif deadline is not None:
         due = [t for t in due if t + timedelta(seconds=deadline) < now]
     elif not suspended(cj):
         due = due[:-1]

@@ -190,7 +190,7 @@ def test_suspended_cronjob_with_unknown_zone(infra, client):
     body = text(detail)
     assert "Suspended" in body
     assert "Mars/Olympus (not a known time zone)" in body
-    assert "data-bad-schedule" in detail
+    assert "data-cronjob-problem" in detail
 
 
 def test_flows_in_a_dependency_cycle_are_named(infra, client):

@@ -75,6 +75,44 @@ def test_cronjob_times_in_a_suspension_seen_are_skipped_not_missed():
     assert found.suspended_since == at + timedelta(minutes=45)
 
 
+def test_a_negative_history_limit_or_deadline_keeps_every_run_from_starting():
+    base = {
+        "metadata": {"creationTimestamp": "2026-11-29T08:00:00Z"},
+        "spec": {"schedule": "*/10 * * * *"},
+        "status": {"lastScheduleTime": "2026-11-29T09:00:00Z"},
+    }
+    # Valid: the controller still starts the newest unmet time, 10:00.
+    assert vc.invalid_field(base) == "" and vc.starts_runs(base)
+    assert _hm(vc.missed_runs(base, NOW, [])) == ["09:10", "09:20", "09:30", "09:40", "09:50"]
+    every = ["09:10", "09:20", "09:30", "09:40", "09:50", "10:00"]
+    for field, value in (
+        ("successfulJobsHistoryLimit", -1),
+        ("failedJobsHistoryLimit", -2),
+        ("startingDeadlineSeconds", -30),
+    ):
+        cj = {**base, "spec": {**base["spec"], field: value}}
+        assert vc.negative_fields(cj) == [field] and vc.invalid_field(cj) == field, field
+        assert not vc.starts_runs(cj), field
+        assert _hm(vc.missed_runs(cj, NOW, [])) == every, field
+    cj = {**base, "spec": {**base["spec"], "successfulJobsHistoryLimit": -1, "startingDeadlineSeconds": -30}}
+    assert vc.history_limits(cj) == (-1, 1) and vc.starting_deadline(cj) == -30  # as written
+    assert vc.negative_fields(cj) == ["successfulJobsHistoryLimit", "startingDeadlineSeconds"]
+    # In the order the controller meets them: the history limits before the schedule and zone,
+    # those before the deadline.
+    assert (
+        vc.invalid_field({**cj, "spec": {**cj["spec"], "timeZone": "Nowhere/X"}})
+        == "successfulJobsHistoryLimit"
+    )
+    late = {"spec": {"schedule": "*/10 * * * *", "timeZone": "Nowhere/X", "startingDeadlineSeconds": -30}}
+    assert vc.invalid_field(late) == "timeZone"
+    # 0 is the CRD's minimum, not below it; a boolean or a string is no integer.
+    for value in (0, True, "-1", -0.5):
+        odd = {
+            "spec": {"schedule": "@hourly", "startingDeadlineSeconds": value, "failedJobsHistoryLimit": value}
+        }
+        assert vc.negative_fields(odd) == [] and vc.invalid_field(odd) == "", value
+
+
 def test_cron_time_zone_and_macros():
     cj = {"spec": {"schedule": "0 3 * * *", "timeZone": "Asia/Shanghai"}}
     (first,) = vc.next_runs(cj, NOW, 1)
@@ -286,11 +324,11 @@ def test_domain_reads_any_shape_without_raising(cj, jf, hn, node, pg):
     vs.readiness(pg), vs.last_scheduler_action([node], [pg], ["volcano"])
 
 
-def test_unreadable_field_names_the_schedule_or_the_zone():
-    assert vc.unreadable_field({"spec": {"schedule": "61 * * * *"}}) == "schedule"
-    assert vc.unreadable_field({"spec": {"schedule": "", "timeZone": "Nowhere/X"}}) == "schedule"
-    assert vc.unreadable_field({"spec": {"schedule": "0 * * * *", "timeZone": "Nowhere/X"}}) == "timeZone"
-    assert vc.unreadable_field({"spec": {"schedule": "@hourly", "timeZone": "Asia/Shanghai"}}) == ""
+def test_invalid_field_names_the_schedule_or_the_zone():
+    assert vc.invalid_field({"spec": {"schedule": "61 * * * *"}}) == "schedule"
+    assert vc.invalid_field({"spec": {"schedule": "", "timeZone": "Nowhere/X"}}) == "schedule"
+    assert vc.invalid_field({"spec": {"schedule": "0 * * * *", "timeZone": "Nowhere/X"}}) == "timeZone"
+    assert vc.invalid_field({"spec": {"schedule": "@hourly", "timeZone": "Asia/Shanghai"}}) == ""
 
 
 def test_a_zone_named_in_the_schedule_is_read_like_the_controller_reads_it():
@@ -299,12 +337,12 @@ def test_a_zone_named_in_the_schedule_is_read_like_the_controller_reads_it():
     from dashboard.volcano import cronjobs as vc
 
     cj = {"spec": {"schedule": "CRON_TZ=Asia/Tokyo 0 9 * * *", "timeZone": "Europe/Paris"}}
-    assert vc.schedule_valid(cj) and vc.zone_prefixed(cj) and vc.unreadable_field(cj) == ""
+    assert vc.schedule_valid(cj) and vc.zone_prefixed(cj) and vc.invalid_field(cj) == ""
     assert vc.time_zone_name(cj) == "Asia/Tokyo" and vc.expanded_schedule(cj) == "0 9 * * *"
     (first,) = vc.next_runs(cj, datetime(2026, 12, 1, 1, 0, tzinfo=UTC), 1)
     assert first.astimezone(UTC) == datetime(2026, 12, 2, 0, 0, tzinfo=UTC)  # 09:00 in Tokyo
     assert not vc.zone_prefixed({"spec": {"schedule": "* * * * *"}})
-    assert vc.unreadable_field({"spec": {"schedule": "TZ=Nowhere/Land * * * * *"}}) == "timeZone"
+    assert vc.invalid_field({"spec": {"schedule": "TZ=Nowhere/Land * * * * *"}}) == "timeZone"
 
 
 def test_tolerations_follow_the_kubernetes_rules():
