@@ -4,9 +4,11 @@ Logs are the one thing a page reads from the API server per request (dashboard/k
 before any read, ``logs_refusal`` asks whether the user may ``get pods/log`` in the namespace.
 Query parameters (all optional): ``container`` (the first when absent; a name the pod does not
 have is a 404 naming the pod's containers, never another one's log), ``previous=1``, ``tail``
-(100, 1000, 5000 or ``all``), ``ts=0`` (hide timestamps), ``wrap=1``, ``q`` (highlight matches),
-``task`` (a Job's task), ``download=1`` (the shown lines as a text file) and ``after`` (an RFC 3339
-timestamp: only newer lines, as a bare fragment; static/dashboard/logs.js polls it to follow a log).
+(a number of lines from 1 to 5000, or ``all``; the form offers 100, 1000 and 5000; a larger number
+is capped and anything else reads 1000, each with a note on the page), ``ts=0`` (hide timestamps),
+``wrap=1``, ``q`` (highlight matches), ``task`` (a Job's task), ``download=1`` (the shown lines as
+a text file) and ``after`` (an RFC 3339 timestamp: only newer lines, as a bare fragment;
+static/dashboard/logs.js polls it to follow a log).
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ from dashboard.volcano.objects import labels as labels_of
 from dashboard.volcano.pods import pod_not_started
 
 TAILS = ("100", "1000", "5000", "all")
+# The most lines a number in ``?tail=`` reads; more is capped to it ("all" reads every line, up to
+# VOLCANO_UI_LOGS_MAX_BYTES per container).
+MAX_TAIL = 5000
 # Lines of the failing container shown in a Job's "why did it fail" card (``fragment=tail``).
 FAILURE_TAIL = 20
 DEFAULT_TAIL = "1000"
@@ -96,27 +101,75 @@ class Options:
     query: str = ""
     task: str = ""
     after: str = ""
+    # What the query string asked that was not used as given, in words (shown above the log).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def tail_lines(self) -> int | None:
         return None if self.tail == "all" else int(self.tail)
 
 
+def _shown(raw: str) -> str:
+    """A query value as a note quotes it: at most 40 characters."""
+    return raw if len(raw) <= 40 else raw[:40] + "…"
+
+
+def chosen_tail(raw: str | None) -> tuple[str, str]:
+    """``?tail=`` as (the tail read, a note): absent or empty is DEFAULT_TAIL; ``all`` (any case)
+    and a whole number of lines from 1 to MAX_TAIL are used as given; a larger number is capped to
+    MAX_TAIL; anything else (0, negative, not a number) gives DEFAULT_TAIL. The note ("" when the
+    value was used as given) says what was read instead."""
+    value = (raw or "").strip()
+    if not value:
+        return DEFAULT_TAIL, ""
+    if value.lower() == "all":
+        return "all", ""
+    try:
+        lines = int(value)
+    except ValueError:
+        lines = 0
+    if lines > MAX_TAIL:
+        note = _(
+            "?tail=%(value)s is more than %(max)d lines: showing the last %(max)d "
+            "(choose “all” for every line)."
+        )
+        return str(MAX_TAIL), note % {"value": _shown(value), "max": MAX_TAIL}
+    if lines < 1:
+        note = _(
+            "?tail=%(value)s ignored (give a number of lines from 1 to %(max)d, or all): "
+            "showing the last %(default)s lines."
+        )
+        return DEFAULT_TAIL, note % {"value": _shown(value), "max": MAX_TAIL, "default": DEFAULT_TAIL}
+    return str(lines), ""
+
+
+def tail_choices(tail: str) -> list[str]:
+    """The page's "Lines" choices: TAILS, with ``tail`` among the numbers when it is none of them."""
+    if tail in TAILS or not tail.isdigit():
+        return list(TAILS)
+    numbers = sorted({int(t) for t in TAILS if t.isdigit()} | {int(tail)})
+    return [*(str(n) for n in numbers), "all"]
+
+
 def _options(request: HttpRequest) -> Options:
     get = request.GET
-    tail = get.get("tail", DEFAULT_TAIL)
+    notes = []
     if get.get("fragment") == "tail":
         tail = str(FAILURE_TAIL)
+    else:
+        tail, note = chosen_tail(get.get("tail"))
+        notes += [note] if note else []
     after = get.get("after", "")
     return Options(
         container=get.get("container", ""),
         previous=get.get("previous") == "1",
-        tail=tail if tail in TAILS or tail == str(FAILURE_TAIL) else DEFAULT_TAIL,
+        tail=tail,
         timestamps=get.get("ts") != "0",
         wrap=get.get("wrap") == "1",
         query=get.get("q", "")[:200],
         task=get.get("task", ""),
         after=after if _STAMP_RE.match(after) else "",
+        notes=notes,
     )
 
 
@@ -298,7 +351,7 @@ def _respond(
     ctx.update(
         {
             "opts": opts,
-            "tails": TAILS,
+            "tails": tail_choices(opts.tail),
             "log_html": mark_safe("".join(html)),  # noqa: S308 - every line is escaped above
             "line_count": len(result.lines),
             "problems": result.problems,
@@ -342,7 +395,8 @@ def _download_failed(result: Result) -> HttpResponse:
 
 def _denied(request: HttpRequest, ctx: dict[str, Any], refusal: tuple[str, int]) -> HttpResponse:
     why, status = refusal
-    ctx.update({"denied": why, "opts": _options(request), "tails": TAILS})
+    opts = _options(request)
+    ctx.update({"denied": why, "opts": opts, "tails": tail_choices(opts.tail)})
     template = "dashboard/_log_tail.html" if request.GET.get("fragment") == "tail" else "dashboard/logs.html"
     resp = render(request, template, ctx, status=status)
     if status == 503:
@@ -371,7 +425,8 @@ def _unknown_container(request: HttpRequest, ctx: dict[str, Any], text: str) -> 
     the page (or the failure card's tail) with ``text`` as its notice; never another container's log."""
     if request.GET.get("download") == "1" or request.GET.get("after"):
         return HttpResponse(text, status=404, content_type="text/plain; charset=utf-8")
-    ctx.update({"container_error": text, "opts": _options(request), "tails": TAILS})
+    opts = _options(request)
+    ctx.update({"container_error": text, "opts": opts, "tails": tail_choices(opts.tail)})
     if request.GET.get("fragment") == "tail":
         ctx["problems"] = [text]
         return render(request, "dashboard/_log_tail.html", ctx, status=404)

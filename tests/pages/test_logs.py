@@ -12,7 +12,7 @@ from django.test import override_settings
 from dashboard.sim.clock import rfc3339
 from dashboard.sim.kinds import resolve
 from tests.pages.conftest import own_cluster
-from tests.pages.helpers import pods
+from tests.pages.helpers import pods, text
 
 POD = resolve("pods")
 NS = "default"
@@ -281,3 +281,81 @@ def test_a_pod_that_has_not_started_says_it_has_no_logs_yet(client, own):
         page = unescape(client.get(url).content.decode())
         assert "This pod has not started yet (no container has run), so there are no logs yet." in page, url
         assert "No log lines." not in page, url
+
+
+# ------------------------------------------------------------------ ?tail= as asked, or said why not
+@pytest.fixture(scope="module")
+def long_log(own):
+    """A pod whose log has more lines than the largest tail (a busybox line every 1.5 s)."""
+    cluster, cache = own
+    make_pod(cluster, cache, "long")
+    cluster.advance(9000)
+    return f"/pods/{NS}/long/logs/"
+
+
+def _note(page: str) -> str:
+    found = re.search(r"<div[^>]*data-log-query-note[^>]*>(.*?)</div>", page, re.S)
+    return text(found.group(1)).strip() if found else ""
+
+
+def _selected_tail(page: str) -> str:
+    select = re.search(r'<select name="tail">(.*?)</select>', page, re.S).group(1)
+    return re.search(r'<option value="([^"]*)" selected>', select).group(1)
+
+
+@pytest.mark.parametrize("asked", ["100", "1000", "5000", "all", "ALL", ""])
+def test_a_tail_of_the_choices_is_read_without_a_note(client, long_log, asked):
+    page = client.get(long_log, {"tail": asked}).content.decode()
+    assert "data-log-query-note" not in page
+    expected = {"": "1000", "ALL": "all"}.get(asked, asked)
+    assert _selected_tail(page) == expected
+    shown = lines_of(page)
+    assert len(shown) > 5000 if expected == "all" else len(shown) == int(expected)
+
+
+@pytest.mark.parametrize("asked", ["0", "-1", "abc", "1.5", " "])
+def test_a_tail_not_understood_reads_the_default_and_says_so(client, long_log, asked):
+    resp = client.get(long_log, {"tail": asked})
+    page = resp.content.decode()
+    assert resp.status_code == 200
+    assert len(lines_of(page)) == 1000 and _selected_tail(page) == "1000"
+    if asked.strip():
+        assert _note(page) == (
+            f"?tail={asked} ignored (give a number of lines from 1 to 5000, or all): "
+            "showing the last 1000 lines."
+        )
+    else:
+        assert "data-log-query-note" not in page  # an empty tail is no tail
+
+
+def test_a_tail_above_the_cap_reads_the_cap_and_says_so(client, long_log):
+    page = client.get(long_log, {"tail": "99999999"}).content.decode()
+    assert len(lines_of(page)) == 5000 and _selected_tail(page) == "5000"
+    assert _note(page) == (
+        "?tail=99999999 is more than 5000 lines: showing the last 5000 (choose “all” for every line)."
+    )
+
+
+def test_a_tail_between_the_choices_is_read_as_asked(client, long_log):
+    page = client.get(long_log, {"tail": "250"}).content.decode()
+    assert len(lines_of(page)) == 250 and "data-log-query-note" not in page
+    # The form keeps it, so "Show" after changing another control reads 250 lines again.
+    select = re.search(r'<select name="tail">(.*?)</select>', page, re.S).group(1)
+    assert re.findall(r'<option value="([^"]*)"', select) == ["100", "250", "1000", "5000", "all"]
+    assert _selected_tail(page) == "250"
+
+
+def test_a_hostile_tail_is_quoted_escaped(client, long_log):
+    page = client.get(long_log, {"tail": "<script>alert(1)</script>\u202e"}).content.decode()
+    assert "<script>alert(1)</script>" not in page and "\u202e" not in page
+    note = re.search(r"<div[^>]*data-log-query-note[^>]*>(.*?)</div>", page, re.S).group(1)
+    assert "?tail=&lt;script&gt;alert(1)&lt;/script&gt;" in note and "U+202E" in note
+    assert len(lines_of(page)) == 1000
+
+
+def test_the_failure_cards_tail_fragment_ignores_the_pages_tail(client, long_log):
+    resp = client.get(long_log, {"tail": "abc", "fragment": "tail"}, headers={"HX-Request": "true"})
+    body = resp.content.decode()
+    assert resp.status_code == 200 and "data-log-query-note" not in body
+    pre = re.search(r'<pre class="log log-wrap">(.*?)</pre>', body, re.S).group(1)
+    assert len([ln for ln in pre.split("\n") if ln]) == 20
