@@ -8,7 +8,9 @@ have is a 404 naming the pod's containers, never another one's log), ``previous=
 is capped and anything else reads 1000, each with a note on the page), ``ts=0`` (hide timestamps),
 ``wrap=1``, ``q`` (highlight matches), ``task`` (a Job's task), ``download=1`` (the shown lines as
 a text file) and ``after`` (an RFC 3339 timestamp: only newer lines, as a bare fragment;
-static/dashboard/logs.js polls it to follow a log).
+static/dashboard/logs.js polls it to follow a log). The switches ``previous``, ``ts`` and ``wrap``
+take 1 or 0 (or true/false, yes/no, on/off); another word leaves the switch as it is by default,
+with a note.
 """
 
 from __future__ import annotations
@@ -151,6 +153,22 @@ def tail_choices(tail: str) -> list[str]:
     return [*(str(n) for n in numbers), "all"]
 
 
+# The words a switch (``previous``, ``ts``, ``wrap``) takes, in any case; the form sends 1 and 0.
+_ON = frozenset({"1", "true", "yes", "on"})
+_OFF = frozenset({"0", "false", "no", "off"})
+
+
+def _switch(raw: str | None, default: bool, ignored: str) -> tuple[bool, str]:
+    """A switch's query value as (on, a note): absent or empty is ``default``; a word of neither
+    _ON nor _OFF is ``default`` too, with ``ignored`` (``%(value)s``: the value) as the note."""
+    value = (raw or "").strip()
+    if not value:
+        return default, ""
+    if value.lower() in _ON or value.lower() in _OFF:
+        return value.lower() in _ON, ""
+    return default, ignored % {"value": _shown(value)}
+
+
 def _options(request: HttpRequest) -> Options:
     get = request.GET
     notes = []
@@ -158,18 +176,32 @@ def _options(request: HttpRequest) -> Options:
         tail = str(FAILURE_TAIL)
     else:
         tail, note = chosen_tail(get.get("tail"))
-        notes += [note] if note else []
+        notes.append(note)
+    previous, note = _switch(
+        get.get("previous"),
+        False,
+        _("?previous=%(value)s ignored (give 1 or 0): showing the current container's log."),
+    )
+    notes.append(note)
+    timestamps, note = _switch(
+        get.get("ts"), True, _("?ts=%(value)s ignored (give 1 or 0): timestamps shown.")
+    )
+    notes.append(note)
+    wrap, note = _switch(
+        get.get("wrap"), False, _("?wrap=%(value)s ignored (give 1 or 0): lines not wrapped.")
+    )
+    notes.append(note)
     after = get.get("after", "")
     return Options(
         container=get.get("container", ""),
-        previous=get.get("previous") == "1",
+        previous=previous,
         tail=tail,
-        timestamps=get.get("ts") != "0",
-        wrap=get.get("wrap") == "1",
+        timestamps=timestamps,
+        wrap=wrap,
         query=get.get("q", "")[:200],
         task=get.get("task", ""),
         after=after if _STAMP_RE.match(after) else "",
-        notes=notes,
+        notes=[n for n in notes if n],
     )
 
 

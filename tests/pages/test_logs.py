@@ -359,3 +359,48 @@ def test_the_failure_cards_tail_fragment_ignores_the_pages_tail(client, long_log
     assert resp.status_code == 200 and "data-log-query-note" not in body
     pre = re.search(r'<pre class="log log-wrap">(.*?)</pre>', body, re.S).group(1)
     assert len([ln for ln in pre.split("\n") if ln]) == 20
+
+
+# ------------------------------------------------------------------ switches: 1/0 and their words
+@pytest.fixture(scope="module")
+def restarted(own):
+    """A running pod whose container ran once before and failed."""
+    cluster, cache = own
+    begun = rfc3339(cluster.clock.now())
+    cluster.advance(30)
+    last = {"exitCode": 1, "reason": "Error", "startedAt": begun, "finishedAt": rfc3339(cluster.clock.now())}
+    make_pod(cluster, cache, "again", last=last)
+    cluster.advance(30)
+    return f"/pods/{NS}/again/logs/"
+
+
+@pytest.mark.parametrize("word", ["1", "true", "Yes", "on"])
+def test_previous_in_any_word_for_on_reads_the_previous_container(client, restarted, word):
+    page = client.get(restarted, {"previous": word}).content.decode()
+    assert "data-log-query-note" not in page
+    assert lines_of(page)[-1].endswith("exited with status 1")
+    assert '<input type="checkbox" name="previous" value="1" checked>' in page
+
+
+def test_a_switch_not_understood_keeps_its_default_and_says_so(client, restarted):
+    current = lines_of(client.get(restarted, {"ts": "0"}).content.decode())
+    resp = client.get(restarted, {"previous": "maybe", "ts": "<b>x</b>", "wrap": "2"})
+    page = resp.content.decode()
+    assert resp.status_code == 200
+    assert "<b>x</b>" not in page and 'class="log"' in page  # not wrapped
+    shown = lines_of(page)
+    assert not any("exited with status" in ln for ln in shown)  # the current container
+    assert re.match(r"^\d{4}-\d\d-\d\dT", shown[0])  # timestamps shown
+    assert [ln.split(" ", 1)[1] for ln in shown] == current
+    assert _note(page) == (
+        "?previous=maybe ignored (give 1 or 0): showing the current container's log. "
+        "?ts=<b>x</b> ignored (give 1 or 0): timestamps shown. "
+        "?wrap=2 ignored (give 1 or 0): lines not wrapped."
+    )
+
+
+@pytest.mark.parametrize(("ts", "wrap"), [("false", "true"), ("OFF", "on"), ("no", "yes"), ("0", "1")])
+def test_timestamps_and_wrap_take_every_word_of_a_switch(client, restarted, ts, wrap):
+    page = client.get(restarted, {"ts": ts, "wrap": wrap}).content.decode()
+    assert "data-log-query-note" not in page and 'class="log log-wrap"' in page
+    assert not re.match(r"^\d{4}-\d\d-\d\dT", lines_of(page)[0])
