@@ -6,11 +6,11 @@ Query parameters (all optional): ``container`` (the first when absent; a name th
 have is a 404 naming the pod's containers, never another one's log), ``previous=1``, ``tail``
 (a number of lines from 1 to 5000, or ``all``; the form offers 100, 1000 and 5000; a larger number
 is capped and anything else reads 1000, each with a note on the page), ``ts=0`` (hide timestamps),
-``wrap=1``, ``q`` (highlight matches), ``task`` (a Job's task), ``download=1`` (the shown lines as
-a text file) and ``after`` (an RFC 3339 timestamp: only newer lines, as a bare fragment;
-static/dashboard/logs.js polls it to follow a log). The switches ``previous``, ``ts`` and ``wrap``
-take 1 or 0 (or true/false, yes/no, on/off); another word leaves the switch as it is by default,
-with a note.
+``wrap=1``, ``q`` (highlight matches), ``task`` (a Job's task; one it does not have is a 404
+naming its tasks), ``download=1`` (the shown lines as a text file) and ``after`` (an RFC 3339
+timestamp: only newer lines, as a bare fragment; static/dashboard/logs.js polls it to follow a log).
+The switches ``previous``, ``ts`` and ``wrap`` take 1 or 0 (or true/false, yes/no, on/off); another
+word leaves the switch as it is by default, with a note.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ from dashboard.views.downloads import download_header
 from dashboard.views.errors import find_object
 from dashboard.views.notices import page_ctx
 from dashboard.volcano import objects
+from dashboard.volcano.gang import job_tasks
 from dashboard.volcano.objects import annotations as annotations_of
 from dashboard.volcano.objects import as_dict, as_list, as_str
 from dashboard.volcano.objects import labels as labels_of
-from dashboard.volcano.pods import pod_not_started
+from dashboard.volcano.pods import pod_not_started, pod_task
 
 TAILS = ("100", "1000", "5000", "all")
 # The most lines a number in ``?tail=`` reads; more is capped to it ("all" reads every line, up to
@@ -452,13 +453,20 @@ def unknown_container_text(asked: str, containers: list[str], init: list[str]) -
     return text
 
 
-def _unknown_container(request: HttpRequest, ctx: dict[str, Any], text: str) -> HttpResponse:
-    """404 for a container the pod does not have: as text for a download or a follow poll, else
-    the page (or the failure card's tail) with ``text`` as its notice; never another container's log."""
+def unknown_task_text(asked: str, tasks: list[str]) -> str:
+    """What a Job's ``?task=`` naming none of its tasks gets: the name asked for and the Job's tasks."""
+    text = _("This Job has no task “%(asked)s”.") % {"asked": asked}
+    return text + " " + _("Its tasks: %(names)s.") % {"names": ", ".join(tasks) or "—"}
+
+
+def _unknown_name(request: HttpRequest, ctx: dict[str, Any], text: str) -> HttpResponse:
+    """404 for a container the pod does not have (a task the Job does not have): as text for a
+    download or a follow poll, else the page (or the failure card's tail) with ``text`` as its
+    notice; never another container's (task's) log."""
     if request.GET.get("download") == "1" or request.GET.get("after"):
         return HttpResponse(text, status=404, content_type="text/plain; charset=utf-8")
     opts = _options(request)
-    ctx.update({"container_error": text, "opts": opts, "tails": tail_choices(opts.tail)})
+    ctx.update({"name_error": text, "opts": opts, "tails": tail_choices(opts.tail)})
     if request.GET.get("fragment") == "tail":
         ctx["problems"] = [text]
         return render(request, "dashboard/_log_tail.html", ctx, status=404)
@@ -493,7 +501,7 @@ def pod_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     if refusal := logs_refusal(request, namespace):
         return _denied(request, ctx, refusal)
     if asked and asked not in containers:
-        return _unknown_container(request, ctx, unknown_container_text(asked, app, init))
+        return _unknown_name(request, ctx, unknown_container_text(asked, app, init))
     # A pod none of whose containers has run has no log to read yet: the page says so.
     ctx["not_started"] = pod_not_started(pod)
     try:
@@ -522,9 +530,11 @@ def job_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     snap, job = found
     opts = _options(request)
     pods = snap.pods_for_job(job)
-    tasks = sorted({labels_of(x).get("volcano.sh/task-spec", "") for x in pods} - {""})
+    # The tasks of the spec (some may have no pod yet) and of the pods.
+    spec_tasks = (as_str(t.get("name")) for t in job_tasks(job))
+    tasks = sorted(({*spec_tasks} | {pod_task(x) for x in pods}) - {""})
     if opts.task:
-        pods = [x for x in pods if labels_of(x).get("volcano.sh/task-spec", "") == opts.task]
+        pods = [x for x in pods if pod_task(x) == opts.task]
     placed = [x for x in pods if as_str(objects.spec(x).get("nodeName"))]
     cap = settings.VOLCANO_UI_LOGS_JOB_MAX_PODS
     read = placed[:cap]
@@ -544,6 +554,8 @@ def job_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     )
     if refusal := logs_refusal(request, namespace):
         return _denied(request, ctx, refusal)
+    if opts.task and opts.task not in tasks:
+        return _unknown_name(request, ctx, unknown_task_text(opts.task, tasks))
     targets = [
         (_pod_name(x), as_str(as_dict(c).get("name")))
         for x in read

@@ -122,6 +122,32 @@ def test_previous_container_of_a_crash_loop(client, demo_cluster):
     assert any("Traceback" in ln for ln in previous)
 
 
+@pytest.mark.usefixtures("demo_cache")
+def test_an_unknown_task_of_a_job_is_named_not_replaced_by_every_task(client):
+    base = "/jobs/research/bad-config/logs/"
+    resp = client.get(base, {"task": "<b>nope"})
+    body = resp.content.decode()
+    assert resp.status_code == 404
+    assert "This Job has no task “&lt;b&gt;nope”. Its tasks: main." in body and "<b>nope" not in body
+    assert 'id="log-lines"' not in body and "data-log-unknown-name" in body
+    for extra in ({"download": "1"}, {"after": "2026-01-01T00:00:00Z"}):
+        answer = client.get(base, {"task": "<b>nope", **extra})
+        assert answer.status_code == 404 and answer["Content-Type"].startswith("text/plain"), extra
+        assert answer.content.decode() == "This Job has no task “<b>nope”. Its tasks: main."
+    known = client.get(base, {"task": "main"})
+    assert known.status_code == 200 and '<option value="main" selected>' in known.content.decode()
+
+
+@pytest.mark.usefixtures("demo_cache")
+def test_a_task_of_the_spec_without_pods_is_a_choice_with_no_lines(client):
+    # allreduce-bench's spec has tasks mpimaster and mpiworker; only mpimaster has a pod.
+    resp = client.get("/jobs/research/allreduce-bench/logs/", {"task": "mpiworker"})
+    page = resp.content.decode()
+    assert resp.status_code == 200 and lines_of(page) == []
+    assert '<option value="mpiworker" selected>' in page and '<option value="mpimaster">' in page
+    assert "Merged by time from 0 of 0 pods" in unescape(page)
+
+
 # ------------------------------------------------------------------ own cluster
 def test_multi_container_picker_and_download(client, own):
     cluster, cache = own
