@@ -86,7 +86,8 @@ class PodTable:
     the pods the filter keeps; ``first``/``last``: the 1-based positions shown (0, 0 when none);
     ``page``/``pages``: this page and how many there are; ``statuses``: [(status, count)] over all
     pods, most first; ``tasks``: [(task, count)] by task name ("" for pods without one);
-    ``status``/``task``: the filter ("" for none, ``task`` None for no task filter)."""
+    ``status``/``task``: the filter ("" for none, ``task`` None for no task filter), a status in
+    the spelling of the pods' when it is one of theirs in another letter case."""
 
     rows: list[PodRow]
     total: int
@@ -111,6 +112,26 @@ class PodTable:
         """Fewer rows are shown than there are pods."""
         return len(self.rows) < self.total
 
+    @property
+    def status_names(self) -> list[str]:
+        """The pods' statuses, most first."""
+        return [st for st, _n in self.statuses]
+
+    @property
+    def task_names(self) -> list[str]:
+        """The pods' task names, by name (pods without a task left out)."""
+        return [t for t, _n in self.tasks if t]
+
+    @property
+    def status_unmatched(self) -> bool:
+        """The status filter names a status none of the pods has (it still filters, literally)."""
+        return bool(self.status) and self.status not in self.status_names
+
+    @property
+    def task_unmatched(self) -> bool:
+        """The task filter names a task none of the pods has (it still filters, literally)."""
+        return self.task is not None and all(t != self.task for t, _n in self.tasks)
+
 
 def pod_table(
     pods: Iterable[Mapping],
@@ -120,17 +141,23 @@ def pod_table(
     page: int = 1,
     per_page: int = POD_PAGE_SIZE,
 ) -> PodTable:
-    """The pods filtered by displayed status (kubectl's STATUS column) and task, sorted by task,
-    task index and name, cut to page ``page`` (clamped to 1..pages). Only the shown pods become
-    PodRows: a gang of thousands of pods costs one status reading per pod."""
+    """The pods filtered by displayed status (kubectl's STATUS column; one of the pods' statuses
+    in any letter case means that status) and task, sorted by task, task index and name, cut to
+    page ``page`` (clamped to 1..pages). Only the shown pods become PodRows: a gang of thousands
+    of pods costs one status reading per pod."""
     keyed = []
     statuses: dict[str, int] = {}
     tasks: dict[str, int] = {}
+    read = []
     for pod in pods:
         shown = vpods.pod_display_status(pod).status
         ptask = pod_task(pod)
         statuses[shown] = statuses.get(shown, 0) + 1
         tasks[ptask] = tasks.get(ptask, 0) + 1
+        read.append((pod, shown, ptask))
+    if status and status not in statuses:
+        status = next((st for st in statuses if st.lower() == status.lower()), status)
+    for pod, shown, ptask in read:
         if (status and shown != status) or (task is not None and ptask != task):
             continue
         index = vpods.pod_task_index(pod)
