@@ -373,8 +373,14 @@ class ClusterCache:
         if informer.spec is PODS:
             # Before the pods store says "synced": whoever waits for that sees the events settled.
             self._pods_settled(informer, worst.state == "synced")
+        # A request of any of them that the API server has not answered yet: the earliest.
+        waiting = [w for i in peers if (w := i.waiting_since) is not None]
         store.set_state(
-            worst.state, error=worst.last_error, detail=worst.detail, category=worst.error_category
+            worst.state,
+            error=worst.last_error,
+            detail=worst.detail,
+            category=worst.error_category,
+            waiting_since=min(waiting, default=None),
         )
 
     def _pods_settled(self, informer: Informer, all_synced: bool) -> None:

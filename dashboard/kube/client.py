@@ -18,7 +18,7 @@ import os
 import re
 import ssl
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -417,10 +417,18 @@ class KubeClient:
             raise error_from_status(resp.status, str(resp.reason or ""), status, _retry_after(raw.headers))
         return resp.response
 
-    def get_json(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict[str, Any]:
-        """GET ``path`` and decode the JSON body. Raises KubeError / Gone."""
+    def get_json(
+        self,
+        path: str,
+        query: list[tuple[str, Any]] | None = None,
+        answered: Callable[[], None] | None = None,
+    ) -> dict[str, Any]:
+        """GET ``path`` and decode the JSON body. Raises KubeError / Gone. ``answered()`` is called
+        once a successful response's headers arrive, before its body is read."""
         raw = self._request(path, query, (self.timeouts.connect, self.timeouts.read))
         try:
+            if answered is not None:
+                answered()
             data = raw.read()
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise KubeError(0, type(exc).__name__, str(exc)) from exc

@@ -27,7 +27,10 @@ The loop follows the Kubernetes "API concepts" semantics (list, watch, resourceV
    certificate that fails verification: credentials or trust rejected, not an outage); sleep with
    exponential backoff and jitter, at least the server's Retry-After; then reconnect. A watch that
    ends quickly without delivering anything counts as a failure too, so a server that drops watches
-   cannot drive a hot loop.
+   cannot drive a hot loop. Each list or watch request of the reconnect marks since when it waits
+   for an answer (``waiting_since``) until its response headers arrive or it fails: a server that
+   accepts connections and answers nothing holds it for the read timeout, and meanwhile the last
+   error is only how the previous attempt ended.
 6. Before every (re)connect, ``client.reload_if_changed()`` re-reads a kubeconfig that changed on
    disk (then discovery is redone), so rotated credentials/CA need no restart.
 
@@ -196,6 +199,10 @@ class Informer:
         self.last_error = ""
         self.detail = ""
         self.error_category = ""  # KubeError.category of last_error
+        # When a request of a reconnect after an error went out, until the server answers it
+        # (response headers) or it fails: the kind says since when it waits
+        # (KindState.waiting_since), last_error being the previous attempt's cause.
+        self.waiting_since: datetime | None = None
         self._client_reloads = client.reloads
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -227,10 +234,30 @@ class Informer:
         if error is not None:
             self.last_error = error
             self.error_category = category
+        if error is not None or name == "synced":
+            # Answered, or failed with the error now shown: no request waits any more.
+            self.waiting_since = None
         if name == "synced":
             self.error_category = ""
         if detail is not None:
             self.detail = detail
+        if self._state_sink is not None:
+            self._state_sink(self)
+
+    def _awaiting(self, sent: bool) -> None:
+        """A list or watch request was just sent (``sent``) or the server answered it (its response
+        headers arrived). While the kind reconnects after an error (not synced, and past its first
+        list's "syncing"), its state says since when the request waits for an answer: the last
+        error is only how the previous attempt ended. A failure clears the mark with its own error
+        (``_set_state``)."""
+        if sent:
+            if self.state in ("synced", "syncing"):
+                return
+            self.waiting_since = datetime.now(UTC)
+        elif self.waiting_since is None:
+            return
+        else:
+            self.waiting_since = None
         if self._state_sink is not None:
             self._state_sink(self)
 
@@ -322,6 +349,7 @@ class Informer:
             # one's): a restarted API server answers 410 to the first watch, and until the
             # re-list the pages would show the old history as current.
             log.info("%s: %s; re-listing", self.label, exc.describe())
+            self._awaiting(False)  # answered; the re-list's request is another one
             return
         # Again without a successful list in between: a broken server. Back off, and say the data
         # is not current meanwhile.
@@ -374,8 +402,9 @@ class Informer:
                 query.append(("continue", cont))
             if self.field_selector:
                 query.append(("fieldSelector", self.field_selector))
+            self._awaiting(True)
             try:
-                body = self.client.get_json(self._path(), query)
+                body = self.client.get_json(self._path(), query, answered=lambda: self._awaiting(False))
             except Gone:
                 if not cont:
                     raise
@@ -437,10 +466,11 @@ class Informer:
                 early.close()
             self.counters["watches"] += 1
             source, started = self._open_watch(rv), time.monotonic()
+            self._awaiting(True)  # the request is sent when the stream is entered
         delivered = 0
         with source as lines:
             if self.state != "synced":
-                self._set_state("synced")
+                self._set_state("synced")  # answered: the mark goes with it
             for line in lines:
                 if self._stop.is_set():
                     break
@@ -528,10 +558,13 @@ class EarlyWatch:
         # Opened here, before the next page is asked for: the server holds the watch from then on.
         opened = ExitStack()
         lines: Iterator[bytes] = iter(())
+        informer._awaiting(True)
         try:
             lines = opened.enter_context(informer._open_watch(rv, holder=self._live))
         except KubeError as exc:  # handled as the watch's own failure, once the list is stored
             self._lines.put(exc)
+        finally:
+            informer._awaiting(False)  # answered, or failed: the list's next page goes on
         self._thread = threading.Thread(
             target=self._read, args=(opened, lines), name=f"informer-{informer.label}-early", daemon=True
         )

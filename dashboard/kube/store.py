@@ -78,6 +78,9 @@ class KindState:
     watch keeps them current (the field is then the moment the kind last left "synced", or None);
     once the kind leaves "synced" (watch broken, re-list failing) it stays at that moment, which
     is later than ``synced_at`` whenever watch events were applied after the last full list.
+    ``waiting_since``: when the kind's informer sent the list or watch request the API server has
+    not answered yet (no response headers), while the kind is not "synced"; None when no request
+    waits. ``last_error`` is then the cause of the previous attempt's end, not the current one.
     """
 
     name: str = "syncing"
@@ -87,6 +90,7 @@ class KindState:
     detail: str = ""
     error_category: str = ""
     live_until: datetime | None = None
+    waiting_since: datetime | None = None
 
     @property
     def current_at(self) -> datetime | None:
@@ -472,10 +476,18 @@ class KindStore:
         return objs
 
     def set_state(
-        self, name: str, *, error: str | None = None, detail: str | None = None, category: str | None = None
+        self,
+        name: str,
+        *,
+        error: str | None = None,
+        detail: str | None = None,
+        category: str | None = None,
+        waiting_since: datetime | None = None,
     ) -> KindState:
         """Move to state ``name``; ``since`` changes only when the state name changes. ``category``
-        (None: unchanged, except "synced" clears it) is the error category shown with the error."""
+        (None: unchanged, except "synced" clears it) is the error category shown with the error.
+        ``waiting_since``: the request the API server has not answered yet (KindState), None when
+        none waits; never kept in "synced"."""
         assert name in STATES, name
         with self._lock:
             old = self._state
@@ -489,6 +501,7 @@ class KindStore:
                 error_category=(
                     category if category is not None else ("" if name == "synced" else old.error_category)
                 ),
+                waiting_since=None if name == "synced" else waiting_since,
             )
             if name == "synced" and old.name != "synced":
                 new = replace(new, synced_at=now)
