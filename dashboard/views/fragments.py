@@ -187,6 +187,7 @@ def _notices_version(snap: Any, now: datetime, kinds: tuple[str, ...]) -> str:
             getattr(getattr(snap, k).state, "name", ""),
             str(getattr(getattr(snap, k).state, "synced_at", "")),
             str(getattr(getattr(snap, k).state, "live_until", "")),
+            str(getattr(getattr(snap, k).state, "waiting_since", "")),
         )
         for k in kinds
     )

@@ -3,7 +3,8 @@
 A kind's state is the cache's ``KindState`` (dashboard/kube/store.py): ``name`` one of synced,
 syncing, stale, forbidden, not_installed, unreachable; ``error_category`` ("unconfigured",
 "rejected", ...), ``last_error``, ``since``, ``synced_at`` (last full list), ``live_until`` (when
-the kind left "synced").
+the kind left "synced"), ``waiting_since`` (a request the API server has not answered yet; the
+last error is then the previous attempt's cause).
 """
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import get_text_list
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
+
+from dashboard.templatetags.volcano import absolute
 
 KIND_LABELS = {
     "jobs": gettext_noop("Volcano Jobs"),
@@ -76,12 +81,24 @@ def notice_text(name: str, category: str, label: str, has_data: bool = True) -> 
     return _("%(kind)s: state %(state)s.") % {"kind": label, "state": name}, "warn"
 
 
+def waiting_text(since: datetime) -> SafeString:
+    """The current truth of a kind whose request the API server has not answered since ``since``
+    (KindState.waiting_since), where the last error names only how the previous attempt ended. The
+    time is absolute, as "Last synced" is: the text stays true in a fragment rendered earlier."""
+    when = format_html('<time datetime="{}">{}</time>', since.isoformat(), absolute(since))
+    sentence = conditional_escape(_("Waiting for an answer from the API server since %(time)s."))
+    return mark_safe(sentence % {"time": when})  # the sentence escaped, the time built escaped
+
+
 def notices(snap: Any, *kinds: str) -> list[dict]:
     """The notices for the kinds whose data is not live: syncing, stale, forbidden, not installed
     or unreachable (KindState of the cache contract). Kinds in the same state with the same error
     share one notice (an API server outage is one notice naming every kind, not five):
     ``kinds`` names them (``kind``: the same, space-separated), ``blocking_kinds`` those with no
-    data at all (see blocked), ``synced_at`` the oldest moment their data was last current."""
+    data at all (see blocked), ``synced_at`` the oldest moment their data was last current,
+    ``waiting_since`` the earliest request of theirs the API server has not answered yet (None:
+    none waits) and ``waiting`` its sentence ("" when none), shown before ``error``, which is then
+    the previous cause."""
     groups: dict[tuple[str, str, str], list[tuple[str, Any]]] = {}
     for kind in kinds:
         state = getattr(snap, kind).state
@@ -104,6 +121,7 @@ def _notice(name: str, category: str, err: str, members: list[tuple[str, Any]]) 
         t for _k, st in members if (t := getattr(st, "live_until", None) or getattr(st, "synced_at", None))
     ]
     since = [t for _k, st in members if (t := getattr(st, "since", None))]
+    waiting = min((t for _k, st in members if (t := getattr(st, "waiting_since", None))), default=None)
     return {
         "kind": " ".join(names),
         "kinds": names,
@@ -114,6 +132,8 @@ def _notice(name: str, category: str, err: str, members: list[tuple[str, Any]]) 
         "category": category,
         "since": min(since) if since else None,
         "synced_at": min(current) if current else None,
+        "waiting_since": waiting,
+        "waiting": waiting_text(waiting) if waiting else "",
         "blocking_kinds": frozenset(
             kind
             for kind, st in members
@@ -155,6 +175,8 @@ def one_notice(found: list[dict]) -> list[dict]:
             "error": "",
             "since": None,
             "synced_at": min(synced) if synced else None,
+            "waiting_since": None,  # one short line, without the causes
+            "waiting": "",
             "kinds": tuple(k for n in found for k in n["kinds"]),
             "blocking_kinds": frozenset().union(*(n["blocking_kinds"] for n in found)),
         }

@@ -6,6 +6,8 @@ the way the informers set them for a missing CRD, a 403, a lost watch.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.pages.helpers import text
@@ -82,3 +84,55 @@ def test_forbidden_names_the_dashboards_identity_in_chinese_too(client, cache):
     page = text(client.get("/queues/").content.decode())
     assert "仪表盘自身的身份无权在此集群中列出" in page
     assert "你无权" not in page
+
+
+CUT = "API server unreachable: the connection was cut off in the middle of a response"
+
+
+def test_a_request_waiting_for_an_answer_is_said_with_the_error_as_the_previous_cause(client, cache):
+    from datetime import UTC, datetime, timedelta
+
+    from dashboard.templatetags.volcano import absolute
+    from dashboard.views import notices
+    from tests.pages.helpers import fragment_url
+
+    for kind in ("jobs", "podgroups"):
+        cache.store(kind).set_state("stale", error=CUT, category="unreachable")
+    page = client.get("/").content.decode()
+    assert "Waiting for an answer" not in text(page) and "Before that" not in text(page)
+
+    # Both reconnects wait, sent a second apart: still one notice, since the earlier one.
+    t0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    cache.store("jobs").set_state("stale", error=CUT, category="unreachable", waiting_since=t0)
+    cache.store("podgroups").set_state(
+        "stale", error=CUT, category="unreachable", waiting_since=t0 + timedelta(seconds=1)
+    )
+    (notice,) = notices.notices(cache.snapshot(), "jobs", "podgroups")
+    assert notice["kinds"] == ("jobs", "podgroups") and notice["waiting_since"] == t0
+
+    # The notices bar has a new version at once, not at its next 10-second step.
+    resp = client.get(fragment_url(page, "notices"), headers={"HX-Request": "true"})
+    assert resp.status_code == 200
+    bar = resp.content.decode()
+    assert bar.count('data-state="stale"') == 1
+    assert f'<time datetime="{t0.isoformat()}">' in bar  # an absolute time: it does not go stale
+    assert f"Waiting for an answer from the API server since {absolute(t0)}" in text(bar)
+    assert f"Before that: {CUT}" in text(bar)
+
+    # The kiosk leaves the wait to the other pages, as it does the error detail: its one notice
+    # carries it for the desk pages' markup, its style hides it; its one line for several
+    # notices has neither.
+    kiosk = client.get("/kiosk/").content.decode()
+    assert '<span class="small notice-waiting">' in kiosk
+    css = (Path(__file__).resolve().parents[2] / "static" / "dashboard" / "app.css").read_text()
+    assert "body.kiosk .notice .container > span.notice-waiting { display: none; }" in css
+    cache.store("events").set_state("forbidden", error="events is forbidden")
+    (line,) = notices.one_notice(notices.notices(cache.snapshot(), "jobs", "podgroups", "events"))
+    assert line["waiting"] == "" and line["waiting_since"] is None
+    assert "Waiting" not in text(client.get("/kiosk/").content.decode())
+
+    # Answered: the mark goes, the error is the current cause again.
+    cache.store("jobs").set_state("stale", error=CUT, category="unreachable")
+    cache.store("podgroups").set_state("stale", error=CUT, category="unreachable")
+    bar = text(client.get("/").content.decode())
+    assert "Waiting for an answer" not in bar and "Before that" not in bar and CUT in bar
