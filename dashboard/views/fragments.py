@@ -181,10 +181,14 @@ class Fragments:
 
 
 def _notices_version(snap: Any, now: datetime, kinds: tuple[str, ...]) -> str:
+    """What the bar shows of each kind: its state, the error and its category the notice quotes
+    (a new error in the same state is news at once), its sync times and a request's wait."""
     states = tuple(
         (
             k,
             getattr(getattr(snap, k).state, "name", ""),
+            getattr(getattr(snap, k).state, "last_error", ""),
+            getattr(getattr(snap, k).state, "error_category", ""),
             str(getattr(getattr(snap, k).state, "synced_at", "")),
             str(getattr(getattr(snap, k).state, "live_until", "")),
             str(getattr(getattr(snap, k).state, "waiting_since", "")),

@@ -136,3 +136,19 @@ def test_a_request_waiting_for_an_answer_is_said_with_the_error_as_the_previous_
     cache.store("podgroups").set_state("stale", error=CUT, category="unreachable")
     bar = text(client.get("/").content.decode())
     assert "Waiting for an answer" not in bar and "Before that" not in bar and CUT in bar
+
+
+def test_a_new_error_in_the_same_state_is_a_new_notices_bar_at_once(client, cache):
+    from tests.pages.helpers import fragment_url
+
+    cache.store("jobs").set_state("stale", error=CUT, category="unreachable")
+    page = client.get("/").content.decode()
+    assert CUT in text(page)
+    url = fragment_url(page, "notices")  # carries the version the page shows
+    assert client.get(url, headers={"HX-Request": "true"}).status_code == 204
+
+    refused = "HTTP 403 Forbidden: jobs is forbidden"
+    cache.store("jobs").set_state("stale", error=refused, category="")
+    again = client.get(url, headers={"HX-Request": "true"})
+    assert again.status_code == 200
+    assert refused in text(again.content.decode()) and CUT not in text(again.content.decode())
