@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters.clock import reference_now
+from dashboard.presenters.paging import asked_page, page_note
 from dashboard.presenters.pending import unreadable_reason
 from dashboard.presenters.pods import pod_table
 from dashboard.presenters.queues import GangRoom
@@ -203,13 +204,11 @@ class GangReads:
         ctx: dict[str, Any] = {}
         if frags.want("pods"):
             get = frags.request.GET
-            try:
-                page = int(get.get("pod_page", "1"))
-            except ValueError:
-                page = 1
+            page, _valid = asked_page(get.get("pod_page"))
             task = get.get("pod_task") or None
             table = pod_table(self.pods, status=get.get("pod_status", ""), task=task, page=page)
             ctx["pod_table"] = table
+            ctx["pod_page_note"] = page_note(get.get("pod_page"), table.page, table.pages)
             ctx["pods"] = table.rows
             # Pods that cannot be read prove nothing about this gang: "unavailable", never "0".
             ctx["pods_unavailable"] = unreadable_reason(self.snap.pods.state)

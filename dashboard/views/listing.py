@@ -24,6 +24,7 @@ from dashboard.access import visible_namespaces
 from dashboard.hidden import as_text
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters.clock import reference_now
+from dashboard.presenters.paging import asked_page, page_note, sort_note
 from dashboard.presenters.phases import Phase
 from dashboard.presenters.selectors import SelectorError, parse_selector, selector_matches
 from dashboard.presenters.sorting import attention_note, sort_options
@@ -78,15 +79,15 @@ class ListQuery:
                 self.selector = parse_selector(self.selector_text)
             except SelectorError as exc:
                 self.selector_error = str(exc)
-        sort = get.get("sort", default_sort)
+        sort = get.get("sort", "").strip() or default_sort
         key = sort.lstrip("-")
         self.sort = sort if key in sorts else default_sort
         self.sort_key = self.sort.lstrip("-")
         self.descending = self.sort.startswith("-")
-        try:
-            self.page = max(1, int(get.get("page", "1")))
-        except ValueError:
-            self.page = 1
+        # As asked, for the notes when they are not used as given (presenters.paging).
+        self.sort_asked = get.get("sort", "")
+        self.page_asked = get.get("page", "")
+        self.page, _valid = asked_page(self.page_asked)
 
     @property
     def active(self) -> bool:
@@ -207,6 +208,14 @@ def _results(request: HttpRequest, snap: Snapshot, now: datetime, lq: ListQuery,
         "active_selected": bool(lq.phases) and set(lq.phases) == set(spec.active_phases),
         "sort_options": sort_options(spec.sort_keys, lq.sort, spec.sort_columns),
         "sort_note": attention_note() if lq.sort_key == "attention" else "",
+        "query_notes": [
+            note
+            for note in (
+                sort_note(lq.sort_asked, spec.sort_keys, spec.default_sort),
+                page_note(lq.page_asked, page.number, page.paginator.num_pages),
+            )
+            if note
+        ],
         # Still filtered literally (a newer Volcano may have phases this UI does not know).
         "unknown_phases": [x for x in lq.phases if x not in spec.known_phases],
         "known_phases": spec.phase_order,
