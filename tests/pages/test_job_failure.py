@@ -42,6 +42,20 @@ def test_failure_card_names_the_failed_containers_and_loads_the_last_lines_lazil
     assert client.get("/jobs/research/allreduce-bench/").content.decode().count("Why did this Job fail?") == 0
 
 
+@pytest.mark.usefixtures("demo_cache")
+def test_the_last_lines_without_javascript_are_a_link_to_the_log(client, demo_cluster):
+    page = client.get("/jobs/research/bad-config/").content.decode()
+    body = re.search(r'<div class="log-tail-body">(.*?)</div>', page, re.S).group(1)
+    link = re.search(r'<a data-log-tail-link\s+href="([^"]+)"\s*>Show the last lines</a>', body)
+    assert link, body
+    url = unescape(link.group(1))
+    assert re.fullmatch(r"/pods/research/bad-config-main-\d/logs/\?container=main&tail=100", url), url
+    full = client.get(url)
+    shown = unescape(full.content.decode())
+    assert full.status_code == 200 and "<html" in shown
+    assert "Traceback (most recent call last):" in shown and "exited with status 1" in shown
+
+
 # ------------------------------------------------------------------ pods deleted under the cache
 @pytest.fixture(scope="module")
 def gone_cluster(tmp_path_factory):
