@@ -213,6 +213,14 @@ class Result:
     truncated: list[str] = field(default_factory=list)
     busy: bool = False
     failed: bool = False  # some problem was the API server failing (not it refusing: no such log)
+    # Pods whose log was asked for, and those of which at least one container's log was read.
+    tried: set[str] = field(default_factory=set)
+    read: set[str] = field(default_factory=set)
+
+    @property
+    def none_read(self) -> bool:
+        """Logs were asked for and not one could be read (every read failed or found no slot)."""
+        return bool(self.tried) and not self.read
 
 
 class _Failure(str):
@@ -256,8 +264,10 @@ def _read(namespace: str, pod: str, container: str, opts: Options) -> LogRead | 
 
 
 def _collect(namespace: str, targets: list[tuple[str, str]], opts: Options) -> Result:
-    """Read every (pod, container) of ``targets``; lines merged by time (then by source)."""
-    result = Result()
+    """Read every (pod, container) of ``targets``; lines merged by time (then by source). Of a
+    Job's containers, the ones that could not be read for the same reason share one problem
+    ("pod-0/main, pod-1/main: reason")."""
+    result = Result(tried={pod for pod, _container in targets})
 
     def one(target: tuple[str, str]) -> tuple[tuple[str, str], LogRead | str | None]:
         try:
@@ -270,17 +280,21 @@ def _collect(namespace: str, targets: list[tuple[str, str]], opts: Options) -> R
     else:
         with ThreadPoolExecutor(max_workers=_JOB_READERS, thread_name_prefix="logs") as pool:
             answers = list(pool.map(one, targets))
+    unread: dict[str, list[str]] = {}  # reason -> the sources not read for it, in order
     for (pod, container), answer in answers:
         source = f"{pod}/{container}"
         if answer is None:
             result.busy = True
         elif isinstance(answer, str):
             result.failed = result.failed or isinstance(answer, _Failure)
-            result.problems.append(f"{source}: {answer}" if len(targets) > 1 else answer)
+            unread.setdefault(str(answer), []).append(source)
         else:
+            result.read.add(pod)
             if answer.truncated:
                 result.truncated.append(source)
             result.lines.extend(answer.lines)
+    for reason, sources in unread.items():
+        result.problems.append(f"{', '.join(sources)}: {reason}" if len(targets) > 1 else reason)
     if opts.after:
         result.lines = [ln for ln in result.lines if ln.at > opts.after]
     if len(targets) > 1:
@@ -390,6 +404,8 @@ def _respond(
             "problems": result.problems,
             "truncated": result.truncated,
             "busy": result.busy,
+            "none_read": result.none_read,
+            "pod_read": len(result.read),
             "max_bytes": settings.VOLCANO_UI_LOGS_MAX_BYTES,
             "live": live,
             "after": last or "",
@@ -504,11 +520,8 @@ def pod_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         return _unknown_name(request, ctx, unknown_container_text(asked, app, init))
     # A pod none of whose containers has run has no log to read yet: the page says so.
     ctx["not_started"] = pod_not_started(pod)
-    try:
-        readable = opts.container and not ctx["not_started"]
-        result = _collect(namespace, [(name, opts.container)], opts) if readable else Result()
-    except LogsBusy:
-        result = Result(busy=True)
+    readable = opts.container and not ctx["not_started"]
+    result = _collect(namespace, [(name, opts.container)], opts) if readable else Result()
     live = not opts.previous and _running(pod, opts.container)
     suffix = "-previous" if opts.previous else ""
     return _respond(
@@ -547,7 +560,7 @@ def job_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
             "tasks": tasks,
             "pod_total": len(pods),
             "pod_placed": len(placed),
-            "pod_read": len(read),
+            "pod_tried": len(read),
             "pod_cap": cap,
             "capped": len(placed) > cap,
         }
