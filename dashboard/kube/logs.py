@@ -8,14 +8,16 @@ connections to the API server.
 
 Shapes: ``read_pod_log(...) -> LogRead`` (lines oldest first; ``truncated`` when the byte limit
 cut the answer); errors: ``KubeError`` (the API server's answer, e.g. 400 for a container waiting
-to start, 403, 404), ``LogsBusy`` (no slot free within the wait).
+to start, 403, 404), ``LogsBusy`` (no slot free within the wait). ``LogSlots.waiting_seconds()``
+says how long the reads holding the slots have waited for the API server's answer.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -74,22 +76,48 @@ def parse_lines(data: bytes, source: str = "") -> list[LogLine]:
     return out
 
 
+class LogHold:
+    """One slot in use: ``answered()`` records that the API server has answered the read (its
+    response headers arrived), so the read is no longer waiting for it."""
+
+    def __init__(self) -> None:
+        self.taken = time.monotonic()
+        self.waiting = True
+
+    def answered(self) -> None:
+        self.waiting = False
+
+
 class LogSlots:
     """At most ``limit`` log reads at once in this process; ``take(wait)`` raises LogsBusy after
-    ``wait`` seconds without a free slot."""
+    ``wait`` seconds without a free slot, else yields the slot's LogHold."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self._sem = threading.BoundedSemaphore(limit)
+        self._lock = threading.Lock()
+        self._holds: set[LogHold] = set()
 
     @contextmanager
-    def take(self, wait: float = 0.5) -> Iterator[None]:
+    def take(self, wait: float = 0.5) -> Iterator[LogHold]:
         if not self._sem.acquire(timeout=wait):
             raise LogsBusy(f"all {self.limit} log reads of this process are in use")
+        hold = LogHold()
+        with self._lock:
+            self._holds.add(hold)
         try:
-            yield
+            yield hold
         finally:
+            with self._lock:
+                self._holds.discard(hold)
             self._sem.release()
+
+    def waiting_seconds(self) -> list[float]:
+        """Seconds each slot in use has waited for the API server's answer, longest first; slots
+        whose read was answered are left out."""
+        now = time.monotonic()
+        with self._lock:
+            return sorted((now - h.taken for h in self._holds if h.waiting), reverse=True)
 
 
 def read_pod_log(
@@ -103,10 +131,12 @@ def read_pod_log(
     since_time: str = "",
     max_bytes: int,
     timeout: float,
+    answered: Callable[[], None] | None = None,
 ) -> LogRead:
     """GET /api/v1/namespaces/{namespace}/pods/{pod}/log for one container, at most ``max_bytes``
     (the API server cuts at ``limitBytes``; a cut line is dropped). ``since_time`` is RFC 3339
-    (whole seconds are what the API honours). ``timeout``: seconds for connecting and for each read."""
+    (whole seconds are what the API honours). ``timeout``: seconds for connecting and for each read.
+    ``answered()`` is called once the API server's response headers arrive (e.g. LogHold.answered)."""
     query: list[tuple[str, Any]] = [("container", container), ("timestamps", "true")]
     if previous:
         query.append(("previous", "true"))
@@ -117,6 +147,8 @@ def read_pod_log(
     query.append(("limitBytes", str(max_bytes + 1)))
     path = f"/api/v1/namespaces/{namespace}/pods/{pod}/log"
     raw = client._request(path, query, (timeout, timeout))
+    if answered is not None:
+        answered()
     try:
         data = raw.read(max_bytes + 1)
     except (urllib3.exceptions.HTTPError, OSError) as exc:

@@ -19,6 +19,7 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -33,8 +34,9 @@ from django.views.decorators.http import require_safe
 from dashboard.access import UNCHECKED_RETRY_SECONDS, Decision, current_identity, decide
 from dashboard.hidden import reveal_html
 from dashboard.kube import get_cluster_cache
-from dashboard.kube.client import KubeError
+from dashboard.kube.client import UNREACHABLE, KubeError
 from dashboard.kube.logs import LogLine, LogRead, LogsBusy, LogSlots, read_pod_log
+from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters.clock import reference_now
 from dashboard.views.downloads import download_header
 from dashboard.views.errors import find_object
@@ -55,6 +57,9 @@ FAILURE_TAIL = 20
 DEFAULT_TAIL = "1000"
 # Parallel reads for one Job page (each still takes a process-wide slot).
 _JOB_READERS = 4
+# Seconds a log read may wait for the API server's answer before it counts as stalled on it: when
+# every slot is held by such reads, "busy" is the API server not answering, not too many readers.
+STALLED_READ_SECONDS = 3.0
 _STAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$")
 
 _slots_lock = threading.Lock()
@@ -216,11 +221,41 @@ class Result:
     # Pods whose log was asked for, and those of which at least one container's log was read.
     tried: set[str] = field(default_factory=set)
     read: set[str] = field(default_factory=set)
+    busy_text: str = ""  # why no slot was free (busy_text()), when ``busy``
 
     @property
     def none_read(self) -> bool:
         """Logs were asked for and not one could be read (every read failed or found no slot)."""
         return bool(self.tried) and not self.read
+
+
+def api_stalled(snap: Snapshot) -> bool:
+    """Whether the API server looks stalled: every log slot is held by a read that has waited
+    STALLED_READ_SECONDS or more for its answer, or the pods informer reports no answer (a
+    request unanswered that long, or no connection while it reconnects: KindState)."""
+    waiting = slots().waiting_seconds()
+    if len(waiting) >= slots().limit and waiting[-1] >= STALLED_READ_SECONDS:
+        return True
+    state = snap.pods.state
+    since = state.waiting_since
+    if since is not None and (datetime.now(UTC) - since).total_seconds() >= STALLED_READ_SECONDS:
+        return True
+    return state.name in ("stale", "unreachable") and state.error_category == UNREACHABLE
+
+
+def busy_text(snap: Snapshot) -> str:
+    """Why a log could not be read for want of a free slot: the API server not answering (the
+    reads holding the slots wait for it), else too many logs being read at once."""
+    if api_stalled(snap):
+        limit = slots().limit
+        return ngettext(
+            "The API server is not answering: the log read this dashboard makes at a time is "
+            "waiting for it, so no other log can be read now. Try again in a moment.",
+            "The API server is not answering: the %(n)d log reads this dashboard makes at a time "
+            "are waiting for it, so no other log can be read now. Try again in a moment.",
+            limit,
+        ) % {"n": limit}
+    return _("Too many logs are being read right now; some were not read. Try again in a moment.")
 
 
 class _Failure(str):
@@ -234,7 +269,7 @@ def _read(namespace: str, pod: str, container: str, opts: Options) -> LogRead | 
     if kube is None:
         return _Failure(_("There is no cluster connection to read logs from."))
     try:
-        with slots().take():
+        with slots().take() as hold:
             return read_pod_log(
                 kube,
                 namespace,
@@ -245,6 +280,7 @@ def _read(namespace: str, pod: str, container: str, opts: Options) -> LogRead | 
                 since_time=opts.after[:19] + "Z" if opts.after else "",
                 max_bytes=settings.VOLCANO_UI_LOGS_MAX_BYTES,
                 timeout=settings.VOLCANO_UI_LOGS_TIMEOUT_SECONDS,
+                answered=hold.answered,
             )
     except LogsBusy:
         raise
@@ -263,7 +299,7 @@ def _read(namespace: str, pod: str, container: str, opts: Options) -> LogRead | 
         return _Failure(text) if exc.status == 0 or exc.status >= 500 else text
 
 
-def _collect(namespace: str, targets: list[tuple[str, str]], opts: Options) -> Result:
+def _collect(snap: Snapshot, namespace: str, targets: list[tuple[str, str]], opts: Options) -> Result:
     """Read every (pod, container) of ``targets``; lines merged by time (then by source). Of a
     Job's containers, the ones that could not be read for the same reason share one problem
     ("pod-0/main, pod-1/main: reason")."""
@@ -295,6 +331,8 @@ def _collect(namespace: str, targets: list[tuple[str, str]], opts: Options) -> R
             result.lines.extend(answer.lines)
     for reason, sources in unread.items():
         result.problems.append(f"{', '.join(sources)}: {reason}" if len(targets) > 1 else reason)
+    if result.busy:
+        result.busy_text = busy_text(snap)
     if opts.after:
         result.lines = [ln for ln in result.lines if ln.at > opts.after]
     if len(targets) > 1:
@@ -365,6 +403,7 @@ def _respond(
                 "line_count": len(result.lines),
                 "problems": result.problems,
                 "busy": result.busy,
+                "busy_text": result.busy_text,
             }
         )
         return render(request, "dashboard/_log_tail.html", ctx)
@@ -404,6 +443,7 @@ def _respond(
             "problems": result.problems,
             "truncated": result.truncated,
             "busy": result.busy,
+            "busy_text": result.busy_text,
             "none_read": result.none_read,
             "pod_read": len(result.read),
             "max_bytes": settings.VOLCANO_UI_LOGS_MAX_BYTES,
@@ -413,9 +453,10 @@ def _respond(
             "follow_seconds": settings.VOLCANO_UI_LOGS_FOLLOW_SECONDS,
         }
     )
-    resp = render(
-        request, "dashboard/logs.html", ctx, status=503 if result.busy and not result.lines else 200
-    )
+    unavailable = result.busy and not result.lines
+    resp = render(request, "dashboard/logs.html", ctx, status=503 if unavailable else 200)
+    if unavailable:
+        resp["Retry-After"] = str(UNCHECKED_RETRY_SECONDS)
     resp["Cache-Control"] = "no-store"
     return resp
 
@@ -433,7 +474,7 @@ def _download_failed(result: Result) -> HttpResponse:
         )
     else:
         resp = HttpResponse(
-            _("Too many logs are being read right now; some were not read. Try again in a moment.") + "\n",
+            result.busy_text + "\n",
             status=503,
             content_type="text/plain; charset=utf-8",
         )
@@ -521,7 +562,7 @@ def pod_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     # A pod none of whose containers has run has no log to read yet: the page says so.
     ctx["not_started"] = pod_not_started(pod)
     readable = opts.container and not ctx["not_started"]
-    result = _collect(namespace, [(name, opts.container)], opts) if readable else Result()
+    result = _collect(snap, namespace, [(name, opts.container)], opts) if readable else Result()
     live = not opts.previous and _running(pod, opts.container)
     suffix = "-previous" if opts.previous else ""
     return _respond(
@@ -574,7 +615,7 @@ def job_logs(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
         for x in read
         for c in as_list(objects.spec(x).get("containers"))
     ]
-    result = _collect(namespace, targets, opts) if targets else Result()
+    result = _collect(snap, namespace, targets, opts) if targets else Result()
     live = any(_running(x) for x in read)
     task = f"-{opts.task}" if opts.task else ""
     return _respond(

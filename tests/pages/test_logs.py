@@ -262,7 +262,10 @@ def test_limits_bytes_and_busy(client, own):
 
     with override_settings(VOLCANO_UI_LOGS_MAX_STREAMS=1), slots().take():
         busy = client.get(f"/pods/{NS}/big/logs/")
-    assert busy.status_code == 503 and b"data-log-busy" in busy.content
+    assert busy.status_code == 503 and b"data-log-busy" in busy.content and busy["Retry-After"]
+    # A slot just taken, the API server answering: the cause is the limit, not the API server.
+    assert b"Too many logs are being read right now" in busy.content
+    assert b"The API server is not answering" not in busy.content
 
 
 def test_a_download_that_reads_nothing_is_an_error_not_an_empty_file(client, own):

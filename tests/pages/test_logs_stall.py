@@ -1,16 +1,18 @@
-"""A Job's merged log while the API server does not answer: how many pods were read, and why the
-others were not."""
+"""A Job's merged log while the API server does not answer: how many pods were read, why the
+others were not, and a "busy" answer that names the stalled API server as its cause."""
 
 from __future__ import annotations
 
 import re
+import threading
 from html import unescape
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from dashboard.sim.clock import rfc3339
 from dashboard.sim.kinds import resolve
+from tests.faults.conftest import wait_for
 from tests.pages.conftest import own_cluster
 from tests.pages.helpers import seen_job
 from tests.pages.test_logs import make_pod
@@ -111,3 +113,39 @@ def test_the_count_is_of_the_pods_read_and_the_others_are_named(client, own):
         'mixed-1/main: container "main" in pod "mixed-1" is waiting to start: ContainerCreating'
     ]
     assert "data-log-none-read" not in page and "[mixed-0/main]" in page
+
+
+def test_busy_while_the_reads_wait_on_a_stalled_api_server_names_it(client, stall, monkeypatch):
+    from dashboard.views import logs
+
+    monkeypatch.setattr(logs, "STALLED_READ_SECONDS", 1.0)
+
+    def read() -> None:
+        Client().get(f"/pods/{NS}/stalled-0/logs/")
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    with override_settings(VOLCANO_UI_LOGS_MAX_STREAMS=2):
+        stall.start()
+        try:
+            for reader in readers:
+                reader.start()
+            wait_for(
+                lambda: len([s for s in logs.slots().waiting_seconds() if s >= 1.0]) == 2,
+                timeout=8,
+                what="both log slots held by reads waiting on the API server",
+            )
+            page = client.get(f"/jobs/{NS}/stalled/logs/")
+            download = client.get(f"/jobs/{NS}/stalled/logs/?download=1")
+        finally:
+            stall.end()  # the held reads end once the API server answers again
+            for reader in readers:
+                reader.join(15)
+    assert not any(reader.is_alive() for reader in readers)
+    for response in (page, download):
+        body = unescape(response.content.decode())
+        assert response.status_code == 503 and response["Retry-After"], response.status_code
+        assert (
+            "The API server is not answering: the 2 log reads this dashboard makes at a time are "
+            "waiting for it, so no other log can be read now. Try again in a moment."
+        ) in body
+        assert "Too many logs are being read right now" not in body
