@@ -170,6 +170,20 @@ def member_matches_node(member: Member, node: object) -> bool:
     return _name_matches(member, name(node))
 
 
+@dataclass(frozen=True)
+class TreeLine:
+    """One line of ``Topology.tree``: HyperNode ``name`` at ``depth`` (0 at the top). ``repeat``:
+    "" where its subtree is drawn, "cycle" where it is a member of a HyperNode below it,
+    "elsewhere" where it is a member again and drawn in another place. ``under``: the HyperNode
+    this line sits under ("" at the top); for "elsewhere", the one it is drawn under instead
+    ("" when drawn at the top)."""
+
+    name: str
+    depth: int
+    repeat: str
+    under: str
+
+
 @dataclass
 class Topology:
     """The HyperNode tree. ``children[hn]``: member HyperNodes (existing ones, sorted; ``hn``
@@ -225,7 +239,9 @@ class Topology:
         return []
 
     def nodes_under(self, hn: str) -> frozenset[str]:
-        """Every Node in ``hn``'s subtree (cycle-safe)."""
+        """Every Node in ``hn``'s subtree: the union of its members' nodes, as Volcano counts them
+        (a node reached through two members counts once). Each HyperNode is visited once (cycles
+        and shared members included); a member whose nodes are already known is not walked again."""
         if hn in self._all_nodes:
             return self._all_nodes[hn]
         seen: set[str] = set()
@@ -236,11 +252,52 @@ class Topology:
             if cur in seen:
                 continue
             seen.add(cur)
+            known = self._all_nodes.get(cur)
+            if known is not None:
+                out |= known
+                continue
             out.update(self.direct_nodes.get(cur, ()))
             stack.extend(self.children.get(cur, ()))
         result = frozenset(out)
         self._all_nodes[hn] = result
         return result
+
+    def tree(self) -> list[TreeLine]:
+        """The tree as drawn, depth first from the roots (then from each HyperNode no root reaches,
+        by name), members in ``children`` order. A HyperNode's subtree is drawn once, where the
+        walk first reaches it; each other place it is a member of gets one line pointing there
+        (``repeat`` "elsewhere"), and a member that is also above it on the way down (a membership
+        cycle) one line saying so (``repeat`` "cycle"). So the lines number the HyperNodes plus the
+        membership edges, whatever members HyperNodes share."""
+        lines: list[TreeLine] = []
+        drawn: dict[str, str] = {}  # HyperNode -> the parent it is drawn under, "" at the top
+        on_path: set[str] = set()
+
+        def draw(top: str) -> None:
+            lines.append(TreeLine(top, 0, "", ""))
+            drawn[top] = ""
+            on_path.add(top)
+            stack = [(top, iter(self.children.get(top, ())))]
+            while stack:
+                cur, members_left = stack[-1]
+                child = next(members_left, None)
+                if child is None:
+                    stack.pop()
+                    on_path.discard(cur)
+                elif child in on_path:
+                    lines.append(TreeLine(child, len(stack), "cycle", cur))
+                elif child in drawn:
+                    lines.append(TreeLine(child, len(stack), "elsewhere", drawn[child]))
+                else:
+                    lines.append(TreeLine(child, len(stack), "", cur))
+                    drawn[child] = cur
+                    on_path.add(child)
+                    stack.append((child, iter(self.children.get(child, ()))))
+
+        for name_ in [*self.roots, *sorted(self.hypernodes)]:
+            if name_ not in drawn:
+                draw(name_)
+        return lines
 
     def smallest_containing(self, node_names: Iterable[str]) -> str | None:
         """The HyperNode of the lowest tier (then fewest nodes, then name) whose subtree holds
@@ -250,13 +307,13 @@ class Topology:
             return None
         # Only the HyperNodes above one of the nodes can hold them all.
         best: tuple[int, int, str] | None = None
-        for hn_name in self._above_node(next(iter(wanted))):
+        for hn_name in self.above_node(next(iter(wanted))):
             if wanted <= self.nodes_under(hn_name):
                 key = self._rank_of(hn_name)
                 best = key if best is None or key < best else best
         return best[2] if best else None
 
-    def _above_node(self, node: str) -> frozenset[str]:
+    def above_node(self, node: str) -> frozenset[str]:
         """Every HyperNode whose subtree lists ``node`` (its holders and their ancestors)."""
         found = self._above.get(node)
         if found is None:

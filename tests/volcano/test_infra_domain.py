@@ -174,6 +174,63 @@ def test_a_hypernode_that_lists_itself_is_a_cycle_as_two_that_list_each_other_ar
         assert vh.build_topology([itself], []).roots == ["self"], how
 
 
+def _ladder(tiers: int, *extra: dict) -> list[dict]:
+    """Two HyperNodes per tier, each listing both of the tier below (``^dl-<k+1>-``): a dual-homed
+    spine/core layout. dl-1-* at the top; dl-<tiers>-a holds n1 and n2, dl-<tiers>-b n2."""
+    hns = []
+    for k in range(1, tiers + 1):
+        for side in "ab":
+            if k < tiers:
+                members = [{"type": "HyperNode", "selector": {"regexMatch": {"pattern": f"^dl-{k + 1}-"}}}]
+            else:
+                members = [
+                    {"type": "Node", "selector": {"exactMatch": {"name": n}}}
+                    for n in (("n1", "n2") if side == "a" else ("n2",))
+                ]
+            hns.append(_hn(f"dl-{k}-{side}", tiers + 1 - k, *members))
+    return [*hns, *extra]
+
+
+def test_a_shared_member_is_drawn_once_and_named_where_else_it_is_a_member():
+    topo = vh.build_topology(_ladder(3), [{"metadata": {"name": "n1"}}, {"metadata": {"name": "n2"}}])
+    drawn = [(t.name, t.depth, t.repeat, t.under) for t in topo.tree()]
+    assert drawn == [
+        ("dl-1-a", 0, "", ""),
+        ("dl-2-a", 1, "", "dl-1-a"),
+        ("dl-3-a", 2, "", "dl-2-a"),
+        ("dl-3-b", 2, "", "dl-2-a"),
+        ("dl-2-b", 1, "", "dl-1-a"),
+        ("dl-3-a", 2, "elsewhere", "dl-2-a"),
+        ("dl-3-b", 2, "elsewhere", "dl-2-a"),
+        ("dl-1-b", 0, "", ""),
+        ("dl-2-a", 1, "elsewhere", "dl-1-a"),
+        ("dl-2-b", 1, "elsewhere", "dl-1-a"),
+    ]
+    # A HyperNode's nodes are the union of its members' nodes: n2 under both leaves counts once.
+    counts = {h: len(topo.nodes_under(h)) for h in topo.hypernodes}
+    assert counts == {**dict.fromkeys(topo.hypernodes, 2), "dl-3-b": 1}
+
+
+def test_the_tree_of_a_deep_ladder_has_a_line_per_membership():
+    # 40 tiers: 2**40 lines if each path were drawn. Plus one HyperNode selecting every HyperNode,
+    # itself included.
+    star = _hn("all", 99, _hn_member("regexMatch", ".*"))
+    nodes = [{"metadata": {"name": "n1"}}, {"metadata": {"name": "n2"}}]
+    topo = vh.build_topology(_ladder(40, star), nodes)
+    lines = topo.tree()
+    edges = sum(len(c) for c in topo.children.values())
+    assert len(lines) == len(topo.roots) + edges == 1 + 81 + 2 * 2 * 39
+    full = [t.name for t in lines if not t.repeat]
+    assert sorted(full) == sorted(topo.hypernodes)  # each subtree drawn once
+    assert [t for t in lines if t.repeat == "cycle"] == [vh.TreeLine("all", 1, "cycle", "all")]
+    for t in lines:
+        if t.repeat == "elsewhere":
+            assert t.under in {"all", *topo.parents[t.name]} and t.name in full
+    assert topo.nodes_under("all") == topo.nodes_under("dl-1-b") == {"n1", "n2"}
+    assert len(topo.above_node("n2")) == 81 and len(topo.above_node("n1")) == 80
+    assert topo.smallest_containing(["n1", "n2"]) == "dl-40-a"
+
+
 def test_a_pattern_re2_cannot_compile_is_named_and_matches_nothing():
     hn = {"spec": {"members": [{"type": "Node", "selector": {"regexMatch": {"pattern": "gpu-(a"}}}]}}
     member = vh.members(hn)[0]
