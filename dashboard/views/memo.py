@@ -446,9 +446,10 @@ def queue_rows_html(
 
 # Rendered HTML of one HyperNode tree row, per (language, row position, HyperNode name): valid
 # while the HyperNode object and the shown gangs' PodGroup and Job objects (identity) and the row's
-# resolved nodes, depth and counts are the same. The tree has one row per HyperNode (200 at scale,
-# each with up to a dozen node links and ten gangs); under churn few rows' gangs change between
-# polls, so viewers render only those. Rows hold no times and no per-user markup. LRU-bounded.
+# resolved nodes, depth and counts are the same. The tree has one full row per HyperNode (200 at
+# scale, each with up to a dozen node links and ten gangs) and a one-line row per other place a
+# HyperNode is a member; under churn few rows' gangs change between polls, so viewers render only
+# those. Rows hold no times and no per-user markup. LRU-bounded.
 HN_ROW_HTML: OrderedDict[tuple, tuple[tuple, tuple, str]] = OrderedDict()
 HN_ROW_HTML_MAX = 2048
 
@@ -477,6 +478,8 @@ def hypernode_rows_html(rows: list[dict]) -> SafeString:
         valid = (
             r["depth"],
             r["cycle"],
+            r.get("shared"),
+            r.get("shown_under"),
             r.get("resolved"),
             tuple(r.get("nodes") or ()),
             r.get("more_nodes"),

@@ -152,7 +152,7 @@ def nodes(request: HttpRequest) -> HttpResponse:
 def node_hypernodes(snap: Snapshot, node_name: str) -> list[dict[str, Any]]:
     """The HyperNodes whose subtree holds the node, lowest tier first."""
     topo = topology_of(snap)
-    found = [topo.hypernodes[h] for h in topo.hypernodes if node_name in topo.nodes_under(h)]
+    found = [topo.hypernodes[h] for h in topo.above_node(node_name)]
     return sorted(found, key=lambda h: (vh.tier(h) if vh.tier(h) is not None else 1 << 30, objects.name(h)))
 
 

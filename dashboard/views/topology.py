@@ -135,47 +135,45 @@ def held_by_topology(snap: Snapshot) -> list[dict[str, Any]]:
 def _tree_rows(
     snap: Snapshot, topo: vh.Topology, placed: dict[str, list[tuple[dict[str, Any], int, int]]]
 ) -> list[dict[str, Any]]:
-    """The tree depth-first from the roots: one row per (HyperNode, path), with ``depth``."""
+    """The rows of ``topo.tree()``: a full row (nodes, gangs) where a HyperNode's subtree is drawn,
+    a one-line row elsewhere (``cycle``, or ``shared`` with ``shown_under``), each with ``depth``."""
     rows: list[dict[str, Any]] = []
-
-    visited: set[str] = set()
-
-    def walk(name: str, depth: int, path: frozenset[str]) -> None:
-        visited.add(name)
+    for line in topo.tree():
+        name, depth = line.name, min(line.depth, 8)
+        if line.repeat:
+            shared = line.repeat == "elsewhere"
+            rows.append(
+                {
+                    "name": name,
+                    "depth": depth,
+                    "cycle": not shared,
+                    "shared": shared,
+                    "shown_under": line.under if shared else "",
+                }
+            )
+            continue
         hn = topo.hypernodes[name]
         direct = topo.direct_nodes.get(name, [])
-        under = topo.nodes_under(name)
+        gangs = placed.get(name, [])
         rows.append(
             {
                 "name": name,
                 "hn": hn,
-                "depth": min(depth, 8),
+                "depth": depth,
                 "tier": vh.tier(hn),
                 "tier_name": vh.tier_name(hn),
                 "reported": vh.reported_node_count(hn),
-                "resolved": len(under),
+                "resolved": len(topo.nodes_under(name)),
                 "nodes": direct[:NODES_SHOWN],
                 "more_nodes": max(0, len(direct) - NODES_SHOWN),
                 "members": vh.members(hn),
                 "missing": topo.missing.get(name, []),
-                "gangs": gang_rows(snap, placed.get(name, [])[:GANGS_SHOWN]),
-                "more_gangs": max(0, len(placed.get(name, [])) - GANGS_SHOWN),
+                "gangs": gang_rows(snap, gangs[:GANGS_SHOWN]),
+                "more_gangs": max(0, len(gangs) - GANGS_SHOWN),
                 "cycle": False,
+                "shared": False,
             }
         )
-        for child in topo.children.get(name, []):
-            if child in path:
-                rows.append({"name": child, "depth": min(depth + 1, 8), "cycle": True})
-                continue
-            walk(child, depth + 1, path | {child})
-
-    for root in topo.roots:
-        walk(root, 0, frozenset({root}))
-    # HyperNodes that are only members of each other (a cycle with no root above it): drawn from
-    # the first by name, so that every HyperNode counted is in the tree.
-    for name in sorted(topo.hypernodes):
-        if name not in visited:
-            walk(name, 0, frozenset({name}))
     return rows
 
 
@@ -195,7 +193,8 @@ def hypernodes(request: HttpRequest) -> HttpResponse:
         topo = topology_of(snap)
         placed = gang_placements(request, snap, topo)
         rows = _tree_rows(snap, topo, placed)
-        in_tree = set().union(*(topo.nodes_under(h) for h in topo.hypernodes)) if topo.hypernodes else set()
+        # A node under some HyperNode is a direct member of one.
+        in_tree: set[str] = set().union(*topo.direct_nodes.values())
         ctx.update(
             {
                 "blocked": blocked(ctx["notices"], "hypernodes"),

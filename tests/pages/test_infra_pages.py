@@ -130,6 +130,68 @@ def test_a_hypernode_that_lists_itself_is_a_membership_cycle(infra, client, sele
     assert "data-cycle" not in spine
 
 
+def _ladder(tiers: int) -> list[dict]:
+    """Two HyperNodes per tier, each listing both of the tier below (``^dl-<k+1>-``): a dual-homed
+    spine/core layout, dl-1-* at the top. The lowest pair share gpu-b; dl-<tiers>-a also holds
+    gpu-a, so the running gang on gpu-a and gpu-b sits there."""
+    hns = []
+    for k in range(1, tiers + 1):
+        for side in "ab":
+            if k < tiers:
+                members = [{"type": "HyperNode", "selector": {"regexMatch": {"pattern": f"^dl-{k + 1}-"}}}]
+            else:
+                members = [io.exact("Node", n) for n in (("gpu-a", "gpu-b") if side == "a" else ("gpu-b",))]
+            hns.append(io.hypernode(f"dl-{k}-{side}", tiers + 1 - k, "layer", members))
+    return hns
+
+
+def _tree(page: str) -> list[tuple[str, int, bool, str]]:
+    """The tree's rows: (HyperNode, depth, drawn in full here (it has the anchor), the row's HTML)."""
+    out = []
+    for chunk in page.split('<li class="hn-node')[1:]:
+        head, _, rest = chunk.partition(">")
+        m = re.search(r'data-hypernode="([^"]+)" data-depth="(\d)"', head)
+        assert m, head
+        out.append((m.group(1), int(m.group(2)), f'id="hn-{m.group(1)}"' in head, rest.split("</li>\n")[0]))
+    return out
+
+
+def test_hypernodes_sharing_members_are_drawn_once(infra, client):
+    gang = 'data-gang="pipeline/train-uid-train"'
+    # 8 tiers first: drawing every path there repeats the lowest pair 128 times each.
+    for tiers in (8, 16):
+        hns = _ladder(tiers)
+        with added(infra, "hypernodes", "topology.volcano.sh", hns, None):
+            page = _get(client, "/hypernodes/")
+            # Linear in the HyperNodes and their memberships (about 1.4 kB a tier here).
+            assert len(page) < 15_000 + 3_000 * tiers, len(page)
+            for h in hns:  # drawn once, named once more under its second parent
+                assert page.count(f'data-hypernode="{h["metadata"]["name"]}"') <= 2, h["metadata"]["name"]
+            rows = [r for r in _tree(page) if r[0].startswith("dl-")]
+            full = {name: (depth, html) for name, depth, whole, html in rows if whole}
+            assert sorted(full) == sorted(h["metadata"]["name"] for h in hns)
+            assert len(rows) == 2 + 4 * (tiers - 1)  # the two tops, then one row per membership
+            assert page.count(gang) == 1 and gang in full[f"dl-{tiers}-a"][1]
+            for name, (_depth, html) in full.items():
+                want = "1 node" if name == f"dl-{tiers}-b" else "2 nodes"  # the union: gpu-b once
+                assert want in text(html), (name, text(html))
+            # Each HyperNode of a lower tier is a member of both above it: drawn under the "a" one,
+            # named under the "b" one with a link to where it is drawn.
+            for k in range(1, tiers):
+                at = next(i for i, r in enumerate(rows) if r[0] == f"dl-{k}-b" and r[2])
+                for side, (name, depth, whole, html) in zip("ab", rows[at + 1 : at + 3], strict=True):
+                    assert (name, depth, whole) == (f"dl-{k + 1}-{side}", min(rows[at][1] + 1, 8), False)
+                    assert f'href="#hn-dl-{k + 1}-{side}"' in html and 'href="/hypernodes/dl-' in html
+                    assert f"also a member here: shown above under dl-{k}-a" in text(html), text(html)
+            assert "membership cycle" not in text(page)
+            check_fragment(client, page, "tree")
+            detail = _get(client, "/hypernodes/dl-1-a/")
+            assert re.search(r"data-resolved>2<", detail)
+            node = _get(client, "/nodes/gpu-b/")
+            for h in hns:
+                assert node.count(f'href="/hypernodes/{h["metadata"]["name"]}/"') == 1
+
+
 def test_hypernode_detail_lists_nodes_and_pods(infra, client):
     page = _get(client, "/hypernodes/spine-0/")
     assert set(re.findall(r'<tr data-node="([^"]+)"', page)) == {"gpu-a", "gpu-b", "cpu-c", "cpu-d"}
