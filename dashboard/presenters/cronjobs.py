@@ -10,11 +10,12 @@ from typing import Any
 
 from cron_descriptor import ExpressionDescriptor, Options
 from django.utils.dates import MONTHS, WEEKDAYS
-from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import get_language, gettext_noop, ngettext
 from django.utils.translation import gettext as _
 
 from dashboard.presenters.phases import Phase, phase_of_table
 from dashboard.volcano import cronjobs as vc
+from dashboard.volcano.cron_schedule import CronSchedule, EverySchedule
 from dashboard.volcano.objects import as_str, spec, status
 from dashboard.volcano.phases import FINAL_JOB_PHASES
 
@@ -65,16 +66,30 @@ def run_under_way(phase: str) -> str:
     return _(word) if word else phase
 
 
+def _every_words(seconds: int) -> str:
+    """``@every``'s delay in words, in the largest unit that divides it ("Every 90 seconds")."""
+    if seconds % 3600 == 0:
+        count = seconds // 3600
+        return ngettext("Every hour", "Every %(count)s hours", count) % {"count": count}
+    if seconds % 60 == 0:
+        count = seconds // 60
+        return ngettext("Every minute", "Every %(count)s minutes", count) % {"count": count}
+    return ngettext("Every second", "Every %(count)s seconds", seconds) % {"count": seconds}
+
+
 def schedule_words(cj: Mapping[str, Any]) -> str:
     """The schedule as a sentence ("Every 5 minutes"); "" when it cannot be read."""
-    if not vc.schedule_valid(cj):
+    reading = vc.schedule_reading(cj)
+    if isinstance(reading, EverySchedule):
+        return _every_words(reading.seconds)
+    if not isinstance(reading, CronSchedule):
         return ""
     options = Options()
     options.locale_code = _LOCALES.get((get_language() or "en").lower(), "en_US")
     options.use_24hour_time_format = True
     try:
-        text = str(ExpressionDescriptor(vc.expanded_schedule(cj), options).get_description())
-    except Exception:  # noqa: BLE001  cron-descriptor rejects some syntax croniter accepts
+        text = str(ExpressionDescriptor(reading.expression, options).get_description())
+    except Exception:  # noqa: BLE001  cron-descriptor rejects some syntax robfig accepts ("*-5")
         return ""
     return _NAME_RE.sub(lambda m: str(_NAMES[m.group(1)]), text)
 
@@ -118,11 +133,15 @@ def zone_text(cj: Mapping[str, Any]) -> str:
 
 
 def problem_text(cj: Mapping[str, Any]) -> str:
-    """Why the controller cannot run the CronJob ("schedule invalid: 61 * * * *",
+    """Why the controller cannot run the CronJob ("schedule invalid: 61 * * * * (end of range (61)
+    above maximum (59): 61)",
     "startingDeadlineSeconds invalid: -30"), "" when it can."""
     field = vc.invalid_field(cj)
     if field == "schedule":
-        return _("schedule invalid: %(schedule)s") % {"schedule": vc.schedule(cj) or "—"}
+        return _("schedule invalid: %(schedule)s (%(reason)s)") % {
+            "schedule": vc.schedule(cj) or "—",
+            "reason": vc.schedule_problem(cj),
+        }
     if field == "timeZone":
         return _("time zone invalid: %(zone)s") % {"zone": vc.time_zone_name(cj)}
     if field:

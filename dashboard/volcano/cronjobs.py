@@ -8,20 +8,21 @@ successful and 1 failed Job (none of the three may be negative: ``invalid_field`
 ``spec.timeZone`` is an IANA zone; without one the controller's local zone applies (robfig/cron
 reads the schedule in Go's ``time.Local``: UTC in Volcano's images, which set no TZ and ship no
 zone database), and this module reads it in UTC.
-Schedules are standard five-field cron, read by croniter.
+Schedules are read as the controller's parser (robfig/cron's ``ParseStandard``) reads them:
+``cron_schedule``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import CroniterBadDateError, croniter
-
-from dashboard.volcano import objects
+from dashboard.volcano import cron_schedule, objects
+from dashboard.volcano.cron_schedule import Schedule, Unparseable
 from dashboard.volcano.objects import as_dict, as_list, as_str, name, spec, status
 from dashboard.volcano.phases import FINAL_JOB_PHASES, job_phase
 from dashboard.volcano.time import created_at, parse_time
@@ -39,32 +40,14 @@ def schedule(cj: object) -> str:
     return as_str(spec(cj).get("schedule")).strip()
 
 
-# The predefined schedules the controller's cron parser (robfig/cron, as in Kubernetes) accepts.
-MACROS = {
-    "@yearly": "0 0 1 1 *",
-    "@annually": "0 0 1 1 *",
-    "@monthly": "0 0 1 * *",
-    "@weekly": "0 0 * * 0",
-    "@daily": "0 0 * * *",
-    "@midnight": "0 0 * * *",
-    "@hourly": "0 * * * *",
-}
-
-
 # A schedule may start with its own zone, "CRON_TZ=Asia/Tokyo 0 9 * * *": the controller's cron
 # parser (robfig/cron) reads it and Volcano's controller, like Kubernetes', runs the CronJob with
 # an UnsupportedSchedule warning ("not officially supported").
-ZONE_PREFIXES = ("CRON_TZ=", "TZ=")
-
-
 def _split(cj: object) -> tuple[str, str | None]:
-    """(the cron expression, the zone of a CRON_TZ=/TZ= prefix or None)."""
-    text = schedule(cj)
-    for prefix in ZONE_PREFIXES:
-        if text.startswith(prefix):
-            zone, _, rest = text[len(prefix) :].partition(" ")
-            return rest.strip(), zone
-    return text, None
+    """(the text the controller's parser reads, the zone of a CRON_TZ=/TZ= prefix or None)."""
+    sp = spec(cj)
+    text, zone, prefixed = cron_schedule.split_zone(as_str(sp.get("schedule")), as_str(sp.get("timeZone")))
+    return text, zone if prefixed else None
 
 
 def zone_prefixed(cj: object) -> bool:
@@ -72,11 +55,10 @@ def zone_prefixed(cj: object) -> bool:
     return _split(cj)[1] is not None
 
 
-def expanded_schedule(cj: object) -> str:
-    """The schedule's cron expression (without a zone prefix), a predefined macro ("@hourly")
-    replaced by its five fields."""
-    text = _split(cj)[0]
-    return MACROS.get(text.lower(), text)
+def schedule_reading(cj: object) -> Schedule | Unparseable:
+    """The schedule as Volcano's controller reads it (``cron_schedule.parse``): a schedule, or
+    the parser's reason for rejecting it."""
+    return cron_schedule.parse(_split(cj)[0])
 
 
 def time_zone_name(cj: object) -> str:
@@ -99,11 +81,14 @@ def time_zone(cj: object) -> tzinfo | None:
 
 
 def schedule_valid(cj: object) -> bool:
-    text = _split(cj)[0]
-    try:
-        return bool(text) and bool(croniter.is_valid(text))
-    except Exception:  # noqa: BLE001  croniter raises several types on odd input
-        return False
+    return not isinstance(schedule_reading(cj), Unparseable)
+
+
+def schedule_problem(cj: object) -> str:
+    """Why the controller's parser rejects the schedule, in its words ("end of range (7) above
+    maximum (6): 7"); "" when it reads it."""
+    reading = schedule_reading(cj)
+    return reading.reason if isinstance(reading, Unparseable) else ""
 
 
 # The spec fields whose minimum is 0 in Volcano's CronJob CRD (config/crd/volcano/bases, since
@@ -188,11 +173,15 @@ def active_refs(cj: object) -> list[dict[str, Any]]:
     return [r for r in (as_dict(x) for x in as_list(status(cj).get("active"))) if r]
 
 
-def _times(cj: object, start: datetime) -> Any:
+def _times(cj: object, start: datetime) -> Iterator[datetime] | None:
+    """The scheduled times after ``start`` in the CronJob's zone (``@every`` ones on the grid of
+    the last scheduled time, else of the creation); None when the schedule or zone cannot be read."""
     zone = time_zone(cj)
-    if zone is None or not schedule_valid(cj):
+    reading = schedule_reading(cj)
+    if zone is None or isinstance(reading, Unparseable):
         return None
-    return croniter(_split(cj)[0], start.astimezone(zone))
+    anchor = last_schedule_time(cj) or created_at(cj)
+    return reading.times(start.astimezone(zone), anchor.astimezone(zone) if anchor else None)
 
 
 def next_runs(cj: object, now: datetime, n: int = 5) -> list[datetime] | None:
@@ -200,15 +189,7 @@ def next_runs(cj: object, now: datetime, n: int = 5) -> list[datetime] | None:
     when the schedule matches no later date (``0 0 30 2 *``: it never runs); None when the schedule
     or the zone cannot be read. A suspended CronJob still has them (they are skipped)."""
     it = _times(cj, now)
-    if it is None:
-        return None
-    out: list[datetime] = []
-    for _ in range(n):
-        try:
-            out.append(it.get_next(datetime))
-        except CroniterBadDateError:  # croniter looked years ahead and found no date
-            break
-    return out
+    return None if it is None else list(itertools.islice(it, n))
 
 
 def scheduled_time(job: object) -> datetime | None:
@@ -311,12 +292,8 @@ def not_started(
     }
     before: list[datetime] = []
     due: list[datetime] = []
-    while len(due) <= MISSED_LIMIT and len(before) <= MISSED_LIMIT:
-        try:
-            t = it.get_next(datetime)
-        except CroniterBadDateError:
-            break
-        if t > now:
+    for t in it:
+        if len(due) > MISSED_LIMIT or len(before) > MISSED_LIMIT or t > now:
             break
         if t.astimezone(UTC).replace(second=0, microsecond=0) not in have:
             (due if t > last else before).append(t)

@@ -118,7 +118,7 @@ def test_cron_time_zone_and_macros():
     (first,) = vc.next_runs(cj, NOW, 1)
     assert first.astimezone(UTC) == datetime(2026, 11, 29, 19, 0, tzinfo=UTC)
     assert vc.next_runs({"spec": {"schedule": "0 3 * * *", "timeZone": "Nowhere/X"}}, NOW) is None
-    assert vc.expanded_schedule({"spec": {"schedule": "@hourly"}}) == "0 * * * *"
+    assert vc.schedule_reading({"spec": {"schedule": "@hourly"}}).expression == "0 * * * *"
     assert vc.next_runs({"spec": {"schedule": "not cron"}}, NOW) is None
 
 
@@ -395,7 +395,7 @@ def test_a_zone_named_in_the_schedule_is_read_like_the_controller_reads_it():
 
     cj = {"spec": {"schedule": "CRON_TZ=Asia/Tokyo 0 9 * * *", "timeZone": "Europe/Paris"}}
     assert vc.schedule_valid(cj) and vc.zone_prefixed(cj) and vc.invalid_field(cj) == ""
-    assert vc.time_zone_name(cj) == "Asia/Tokyo" and vc.expanded_schedule(cj) == "0 9 * * *"
+    assert vc.time_zone_name(cj) == "Asia/Tokyo" and vc.schedule_reading(cj).expression == "0 9 * * *"
     (first,) = vc.next_runs(cj, datetime(2026, 12, 1, 1, 0, tzinfo=UTC), 1)
     assert first.astimezone(UTC) == datetime(2026, 12, 2, 0, 0, tzinfo=UTC)  # 09:00 in Tokyo
     assert not vc.zone_prefixed({"spec": {"schedule": "* * * * *"}})
