@@ -18,20 +18,22 @@ CronJob controller:
 - ``status.active[]`` holds ObjectReferences, ``status.lastScheduleTime`` the scheduled time;
 - events come from ``vc-controller-manager``: SuccessfulCreate ``Created job <job> for CronJob
   <ns>/<cronjob>``, SuccessfulDelete ``Deleted job "<job>"``, InvalidTimeZone, UnParseableCronJobSchedule,
-  UnsupportedSchedule, StaleReference.
+  InvalidSchedule, UnsupportedSchedule, StaleReference.
 
-Schedules are evaluated with croniter in the CronJob's ``timeZone`` (zoneinfo; UTC when unset, the
-time zone of a controller manager run in a UTC container).
+Schedules are read as Volcano reads them (robfig/cron's ``ParseStandard``) by
+``dashboard.volcano.cron_schedule``, the one module outside ``dashboard/sim`` the simulator
+imports (it depends on the standard library and croniter only), in the CronJob's ``timeZone``
+(zoneinfo; UTC when unset, the time zone of a controller manager run in a UTC container).
 """
 
 from __future__ import annotations
 
 import copy
-import functools
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import CroniterBadDateError, croniter
+from dashboard.volcano import cron_schedule
+from dashboard.volcano.cron_schedule import Schedule, Unparseable
 
 from .clock import rfc3339
 from .controllers import JOB, _optional_kind, owner_reference
@@ -42,24 +44,6 @@ CRONJOB = _optional_kind("CronJob", "batch.volcano.sh")
 SCHEDULED_ANNOTATION = "volcano.sh/cronjob-scheduled-timestamp"
 FINISHED = ("Completed", "Failed", "Terminated")
 MANY_MISSED = 100
-
-
-@functools.lru_cache(maxsize=1024)  # each sync checks its CronJob's schedule; parsing one is slow
-def _valid_cron(expr: str) -> bool:
-    return bool(croniter.is_valid(expr))
-
-
-def split_schedule(schedule: str, time_zone: str | None) -> tuple[str, str | None, bool]:
-    """(cron expression, time zone name or None, whether the schedule carried its own TZ= prefix).
-
-    A ``TZ=<zone>`` or ``CRON_TZ=<zone>`` prefix wins over ``timeZone`` (Volcano warns that it is
-    not officially supported)."""
-    text = schedule.strip()
-    for prefix in ("CRON_TZ=", "TZ="):
-        if text.startswith(prefix):
-            zone, _, rest = text[len(prefix) :].partition(" ")
-            return rest.strip(), zone, True
-    return text, time_zone, False
 
 
 def zone_for(name: str | None) -> ZoneInfo | None:
@@ -77,31 +61,39 @@ def job_name(cronjob_name: str, scheduled: datetime) -> str:
     return f"{cronjob_name}-{int(scheduled.timestamp()) // 60}"
 
 
-def most_recent(expr: str, zone, earliest: datetime, now: datetime) -> tuple[datetime | None, int]:
-    """(the most recent schedule time in (earliest, now], or None; how many were due, capped at
-    MANY_MISSED + 1). A schedule that matches no date (30 February) has none."""
-    it = croniter(expr, earliest.astimezone(zone))
-    due = 0
+def next_time(schedule: Schedule, zone, moment: datetime) -> datetime | None:
+    """robfig's ``Schedule.Next``: the first schedule time after ``moment`` (an ``@every`` one is
+    ``moment`` cut to the second plus the delay); None for a schedule that matches no date."""
+    start = moment.astimezone(zone)
+    return next(iter(schedule.times(start, start)), None)
+
+
+# Volcano's mostRecentScheduleTime fails so when the schedule has no two times (robfig returns
+# the zero time for a schedule that matches no date, "0 0 30 2 *").
+NO_INTERVAL = "time difference between two schedules is less than 1 second"
+
+
+def most_recent(
+    schedule: Schedule, zone, earliest: datetime, now: datetime
+) -> tuple[datetime | None, int, str]:
+    """Volcano's ``mostRecentScheduleTime``: (the most recent schedule time in (earliest, now], or
+    None; how many were due as its estimate counts them (the interval between the first two times
+    into the time elapsed since the first); an error text, "" when none)."""
+    t1 = next_time(schedule, zone, earliest)
+    t2 = next_time(schedule, zone, t1) if t1 is not None else None
+    if t1 is not None and now < t1:
+        return None, 0, ""
+    if t1 is not None and t2 is not None and now < t2:
+        return t1, 1, ""
+    gap = round((t2 - t1).total_seconds()) if t1 is not None and t2 is not None else 0
+    if gap < 1 or t1 is None:
+        return None, 0, NO_INTERVAL
+    due = int((now - t1).total_seconds()) // gap + 1
     last = None
-    while due <= MANY_MISSED:
-        try:
-            t = it.get_next(datetime)
-        except CroniterBadDateError:
-            return last, due
-        if t > now:
-            return last, due
-        last, due = t, due + 1
-    # Too many to walk: the newest one at or before now.
-    prev = croniter(expr, (now + timedelta(seconds=1)).astimezone(zone)).get_prev(datetime)
-    return prev, due
-
-
-def next_after(expr: str, zone, moment: datetime) -> datetime | None:
-    """The first schedule time after ``moment``; None for a schedule that matches no date."""
-    try:
-        return croniter(expr, moment.astimezone(zone)).get_next(datetime)
-    except CroniterBadDateError:
-        return None
+    t = next_time(schedule, zone, t1 + timedelta(seconds=(due - 2) * gap))
+    while t is not None and t <= now:
+        last, t = t, next_time(schedule, zone, t)
+    return last, due, ""
 
 
 def _ref(job: dict) -> dict:
@@ -256,8 +248,8 @@ class CronJobController:
 
     def _schedule(self, cronjob: dict, spec: dict, status: dict, key: tuple[str, str]) -> None:
         schedule = str(spec.get("schedule") or "")
-        expr, zone_name, own_tz = split_schedule(schedule, spec.get("timeZone"))
-        if own_tz:
+        text, zone_name, _ = cron_schedule.split_zone(schedule, spec.get("timeZone"))
+        if "TZ" in schedule:  # formatSchedule passes such a schedule as written
             self._event(
                 cronjob,
                 "Warning",
@@ -270,7 +262,8 @@ class CronJobController:
         except ValueError as exc:
             self._event(cronjob, "Warning", "InvalidTimeZone", f'Invalid time zone "{zone_name}": {exc}')
             return
-        if not _valid_cron(expr):
+        reading = cron_schedule.parse(text)
+        if isinstance(reading, Unparseable):
             self._event(
                 cronjob,
                 "Warning",
@@ -279,19 +272,25 @@ class CronJobController:
             )
             return
         now = self.c.clock.now()
-        earliest = datetime.fromtimestamp(
+        since = datetime.fromtimestamp(
             parse_time(status.get("lastScheduleTime"))
             or parse_time(cronjob["metadata"].get("creationTimestamp"))
             or now.timestamp(),
             UTC,
         )
+        earliest = since
         deadline = spec.get("startingDeadlineSeconds")
         if deadline is not None:
             earliest = max(earliest, now - timedelta(seconds=int(deadline)))
-        scheduled, due = most_recent(expr, zone, earliest, now)
-        wake = next_after(expr, zone, now)
+        scheduled, due, error = most_recent(reading, zone, earliest, now)
+        # nextScheduleTimeDuration: the time after the most recent one since the last (no deadline).
+        latest, missed, failed = most_recent(reading, zone, since, now)
+        wake = next_time(reading, zone, now if failed or (latest is None and missed) else latest or since)
         if wake is not None:
             self._wake_at(key, wake.timestamp() + 0.1)
+        if error:
+            self._event(cronjob, "Warning", "InvalidSchedule", f"Error getting schedule time: {error}")
+            return
         if scheduled is None:
             return
         if due > MANY_MISSED:
