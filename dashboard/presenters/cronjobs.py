@@ -96,8 +96,8 @@ def schedule_words(cj: Mapping[str, Any]) -> str:
 
 def cronjob_state(cj: Mapping[str, Any]) -> str:
     """Invalid (a field keeps the controller from starting any Job: the schedule or time zone
-    cannot be read, a history limit or the deadline is negative), Suspended, Active (a Job is
-    running) or Idle: the list's "phase"."""
+    cannot be read, a history limit is negative, the deadline lets no run start), Suspended,
+    Active (a Job is running) or Idle: the list's "phase"."""
     if vc.invalid_field(cj):
         return "Invalid"
     if vc.suspended(cj):
@@ -144,6 +144,8 @@ def problem_text(cj: Mapping[str, Any]) -> str:
         }
     if field == "timeZone":
         return _("time zone invalid: %(zone)s") % {"zone": vc.time_zone_name(cj)}
+    if field == "startingDeadlineSeconds" and "startingDeadlineSeconds" not in vc.negative_fields(cj):
+        return _("startingDeadlineSeconds %(value)s: no run can start") % {"value": vc.starting_deadline(cj)}
     if field:
         return _("%(field)s invalid: %(value)s") % {"field": field, "value": spec(cj).get(field)}
     return ""
@@ -171,11 +173,53 @@ _CONSEQUENCES = {
 }
 
 
+def _seconds(nanoseconds: int) -> str:
+    """Nanoseconds as seconds, exactly ("-1", "1864712049.423024128")."""
+    whole, part = divmod(abs(nanoseconds), 1_000_000_000)
+    sign = "-" if nanoseconds < 0 else ""
+    return f"{sign}{whole}" + (f".{part:09d}".rstrip("0") if part else "")
+
+
+def _wrapped(cj: Mapping[str, Any]) -> str:
+    return _(
+        "Out of range: Volcano's controller counts the deadline in int64 nanoseconds, which wrap "
+        "around above 9223372036 seconds, and uses %(seconds)s seconds instead."
+    ) % {"seconds": _seconds(vc.deadline_nanoseconds(cj) or 0)}
+
+
 def problem_consequence(cj: Mapping[str, Any]) -> str:
     """What the controller does with a CronJob that ``problem_text`` names, in a sentence; ""
     when it can run it."""
-    consequence = _CONSEQUENCES.get(vc.invalid_field(cj))
+    field = vc.invalid_field(cj)
+    if field == "startingDeadlineSeconds" and "startingDeadlineSeconds" not in vc.negative_fields(cj):
+        no_run = _(
+            "The controller wakes about 100 ms after a scheduled time and starts a run only within "
+            "the deadline: every run is too late, so it starts no Job."
+        )
+        return f"{_wrapped(cj)} {no_run}" if vc.deadline_out_of_range(cj) else no_run
+    consequence = _CONSEQUENCES.get(field)
     return _(consequence) if consequence else ""
+
+
+@dataclass(frozen=True)
+class FieldNote:
+    """A short note next to a field's value: ``text``, ``bad`` when it keeps runs from starting
+    (else a warning)."""
+
+    text: str
+    bad: bool
+
+
+def deadline_note(cj: Mapping[str, Any]) -> FieldNote | None:
+    """The note next to ``startingDeadlineSeconds``: below 0, lets no run start, out of range (the
+    controller uses another value); None for a deadline that works as written."""
+    if "startingDeadlineSeconds" in vc.negative_fields(cj):
+        return FieldNote(_("invalid: below 0"), bad=True)
+    if vc.deadline_starts_no_run(cj):
+        return FieldNote(_("no run can start"), bad=True)
+    if vc.deadline_out_of_range(cj):
+        return FieldNote(_wrapped(cj), bad=False)
+    return None
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,17 @@ def zone_for(name: str | None) -> ZoneInfo | None:
         raise ValueError(f"unknown time zone {name!r}") from exc
 
 
+def _go_int64(value: int) -> int:
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def deadline_lookback(seconds: int) -> timedelta:
+    """How far before now the controller looks for scheduled times: ``-time.Second *
+    time.Duration(startingDeadlineSeconds)``, int64 nanoseconds that wrap around from 9223372037 s
+    on (9223372036854775807 s gives -1 s: a moment after now). At most 292 years either way."""
+    return timedelta(microseconds=-_go_int64(-1_000_000_000 * seconds) // 1000)
+
+
 def job_name(cronjob_name: str, scheduled: datetime) -> str:
     """``<cronjob>-<scheduled Unix minutes>`` (getJobName)."""
     return f"{cronjob_name}-{int(scheduled.timestamp()) // 60}"
@@ -281,7 +292,7 @@ class CronJobController:
         earliest = since
         deadline = spec.get("startingDeadlineSeconds")
         if deadline is not None:
-            earliest = max(earliest, now - timedelta(seconds=int(deadline)))
+            earliest = max(earliest, now - deadline_lookback(int(deadline)))
         scheduled, due, error = most_recent(reading, zone, earliest, now)
         # nextScheduleTimeDuration: the time after the most recent one since the last (no deadline).
         latest, missed, failed = most_recent(reading, zone, since, now)

@@ -149,6 +149,7 @@ def _status_ctx(snap: Snapshot, cj: dict, jobs: list[dict], now: datetime) -> di
         "policy": vc.concurrency_policy(cj),
         "policy_default": not objects.spec(cj).get("concurrencyPolicy"),
         "deadline": vc.starting_deadline(cj),
+        "deadline_note": pc.deadline_note(cj),
         "ok_limit": ok_limit,
         "failed_limit": failed_limit,
         "last_schedule": vc.last_schedule_time(cj),

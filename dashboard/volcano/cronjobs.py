@@ -3,11 +3,11 @@
 The controller follows the Kubernetes CronJob controller: a Job per scheduled time, named
 ``<cronjob>-<scheduled time in Unix minutes>`` and annotated ``volcano.sh/cronjob-scheduled-timestamp``
 (RFC 3339), owned by the CronJob; ``concurrencyPolicy`` Allow (default) / Forbid / Replace;
-``startingDeadlineSeconds`` bounds how late a run may start; history limits default to 3
-successful and 1 failed Job (none of the three may be negative: ``invalid_field``).
-``spec.timeZone`` is an IANA zone; without one the controller's local zone applies (robfig/cron
-reads the schedule in Go's ``time.Local``: UTC in Volcano's images, which set no TZ and ship no
-zone database), and this module reads it in UTC.
+``startingDeadlineSeconds`` bounds how late a run may start (``deadline_nanoseconds``); history
+limits default to 3 successful and 1 failed Job (none of the three may be negative:
+``invalid_field``). ``spec.timeZone`` is an IANA zone; without one the controller's local zone
+applies (robfig/cron reads the schedule in Go's ``time.Local``: UTC in Volcano's images, which
+set no TZ and ship no zone database), and this module reads it in UTC.
 Schedules are read as the controller's parser (robfig/cron's ``ParseStandard``) reads them:
 ``cron_schedule``.
 """
@@ -117,8 +117,8 @@ def invalid_field(cj: object) -> str:
       panic, which apimachinery's HandleCrash re-raises, so vc-controller-manager exits;
     - "schedule" (not a cron schedule; its event UnParseableCronJobSchedule), "timeZone" (not an
       IANA zone; InvalidTimeZone);
-    - "startingDeadlineSeconds" when negative: ``mostRecentScheduleTime`` looks for scheduled times
-      no earlier than ``now - startingDeadlineSeconds``, a moment after now, and finds none."""
+    - "startingDeadlineSeconds" when no run can start (``deadline_starts_no_run``: negative, 0, or
+      out of range and wrapped to a lookback no longer than the controller's wake delay)."""
     negative = negative_fields(cj)
     if negative and negative[0] != "startingDeadlineSeconds":
         return negative[0]
@@ -126,7 +126,7 @@ def invalid_field(cj: object) -> str:
         return "schedule"
     if time_zone(cj) is None:
         return "timeZone"
-    return negative[0] if negative else ""
+    return "startingDeadlineSeconds" if deadline_starts_no_run(cj) else ""
 
 
 def suspended(cj: object) -> bool:
@@ -147,6 +147,56 @@ def concurrency_policy(cj: object) -> str:
 def starting_deadline(cj: object) -> int | None:
     """``spec.startingDeadlineSeconds`` as written, a negative one included (None: no deadline)."""
     return _integer(spec(cj).get("startingDeadlineSeconds"))
+
+
+# Go's time.Duration is an int64 count of nanoseconds; products of Durations wrap around.
+_INT64_SPAN = 1 << 64
+_NANOSECONDS = 1_000_000_000
+# The controller requeues a CronJob 100 ms after its next scheduled time (``nextScheduleDelta``):
+# a sync looks at a scheduled time that late.
+WAKE_DELAY_NANOSECONDS = 100_000_000
+
+
+def _go_int64(value: int) -> int:
+    """``value`` wrapped into int64 as Go's arithmetic wraps it."""
+    return (value + _INT64_SPAN // 2) % _INT64_SPAN - _INT64_SPAN // 2
+
+
+def deadline_nanoseconds(cj: object) -> int | None:
+    """How far before now the controller looks for scheduled times to start, in nanoseconds (None:
+    no deadline): ``mostRecentScheduleTime`` takes ``now.Add(-time.Second *
+    time.Duration(startingDeadlineSeconds))``, a product in int64 nanoseconds that wraps around
+    from 9223372037 s on (9223372036854775807 s gives -1 s). Negative: that moment lies after now.
+    A plain int: comparing durations with it never overflows."""
+    seconds = starting_deadline(cj)
+    if seconds is None:
+        return None
+    return -_go_int64(-_NANOSECONDS * seconds)
+
+
+def deadline_out_of_range(cj: object) -> bool:
+    """``startingDeadlineSeconds`` (the CRD admits any int64) is too large, or too small, for Go's
+    nanosecond Duration: the controller uses ``deadline_nanoseconds``, not the value written."""
+    seconds = starting_deadline(cj)
+    return seconds is not None and _go_int64(-_NANOSECONDS * seconds) != -_NANOSECONDS * seconds
+
+
+def deadline_starts_no_run(cj: object) -> bool:
+    """Whatever the schedule, the controller starts no run: the lookback (``deadline_nanoseconds``)
+    is no longer than the 100 ms after a scheduled time at which the controller wakes for it, so
+    the time already lies before the earliest one it looks at. True for 0 and negative values and
+    for out-of-range ones that wrap to such a lookback."""
+    lookback = deadline_nanoseconds(cj)
+    return lookback is not None and lookback <= WAKE_DELAY_NANOSECONDS
+
+
+def past_deadline(cj: object, scheduled: datetime, now: datetime) -> bool:
+    """At ``now`` the controller no longer starts a run ``scheduled`` then: it is older than the
+    deadline's lookback (False without a deadline). Compares durations in nanoseconds."""
+    lookback = deadline_nanoseconds(cj)
+    if lookback is None:
+        return False
+    return (now - scheduled) // timedelta(microseconds=1) * 1000 > lookback
 
 
 def history_limits(cj: object) -> tuple[int, int]:
@@ -301,7 +351,7 @@ def not_started(
     if invalid_field(cj):
         pass  # the controller starts none of them: every one is missed
     elif deadline is not None:
-        due = [t for t in due if t + timedelta(seconds=deadline) < now]
+        due = [t for t in due if past_deadline(cj, t, now)]
     elif not suspended(cj):
         due = due[:-1]
     first = next((s for s in stretches if s.start is None), None)

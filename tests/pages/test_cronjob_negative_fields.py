@@ -97,27 +97,27 @@ def test_a_negative_field_is_flagged_and_the_next_runs_will_be_missed(own, clien
         cache.wait_for(lambda s: s.cronjobs.get(NS, name) is None, timeout=10)
 
 
-def test_a_deadline_of_zero_and_the_default_limits_are_not_flagged(own, client):
+def test_a_deadline_and_the_default_limits_are_not_flagged(own, client):
     cluster, cache = own
     now = cluster.clock.now().replace(microsecond=0)
     cj = {
         "apiVersion": "batch.volcano.sh/v1alpha1",
         "kind": "CronJob",
-        "metadata": {"name": "zero", "namespace": NS, "creationTimestamp": io.iso(now)},
+        "metadata": {"name": "minute", "namespace": NS, "creationTimestamp": io.iso(now)},
         "spec": {
             "schedule": "*/5 * * * *",
-            "startingDeadlineSeconds": 0,
+            "startingDeadlineSeconds": 60,
             "jobTemplate": {"spec": {"tasks": []}},
         },
     }
     cluster.store.create(CRONJOBS, cj, NS, replay=True)
     try:
-        cache.wait_for(lambda s: s.cronjobs.get(NS, "zero") is not None, timeout=10)
-        page = _get(client, f"/cronjobs/{NS}/zero/")
+        cache.wait_for(lambda s: s.cronjobs.get(NS, "minute") is not None, timeout=10)
+        page = _get(client, f"/cronjobs/{NS}/minute/")
         assert "data-cronjob-problem" not in page and "data-next-runs-note" not in page
         assert "data-will-miss" not in page and "invalid" not in text(page)
-        assert text(_between(page, "data-deadline>", "</dd>")).strip() == "0"
+        assert text(_between(page, "data-deadline>", "</dd>")).strip() == "60"
         assert text(_between(page, "data-history>", "</dd>")).strip() == "3 successful, 1 failed"
     finally:
-        cluster.store.delete(CRONJOBS, NS, "zero")
-        cache.wait_for(lambda s: s.cronjobs.get(NS, "zero") is None, timeout=10)
+        cluster.store.delete(CRONJOBS, NS, "minute")
+        cache.wait_for(lambda s: s.cronjobs.get(NS, "minute") is None, timeout=10)

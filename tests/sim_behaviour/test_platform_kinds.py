@@ -154,6 +154,22 @@ def test_bad_schedule_and_time_zone_are_events(cluster):
 
 
 # ---------------------------------------------------------------------- JobFlow
+@pytest.mark.parametrize("deadline", [0, -30, 9223372036854775807, 9223372037])
+def test_a_deadline_that_lets_no_run_start_creates_nothing(cluster, deadline):
+    # The controller looks back to now minus the deadline (in Go's int64 nanoseconds, which wrap):
+    # not back at all, or to a moment after now. It emits no event for it.
+    cluster.store.create("cronjobs", cronjob("late", startingDeadlineSeconds=deadline))
+    cluster.advance(60 * 3)
+    assert owned_jobs(cluster, "late") == []
+    assert events_for(cluster, "CronJob", "late") == []
+
+
+def test_a_deadline_that_wraps_to_a_long_lookback_runs(cluster):
+    cluster.store.create("cronjobs", cronjob("long", startingDeadlineSeconds=10_000_000_000_000))
+    cluster.advance(60 * 2)
+    assert len(owned_jobs(cluster, "long")) == 2
+
+
 def _template(name: str, duration: int, behaviour: str = "succeed") -> dict:
     spec = job(
         "t",

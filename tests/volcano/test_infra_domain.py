@@ -105,12 +105,15 @@ def test_a_negative_history_limit_or_deadline_keeps_every_run_from_starting():
     )
     late = {"spec": {"schedule": "*/10 * * * *", "timeZone": "Nowhere/X", "startingDeadlineSeconds": -30}}
     assert vc.invalid_field(late) == "timeZone"
-    # 0 is the CRD's minimum, not below it; a boolean or a string is no integer.
+    # 0 is the CRD's minimum, not below it (a deadline of 0 lets no run start: test_cronjob_rules);
+    # a boolean or a string is no integer.
     for value in (0, True, "-1", -0.5):
-        odd = {
-            "spec": {"schedule": "@hourly", "startingDeadlineSeconds": value, "failedJobsHistoryLimit": value}
-        }
+        odd = {"spec": {"schedule": "@hourly", "failedJobsHistoryLimit": value}}
+        if value != 0:
+            odd["spec"]["startingDeadlineSeconds"] = value
         assert vc.negative_fields(odd) == [] and vc.invalid_field(odd) == "", value
+    zero = {"spec": {"schedule": "@hourly", "startingDeadlineSeconds": 0}}
+    assert vc.negative_fields(zero) == [] and vc.invalid_field(zero) == "startingDeadlineSeconds"
 
 
 def test_cron_time_zone_and_macros():
