@@ -67,6 +67,17 @@ def deadline_lookback(seconds: int) -> timedelta:
     return timedelta(microseconds=-_go_int64(-1_000_000_000 * seconds) // 1000)
 
 
+def negative_history_limit(spec: dict) -> str:
+    """The first history limit (successful, then failed: the order of pruning) that is a negative
+    integer, "" when none is: ``removeOldestJobs`` deletes every finished Job of that outcome, then
+    indexes past the end of the list and panics, so the sync goes no further."""
+    for field in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
+        value = spec.get(field)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            return field
+    return ""
+
+
 def job_name(cronjob_name: str, scheduled: datetime) -> str:
     """``<cronjob>-<scheduled Unix minutes>`` (getJobName)."""
     return f"{cronjob_name}-{int(scheduled.timestamp()) // 60}"
@@ -172,14 +183,16 @@ class CronJobController:
         old_status = cronjob.get("status") or {}
         status = copy_json(old_status)
         jobs = self._owned_jobs(cronjob)
-        self._process_finished(cronjob, spec, status, jobs)
+        if not self._process_finished(cronjob, spec, status, jobs):
+            return  # the controller crashed: no status written, no Job started
         self._drop_stale(cronjob, status, jobs)
         if not spec.get("suspend"):
             self._schedule(cronjob, spec, status, key)
         if status != old_status:
             c.store.mutate(CRONJOB, key[0], key[1], lambda obj: obj.__setitem__("status", status))
 
-    def _process_finished(self, cronjob: dict, spec: dict, status: dict, jobs: list[dict]) -> None:
+    def _process_finished(self, cronjob: dict, spec: dict, status: dict, jobs: list[dict]) -> bool:
+        """Whether the sync goes on (False: a negative history limit crashed the controller)."""
         successful: list[dict] = []
         failed: list[dict] = []
         for job in jobs:
@@ -206,17 +219,21 @@ class CronJobController:
                 successful.append(job)
             elif phase == "Failed":
                 failed.append(job)
-        for jobs_of_kind, limit in (
-            (successful, spec.get("successfulJobsHistoryLimit")),
-            (failed, spec.get("failedJobsHistoryLimit")),
+        crashed = negative_history_limit(spec)
+        for jobs_of_kind, field in (
+            (successful, "successfulJobsHistoryLimit"),
+            (failed, "failedJobsHistoryLimit"),
         ):
-            if limit is None or len(jobs_of_kind) <= int(limit):
-                continue
-            jobs_of_kind.sort(
-                key=lambda j: (j["metadata"].get("creationTimestamp") or "", j["metadata"]["name"])
-            )
-            for job in jobs_of_kind[: len(jobs_of_kind) - int(limit)]:
-                self._delete(cronjob, status, job)
+            limit = spec.get(field)
+            if limit is not None and len(jobs_of_kind) > int(limit):
+                jobs_of_kind.sort(
+                    key=lambda j: (j["metadata"].get("creationTimestamp") or "", j["metadata"]["name"])
+                )
+                for job in jobs_of_kind[: len(jobs_of_kind) - int(limit)]:
+                    self._delete(cronjob, status, job)
+            if field == crashed:
+                return False
+        return True
 
     def _delete(self, cronjob: dict, status: dict, job: dict) -> bool:
         md = job["metadata"]

@@ -170,6 +170,27 @@ def test_a_deadline_that_wraps_to_a_long_lookback_runs(cluster):
     assert len(owned_jobs(cluster, "long")) == 2
 
 
+def test_a_negative_history_limit_crashes_the_controller_before_any_run(cluster):
+    cluster.store.create("cronjobs", cronjob("kept", duration=5))
+    cluster.advance(60 * 2 + 10)
+    finished = sorted(j["metadata"]["name"] for j in owned_jobs(cluster, "kept"))
+    assert len(finished) == 2
+    # The limit turns negative: the controller deletes every successful Job, then panics before it
+    # writes the status or starts a Job.
+    cluster.store.mutate(
+        "cronjobs", "default", "kept", lambda o: o["spec"].__setitem__("successfulJobsHistoryLimit", -1)
+    )
+    status = cluster.store.get("cronjobs", "default", "kept")["status"]
+    cluster.advance(60 * 3)
+    assert owned_jobs(cluster, "kept") == []
+    assert cluster.store.get("cronjobs", "default", "kept")["status"] == status
+    deleted = [m for _, r, m in events_for(cluster, "CronJob", "kept") if r == "SuccessfulDelete"]
+    assert deleted == [f'Deleted job "{n}"' for n in finished]
+    cluster.store.create("cronjobs", cronjob("never", failedJobsHistoryLimit=-2))
+    cluster.advance(60 * 2)
+    assert owned_jobs(cluster, "never") == [] and events_for(cluster, "CronJob", "never") == []
+
+
 def _template(name: str, duration: int, behaviour: str = "succeed") -> dict:
     spec = job(
         "t",

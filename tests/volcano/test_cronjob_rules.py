@@ -82,3 +82,17 @@ def test_the_simulator_reads_the_deadline_as_the_domain_does(seconds):
         lookback // timedelta(microseconds=1)
         == vc.deadline_nanoseconds(_cj(startingDeadlineSeconds=seconds)) // 1000
     )
+
+
+def test_the_simulator_reads_history_limits_as_the_domain_does():
+    sim = pytest.importorskip("dashboard.sim.cronjobs")
+    for spec in (
+        {},
+        {"successfulJobsHistoryLimit": -1},
+        {"failedJobsHistoryLimit": -2},
+        {"successfulJobsHistoryLimit": 0, "failedJobsHistoryLimit": -1},
+        {"successfulJobsHistoryLimit": -1, "failedJobsHistoryLimit": -1},
+        {"successfulJobsHistoryLimit": True, "failedJobsHistoryLimit": "-1"},
+    ):
+        field = vc.invalid_field(_cj(**spec))
+        assert sim.negative_history_limit(spec) == field, spec
