@@ -222,6 +222,13 @@ def deadline_note(cj: Mapping[str, Any]) -> FieldNote | None:
     return None
 
 
+def policy_note(cj: Mapping[str, Any]) -> str:
+    """The note "treated as Allow" for a concurrencyPolicy the controller does not know; "" else."""
+    if vc.concurrency_policy(cj) == vc.applied_concurrency_policy(cj):
+        return ""
+    return _("treated as %(policy)s") % {"policy": vc.applied_concurrency_policy(cj)}
+
+
 @dataclass(frozen=True)
 class NextRunsNote:
     """Why the scheduled times listed as the next runs start no Job: ``text``, and ``missed`` when

@@ -144,6 +144,14 @@ def concurrency_policy(cj: object) -> str:
     return as_str(spec(cj).get("concurrencyPolicy")) or DEFAULT_CONCURRENCY_POLICY
 
 
+def applied_concurrency_policy(cj: object) -> str:
+    """The policy the controller applies: Forbid and Replace as written (case included), anything
+    else Allow (``processConcurrencyPolicy`` compares with those two only and otherwise starts the
+    Job)."""
+    policy = concurrency_policy(cj)
+    return policy if policy in CONCURRENCY_POLICIES else DEFAULT_CONCURRENCY_POLICY
+
+
 def starting_deadline(cj: object) -> int | None:
     """``spec.startingDeadlineSeconds`` as written, a negative one included (None: no deadline)."""
     return _integer(spec(cj).get("startingDeadlineSeconds"))

@@ -1,5 +1,5 @@
 """CronJobs that Volcano's controller reads otherwise than written, over the simulated cluster: a
-startingDeadlineSeconds too large for Go's nanoseconds or of 0."""
+startingDeadlineSeconds too large for Go's nanoseconds or of 0, an unknown concurrencyPolicy."""
 
 from __future__ import annotations
 
@@ -101,3 +101,14 @@ def test_a_deadline_of_zero_lets_no_run_start(own, client):
         assert note == "Each of these will be missed: startingDeadlineSeconds is 0 (see above).", note
         assert _between(page, "data-next-runs>", "</ol>").count("data-will-miss") == 5
         assert len(re.findall(r"<li>", _between(page, "data-missed>", "</ul>"))) == 6  # every */5 since
+
+
+def test_an_unknown_concurrency_policy_is_treated_as_allow(own, client):
+    with _cronjob(own, "sometimes", concurrencyPolicy="Sometimes"):
+        row = _row(client, "sometimes")
+        assert text(_between(row, "data-policy-note>", "</div>")) == "treated as Allow"
+        page = _get(client, f"/cronjobs/{NS}/sometimes/")
+        assert text(_between(page, "data-policy-note>", "</span>")) == "treated as Allow"
+    with _cronjob(own, "forbid", concurrencyPolicy="Forbid"):
+        assert "data-policy-note" not in _row(client, "forbid")
+        assert "data-policy-note" not in _get(client, f"/cronjobs/{NS}/forbid/")

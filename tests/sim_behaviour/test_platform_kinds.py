@@ -191,6 +191,12 @@ def test_a_negative_history_limit_crashes_the_controller_before_any_run(cluster)
     assert owned_jobs(cluster, "never") == [] and events_for(cluster, "CronJob", "never") == []
 
 
+def test_an_unknown_concurrency_policy_allows(cluster):
+    cluster.store.create("cronjobs", cronjob("sometimes", concurrencyPolicy="Sometimes", duration=150))
+    cluster.advance(60 * 2)
+    assert len(owned_jobs(cluster, "sometimes")) == 2
+
+
 def _template(name: str, duration: int, behaviour: str = "succeed") -> dict:
     spec = job(
         "t",

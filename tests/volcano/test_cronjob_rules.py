@@ -1,6 +1,6 @@
 """CronJob rules as Volcano's controller applies them: the starting deadline in Go's int64
-nanoseconds and a deadline that lets no run start; and the simulated controller's copies of
-the same rules."""
+nanoseconds, a deadline that lets no run start, an unknown concurrencyPolicy; and the simulated
+controller's copies of the same rules."""
 
 from __future__ import annotations
 
@@ -71,6 +71,15 @@ def test_a_wrapped_deadline_is_compared_as_the_controller_compares_it():
     cj = _cj(startingDeadlineSeconds=60)
     assert not vc.past_deadline(cj, NOW - timedelta(seconds=60), NOW)
     assert vc.past_deadline(cj, NOW - timedelta(seconds=60, microseconds=1), NOW)
+
+
+def test_an_unknown_concurrency_policy_is_applied_as_allow():
+    assert vc.applied_concurrency_policy(_cj()) == "Allow"
+    for policy in ("Allow", "Forbid", "Replace"):
+        assert vc.applied_concurrency_policy(_cj(concurrencyPolicy=policy)) == policy
+    for policy in ("Sometimes", "forbid"):
+        cj = _cj(concurrencyPolicy=policy)
+        assert vc.concurrency_policy(cj) == policy and vc.applied_concurrency_policy(cj) == "Allow"
 
 
 # The simulated controller imports nothing from the dashboard: its copies of these rules must agree.
