@@ -96,9 +96,9 @@ def schedule_words(cj: Mapping[str, Any]) -> str:
 
 def cronjob_state(cj: Mapping[str, Any]) -> str:
     """Invalid (a field keeps the controller from starting any Job: the schedule or time zone
-    cannot be read, a history limit is negative, the deadline lets no run start), Suspended,
-    Active (a Job is running) or Idle: the list's "phase"."""
-    if vc.invalid_field(cj):
+    cannot be read, a history limit is negative, the deadline lets no run start; or the schedule
+    matches no date), Suspended, Active (a Job is running) or Idle: the list's "phase"."""
+    if vc.invalid_field(cj) or vc.matches_no_date(cj):
         return "Invalid"
     if vc.suspended(cj):
         return "Suspended"

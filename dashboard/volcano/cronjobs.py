@@ -14,6 +14,7 @@ Schedules are read as the controller's parser (robfig/cron's ``ParseStandard``) 
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -248,6 +249,22 @@ def next_runs(cj: object, now: datetime, n: int = 5) -> list[datetime] | None:
     or the zone cannot be read. A suspended CronJob still has them (they are skipped)."""
     it = _times(cj, now)
     return None if it is None else list(itertools.islice(it, n))
+
+
+# Any moment serves: a five-field schedule that matches no date after one matches none after any.
+_SOME_MOMENT = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+@functools.lru_cache(maxsize=1024)  # list pages ask for every CronJob; searching years is slow
+def _matches_no_date(text: str, zone: str) -> bool:
+    return next_runs({"spec": {"schedule": text, "timeZone": zone}}, _SOME_MOMENT, 1) == []
+
+
+def matches_no_date(cj: object) -> bool:
+    """The schedule can be read but matches no date (``0 0 30 2 *``: ``next_runs`` finds none):
+    Volcano's controller fails every sync with an InvalidSchedule warning ("time difference
+    between two schedules is less than 1 second") and never starts a Job."""
+    return _matches_no_date(schedule(cj), as_str(spec(cj).get("timeZone")).strip())
 
 
 def scheduled_time(job: object) -> datetime | None:

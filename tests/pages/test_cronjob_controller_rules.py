@@ -1,5 +1,6 @@
 """CronJobs that Volcano's controller reads otherwise than written, over the simulated cluster: a
-startingDeadlineSeconds too large for Go's nanoseconds or of 0, an unknown concurrencyPolicy."""
+startingDeadlineSeconds too large for Go's nanoseconds or of 0, an unknown concurrencyPolicy, a
+schedule that matches no date."""
 
 from __future__ import annotations
 
@@ -112,3 +113,12 @@ def test_an_unknown_concurrency_policy_is_treated_as_allow(own, client):
     with _cronjob(own, "forbid", concurrencyPolicy="Forbid"):
         assert "data-policy-note" not in _row(client, "forbid")
         assert "data-policy-note" not in _get(client, f"/cronjobs/{NS}/forbid/")
+
+
+def test_a_schedule_that_matches_no_date_is_invalid_on_the_list(own, client):
+    with _cronjob(own, "feb-30", schedule="0 0 30 2 *"):
+        row = _row(client, "feb-30")
+        assert "Invalid" in text(row) and "Idle" not in text(row), text(row)
+        assert text(row.split("<td")[-2]).strip().endswith("never"), text(row)
+        page = _get(client, f"/cronjobs/{NS}/feb-30/")
+        assert "data-never-runs" in page and "Invalid" in text(_between(page, "phase-big", "</div>"))

@@ -1,6 +1,6 @@
 """CronJob rules as Volcano's controller applies them: the starting deadline in Go's int64
-nanoseconds, a deadline that lets no run start, an unknown concurrencyPolicy; and the simulated
-controller's copies of the same rules."""
+nanoseconds, a deadline that lets no run start, an unknown concurrencyPolicy, a schedule that
+matches no date, and the simulated controller's copies of the same rules."""
 
 from __future__ import annotations
 
@@ -80,6 +80,15 @@ def test_an_unknown_concurrency_policy_is_applied_as_allow():
     for policy in ("Sometimes", "forbid"):
         cj = _cj(concurrencyPolicy=policy)
         assert vc.concurrency_policy(cj) == policy and vc.applied_concurrency_policy(cj) == "Allow"
+
+
+def test_a_schedule_that_matches_no_date():
+    assert vc.matches_no_date(_cj(schedule="0 0 30 2 *"))
+    assert vc.matches_no_date(_cj(schedule="0 0 31 4 *", timeZone="Asia/Tokyo"))
+    assert not vc.matches_no_date(_cj(schedule="0 0 29 2 *"))  # a leap day comes
+    assert not vc.matches_no_date(_cj())
+    assert not vc.matches_no_date(_cj(schedule="not cron"))  # unreadable: invalid_field says so
+    assert not vc.matches_no_date(_cj(timeZone="Nowhere/X"))
 
 
 # The simulated controller imports nothing from the dashboard: its copies of these rules must agree.
