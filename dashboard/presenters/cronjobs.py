@@ -123,6 +123,8 @@ def zone_text(cj: Mapping[str, Any]) -> str:
     zone = vc.time_zone_name(cj)
     if not zone:
         return _("not set: UTC (the controller's local time zone, UTC in Volcano's images)")
+    if vc.local_zone(cj):
+        return _("%(zone)s: UTC (the controller's local time zone, UTC in Volcano's images)") % {"zone": zone}
     if vc.time_zone(cj) is None:
         return _("%(zone)s (not a known time zone)") % {"zone": zone}
     if vc.zone_prefixed(cj):

@@ -23,7 +23,7 @@ CronJob controller:
 Schedules are read as Volcano reads them (robfig/cron's ``ParseStandard``) by
 ``dashboard.volcano.cron_schedule``, the one module outside ``dashboard/sim`` the simulator
 imports (it depends on the standard library and croniter only), in the CronJob's ``timeZone``
-(zoneinfo; UTC when unset, the time zone of a controller manager run in a UTC container).
+(zoneinfo; UTC when unset or "Local", the time zone of a controller manager run in a UTC container).
 """
 
 from __future__ import annotations
@@ -47,8 +47,9 @@ MANY_MISSED = 100
 
 
 def zone_for(name: str | None) -> ZoneInfo | None:
-    """The zoneinfo time zone, UTC for None/"" ; raises ValueError for an unknown name."""
-    if not name:
+    """The zoneinfo time zone, UTC for None/"" and for "Local" (Go's time.LoadLocation("Local") is
+    the controller's local zone, UTC in a UTC container); raises ValueError for an unknown name."""
+    if not name or name == "Local":
         return ZoneInfo("UTC")
     try:
         return ZoneInfo(name)

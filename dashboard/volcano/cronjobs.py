@@ -5,9 +5,9 @@ The controller follows the Kubernetes CronJob controller: a Job per scheduled ti
 (RFC 3339), owned by the CronJob; ``concurrencyPolicy`` Allow (default) / Forbid / Replace;
 ``startingDeadlineSeconds`` bounds how late a run may start (``deadline_nanoseconds``); history
 limits default to 3 successful and 1 failed Job (none of the three may be negative:
-``invalid_field``). ``spec.timeZone`` is an IANA zone; without one the controller's local zone
-applies (robfig/cron reads the schedule in Go's ``time.Local``: UTC in Volcano's images, which
-set no TZ and ship no zone database), and this module reads it in UTC.
+``invalid_field``). ``spec.timeZone`` is an IANA zone or "Local"; without one, and for "Local",
+the controller's local zone applies (robfig/cron reads the schedule in Go's ``time.Local``: UTC in
+Volcano's images, which set no TZ and ship no zone database), and this module reads it in UTC.
 Schedules are read as the controller's parser (robfig/cron's ``ParseStandard``) reads them:
 ``cron_schedule``.
 """
@@ -69,11 +69,22 @@ def time_zone_name(cj: object) -> str:
     return prefixed if prefixed is not None else as_str(spec(cj).get("timeZone")).strip()
 
 
+# Go's time.LoadLocation("Local") is the process's local zone, which the controller accepts.
+LOCAL_ZONE = "Local"
+
+
+def local_zone(cj: object) -> bool:
+    """The schedule names "Local" (exactly, as Go's time.LoadLocation does): the controller's own
+    zone, UTC in Volcano's images."""
+    return time_zone_name(cj) == LOCAL_ZONE
+
+
 def time_zone(cj: object) -> tzinfo | None:
-    """The zone the schedule is read in: ``spec.timeZone``, UTC when unset, None when the name is
-    no IANA zone known here (the controller rejects such a CronJob)."""
+    """The zone the schedule is read in: ``spec.timeZone``, UTC when unset or "Local" (the
+    controller's local zone), None when the name is no IANA zone known here (the controller
+    rejects such a CronJob)."""
     zone = time_zone_name(cj)
-    if not zone:
+    if not zone or zone == LOCAL_ZONE:
         return UTC
     try:
         return ZoneInfo(zone)

@@ -1,6 +1,6 @@
 """CronJobs that Volcano's controller reads otherwise than written, over the simulated cluster: a
 startingDeadlineSeconds too large for Go's nanoseconds or of 0, an unknown concurrencyPolicy, a
-schedule that matches no date."""
+schedule that matches no date, the "Local" time zone."""
 
 from __future__ import annotations
 
@@ -122,3 +122,14 @@ def test_a_schedule_that_matches_no_date_is_invalid_on_the_list(own, client):
         assert text(row.split("<td")[-2]).strip().endswith("never"), text(row)
         page = _get(client, f"/cronjobs/{NS}/feb-30/")
         assert "data-never-runs" in page and "Invalid" in text(_between(page, "phase-big", "</div>"))
+
+
+def test_the_local_time_zone_is_the_controllers_utc(own, client):
+    with _cronjob(own, "local", timeZone="Local"):
+        row = _row(client, "local")
+        assert "Invalid" not in text(row) and "data-cronjob-problem" not in row, text(row)
+        page = _get(client, f"/cronjobs/{NS}/local/")
+        zone = text(_between(page, "data-zone>", "</strong>"))
+        assert zone == "Local: UTC (the controller's local time zone, UTC in Volcano's images)", zone
+        assert "data-cronjob-problem" not in page and "data-will-miss" not in page
+        assert len(re.findall(r"<li>", _between(page, "data-next-runs>", "</ol>"))) == 5

@@ -197,6 +197,14 @@ def test_an_unknown_concurrency_policy_allows(cluster):
     assert len(owned_jobs(cluster, "sometimes")) == 2
 
 
+def test_the_local_time_zone_is_utc(cluster):
+    cluster.store.create("cronjobs", cronjob("local", timeZone="Local"))
+    cluster.advance(35)
+    (created,) = owned_jobs(cluster, "local")
+    assert created["metadata"]["annotations"][SCHEDULED_ANNOTATION] == "2026-11-29T10:01:00Z"
+    assert not any(r == "InvalidTimeZone" for _, r, _ in events_for(cluster, "CronJob", "local"))
+
+
 def _template(name: str, duration: int, behaviour: str = "succeed") -> dict:
     spec = job(
         "t",

@@ -1,6 +1,6 @@
 """CronJob rules as Volcano's controller applies them: the starting deadline in Go's int64
 nanoseconds, a deadline that lets no run start, an unknown concurrencyPolicy, a schedule that
-matches no date, and the simulated controller's copies of the same rules."""
+matches no date, the "Local" time zone; and the simulated controller's copies of the same rules."""
 
 from __future__ import annotations
 
@@ -91,6 +91,15 @@ def test_a_schedule_that_matches_no_date():
     assert not vc.matches_no_date(_cj(timeZone="Nowhere/X"))
 
 
+def test_the_local_time_zone_is_the_controllers_utc():
+    for cj in (_cj(timeZone="Local"), _cj(schedule="CRON_TZ=Local 0 3 * * *")):
+        assert vc.local_zone(cj) and vc.time_zone(cj) == UTC and vc.invalid_field(cj) == ""
+        assert vc.next_runs(cj, NOW, 1)
+    # Go's time.LoadLocation matches "Local" exactly.
+    assert not vc.local_zone(_cj(timeZone="local")) and vc.time_zone(_cj(timeZone="local")) is None
+    assert not vc.local_zone(_cj())
+
+
 # The simulated controller imports nothing from the dashboard: its copies of these rules must agree.
 @pytest.mark.parametrize("seconds", [60, 1, 0, -30, 9223372036, 9223372037, 10**13, INT64_MAX, INT64_MIN])
 def test_the_simulator_reads_the_deadline_as_the_domain_does(seconds):
@@ -114,3 +123,15 @@ def test_the_simulator_reads_history_limits_as_the_domain_does():
     ):
         field = vc.invalid_field(_cj(**spec))
         assert sim.negative_history_limit(spec) == field, spec
+
+
+def test_the_simulator_reads_zones_as_the_domain_does():
+    sim = pytest.importorskip("dashboard.sim.cronjobs")
+    for zone in ("", "Local", "UTC", "Asia/Tokyo"):
+        assert sim.zone_for(zone) is not None and vc.time_zone(_cj(timeZone=zone)) is not None
+        when = NOW.astimezone(sim.zone_for(zone))
+        assert when.utcoffset() == NOW.astimezone(vc.time_zone(_cj(timeZone=zone))).utcoffset(), zone
+    for zone in ("local", "Nowhere/X"):
+        with pytest.raises(ValueError):
+            sim.zone_for(zone)
+        assert vc.time_zone(_cj(timeZone=zone)) is None
