@@ -21,18 +21,21 @@ CronJob controller:
   InvalidSchedule, UnsupportedSchedule, StaleReference.
 
 Schedules are read as Volcano reads them (robfig/cron's ``ParseStandard``) by
-``dashboard.volcano.cron_schedule``, the one module outside ``dashboard/sim`` the simulator
-imports (it depends on the standard library and croniter only), in the CronJob's ``timeZone``
-(zoneinfo; UTC when unset or "Local", the time zone of a controller manager run in a UTC container).
+``dashboard.volcano.cron_schedule``, and the deadline, history-limit and time-zone rules are
+``dashboard.volcano.cronjobs``'s: the CronJob rules are the one part of ``dashboard`` outside
+``dashboard/sim`` the simulator imports (they depend on the standard library and croniter only),
+so the pages and the simulated controller cannot disagree. The schedule is read in the CronJob's
+``timeZone`` (zoneinfo; UTC when unset or "Local", the time zone of a controller manager run in a
+UTC container).
 """
 
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from dashboard.volcano import cron_schedule
+from dashboard.volcano import cronjobs as vc
 from dashboard.volcano.cron_schedule import Schedule, Unparseable
 
 from .clock import rfc3339
@@ -46,37 +49,19 @@ FINISHED = ("Completed", "Failed", "Terminated")
 MANY_MISSED = 100
 
 
-def zone_for(name: str | None) -> ZoneInfo | None:
-    """The zoneinfo time zone, UTC for None/"" and for "Local" (Go's time.LoadLocation("Local") is
-    the controller's local zone, UTC in a UTC container); raises ValueError for an unknown name."""
-    if not name or name == "Local":
-        return ZoneInfo("UTC")
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise ValueError(f"unknown time zone {name!r}") from exc
-
-
-def _go_int64(value: int) -> int:
-    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+def zone_for(name: str | None) -> tzinfo:
+    """The zone of ``name`` as the controller reads it (``vc.zone_named``); raises ValueError for a
+    name that is no zone."""
+    zone = vc.zone_named(name)
+    if zone is None:
+        raise ValueError(f"unknown time zone {name!r}")
+    return zone
 
 
 def deadline_lookback(seconds: int) -> timedelta:
-    """How far before now the controller looks for scheduled times: ``-time.Second *
-    time.Duration(startingDeadlineSeconds)``, int64 nanoseconds that wrap around from 9223372037 s
-    on (9223372036854775807 s gives -1 s: a moment after now). At most 292 years either way."""
-    return timedelta(microseconds=-_go_int64(-1_000_000_000 * seconds) // 1000)
-
-
-def negative_history_limit(spec: dict) -> str:
-    """The first history limit (successful, then failed: the order of pruning) that is a negative
-    integer, "" when none is: ``removeOldestJobs`` deletes every finished Job of that outcome, then
-    indexes past the end of the list and panics, so the sync goes no further."""
-    for field in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
-        value = spec.get(field)
-        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-            return field
-    return ""
+    """How far before now the controller looks for scheduled times (``vc.lookback_nanoseconds``:
+    Go's int64 nanoseconds, wrapped; negative: a moment after now)."""
+    return timedelta(microseconds=vc.lookback_nanoseconds(seconds) // 1000)
 
 
 def job_name(cronjob_name: str, scheduled: datetime) -> str:
@@ -220,7 +205,7 @@ class CronJobController:
                 successful.append(job)
             elif phase == "Failed":
                 failed.append(job)
-        crashed = negative_history_limit(spec)
+        crashed = vc.negative_history_limit(cronjob)
         for jobs_of_kind, field in (
             (successful, "successfulJobsHistoryLimit"),
             (failed, "failedJobsHistoryLimit"),

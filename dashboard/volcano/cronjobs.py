@@ -79,17 +79,21 @@ def local_zone(cj: object) -> bool:
     return time_zone_name(cj) == LOCAL_ZONE
 
 
-def time_zone(cj: object) -> tzinfo | None:
-    """The zone the schedule is read in: ``spec.timeZone``, UTC when unset or "Local" (the
-    controller's local zone), None when the name is no IANA zone known here (the controller
-    rejects such a CronJob)."""
-    zone = time_zone_name(cj)
-    if not zone or zone == LOCAL_ZONE:
+def zone_named(name: str | None) -> tzinfo | None:
+    """The zone a name means to the controller: UTC for none and for "Local" (its own zone), the
+    IANA zone of that name, None when the name is no IANA zone known here (the controller rejects
+    such a CronJob)."""
+    if not name or name == LOCAL_ZONE:
         return UTC
     try:
-        return ZoneInfo(zone)
+        return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name no file system can hold
         return None
+
+
+def time_zone(cj: object) -> tzinfo | None:
+    """The zone the schedule is read in (``zone_named`` of ``time_zone_name``)."""
+    return zone_named(time_zone_name(cj))
 
 
 def schedule_valid(cj: object) -> bool:
@@ -117,6 +121,13 @@ def negative_fields(cj: object) -> list[str]:
     """The NON_NEGATIVE_FIELDS set to a negative integer, in that order."""
     sp = spec(cj)
     return [f for f in NON_NEGATIVE_FIELDS if (value := _integer(sp.get(f))) is not None and value < 0]
+
+
+def negative_history_limit(cj: object) -> str:
+    """The first history limit (successful, then failed: the order of pruning) that is negative, ""
+    when none is: ``removeOldestJobs`` deletes every finished Job of that outcome, then indexes
+    past the end of the list and panics, so the sync goes no further (``invalid_field``)."""
+    return next((f for f in negative_fields(cj) if f != "startingDeadlineSeconds"), "")
 
 
 def invalid_field(cj: object) -> str:
@@ -189,8 +200,12 @@ def deadline_nanoseconds(cj: object) -> int | None:
     from 9223372037 s on (9223372036854775807 s gives -1 s). Negative: that moment lies after now.
     A plain int: comparing durations with it never overflows."""
     seconds = starting_deadline(cj)
-    if seconds is None:
-        return None
+    return None if seconds is None else lookback_nanoseconds(seconds)
+
+
+def lookback_nanoseconds(seconds: int) -> int:
+    """``-time.Second * time.Duration(seconds)`` negated: the lookback of a deadline of ``seconds``
+    in Go's int64 nanoseconds, wrapped as Go wraps it (``deadline_nanoseconds``)."""
     return -_go_int64(-_NANOSECONDS * seconds)
 
 
