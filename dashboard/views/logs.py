@@ -38,6 +38,7 @@ from dashboard.kube.client import UNREACHABLE, KubeError
 from dashboard.kube.logs import LogLine, LogRead, LogsBusy, LogSlots, read_pod_log
 from dashboard.kube.snapshot import Snapshot
 from dashboard.presenters.clock import reference_now
+from dashboard.presenters.paging import quoted, whole_number
 from dashboard.views.downloads import download_header
 from dashboard.views.errors import find_object
 from dashboard.views.notices import page_ctx
@@ -117,11 +118,6 @@ class Options:
         return None if self.tail == "all" else int(self.tail)
 
 
-def _shown(raw: str) -> str:
-    """A query value as a note quotes it: at most 40 characters."""
-    return raw if len(raw) <= 40 else raw[:40] + "…"
-
-
 def chosen_tail(raw: str | None) -> tuple[str, str]:
     """``?tail=`` as (the tail read, a note): absent or empty is DEFAULT_TAIL; ``all`` (any case)
     and a whole number of lines from 1 to MAX_TAIL are used as given; a larger number is capped to
@@ -132,22 +128,19 @@ def chosen_tail(raw: str | None) -> tuple[str, str]:
         return DEFAULT_TAIL, ""
     if value.lower() == "all":
         return "all", ""
-    try:
-        lines = int(value)
-    except ValueError:
-        lines = 0
+    lines = whole_number(value) or 0
     if lines > MAX_TAIL:
         note = _(
             "?tail=%(value)s is more than %(max)d lines: showing the last %(max)d "
             "(choose “all” for every line)."
         )
-        return str(MAX_TAIL), note % {"value": _shown(value), "max": MAX_TAIL}
+        return str(MAX_TAIL), note % {"value": quoted(value), "max": MAX_TAIL}
     if lines < 1:
         note = _(
             "?tail=%(value)s ignored (give a number of lines from 1 to %(max)d, or all): "
             "showing the last %(default)s lines."
         )
-        return DEFAULT_TAIL, note % {"value": _shown(value), "max": MAX_TAIL, "default": DEFAULT_TAIL}
+        return DEFAULT_TAIL, note % {"value": quoted(value), "max": MAX_TAIL, "default": DEFAULT_TAIL}
     return str(lines), ""
 
 
@@ -172,7 +165,7 @@ def _switch(raw: str | None, default: bool, ignored: str) -> tuple[bool, str]:
         return default, ""
     if value.lower() in _ON or value.lower() in _OFF:
         return value.lower() in _ON, ""
-    return default, ignored % {"value": _shown(value)}
+    return default, ignored % {"value": quoted(value)}
 
 
 def _options(request: HttpRequest) -> Options:

@@ -433,3 +433,14 @@ def test_timestamps_and_wrap_take_every_word_of_a_switch(client, restarted, ts, 
     page = client.get(restarted, {"ts": ts, "wrap": wrap}).content.decode()
     assert "data-log-query-note" not in page and 'class="log log-wrap"' in page
     assert not re.match(r"^\d{4}-\d\d-\d\dT", lines_of(page)[0])
+
+
+def test_a_tail_is_ascii_digits_and_any_length_of_them_is_capped():
+    from dashboard.views.logs import DEFAULT_TAIL, MAX_TAIL, chosen_tail
+
+    for odd in ("1_000", "５", "+5", "1e3"):
+        tail, note = chosen_tail(odd)
+        assert tail == DEFAULT_TAIL and "ignored" in note, odd
+    for huge in ("9" * 20, "9" * 5000):
+        tail, note = chosen_tail(huge)
+        assert tail == str(MAX_TAIL) and "is more than" in note

@@ -53,3 +53,18 @@ def test_a_pods_table_page_that_does_not_exist_says_so(client):
         )
     assert not _notes(client.get(JOB, {"pod_page": "1"}).content.decode(), "data-pod-page-note")
     assert not _notes(client.get(JOB).content.decode(), "data-pod-page-note")
+
+
+def test_hidden_characters_in_a_quoted_value_are_written_out(client):
+    page = client.get("/jobs/", {"sort": "\u202ename"}).content.decode()
+    (note,) = _notes(page)
+    assert "\u202e" not in page and note.startswith("Unknown sort “U+202Ename”")
+    page = client.get("/jobs/", {"page": "\x001"}).content.decode()
+    assert "\x00" not in page and _notes(page)[0].startswith("There is no page “U+00001”")
+
+
+@pytest.mark.parametrize("asked", ["１", "+1", " 1", "1 ", "0_1", "١"])
+def test_a_page_number_is_ascii_digits_only(client, asked):
+    # int() reads each of these as 1 (the page shown): only ASCII digits count as asked.
+    (note,) = _notes(client.get("/jobs/", {"page": asked}).content.decode())
+    assert note.startswith("There is no page “") and ": showing page 1 of " in note
