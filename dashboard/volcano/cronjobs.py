@@ -270,11 +270,30 @@ def _times(cj: object, start: datetime) -> Iterator[datetime] | None:
 
 
 def next_runs(cj: object, now: datetime, n: int = 5) -> list[datetime] | None:
-    """The next ``n`` scheduled times after ``now`` (aware, in the CronJob's zone); fewer, or [],
-    when the schedule matches no later date (``0 0 30 2 *``: it never runs); None when the schedule
-    or the zone cannot be read. A suspended CronJob still has them (they are skipped)."""
+    """The next ``n`` scheduled times after ``now`` that start a Job (aware, in the CronJob's
+    zone); fewer, or [], when the schedule matches no later date (``0 0 30 2 *``: it never runs);
+    None when the schedule or the zone cannot be read. A suspended CronJob still has them (they are
+    skipped). Jobs are named ``<cronjob>-<scheduled Unix minutes>``: of several times in one
+    minute (``@every 30s``) only the first starts one, and none in the minute of the last
+    scheduled time; the controller's create of the others finds the name taken and does nothing."""
     it = _times(cj, now)
-    return None if it is None else list(itertools.islice(it, n))
+    if it is None:
+        return None
+    last = last_schedule_time(cj)
+    taken = {_unix_minute(last)} if last is not None else set()
+    return list(itertools.islice(_first_of_each_minute(it, taken), n))
+
+
+def _unix_minute(t: datetime) -> int:
+    return int(t.timestamp()) // 60
+
+
+def _first_of_each_minute(times: Iterator[datetime], taken: set[int]) -> Iterator[datetime]:
+    for t in times:
+        minute = _unix_minute(t)
+        if minute not in taken:
+            taken.add(minute)
+            yield t
 
 
 # Any moment serves: a five-field schedule that matches no date after one matches none after any.

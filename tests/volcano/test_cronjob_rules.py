@@ -134,3 +134,17 @@ def test_the_simulator_reads_zones_as_the_domain_does():
         with pytest.raises(ValueError):
             sim.zone_for(zone)
         assert vc.time_zone(_cj(timeZone=zone)) is None
+
+
+def test_every_under_a_minute_starts_one_job_a_minute():
+    # Jobs are named by the scheduled minute: the second time in a minute finds the name taken.
+    last = datetime(2026, 12, 8, 1, 39, 28, tzinfo=UTC)
+    cj = _cj(schedule="@every 30s")
+    cj["metadata"]["creationTimestamp"] = "2026-12-08T01:38:58Z"
+    cj["status"] = {"lastScheduleTime": "2026-12-08T01:39:28Z"}
+    runs = vc.next_runs(cj, last + timedelta(seconds=1), 3)
+    assert [t.astimezone(UTC).strftime("%H:%M:%S") for t in runs] == ["01:40:28", "01:41:28", "01:42:28"]
+    every_second = _cj(schedule="@every 1s")
+    every_second["metadata"]["creationTimestamp"] = "2026-12-08T01:38:58Z"
+    runs = vc.next_runs(every_second, datetime(2026, 12, 8, 1, 40, 0, 500000, tzinfo=UTC), 2)
+    assert [t.astimezone(UTC).strftime("%H:%M:%S") for t in runs] == ["01:40:01", "01:41:00"]
