@@ -124,3 +124,19 @@ def test_the_cluster_objects_are_reported_over_the_same_windows():
     verdict, checks = judge(samples, OK, OK)
     assert verdict == "PASS"
     assert "cluster objects, medians of the same samples, 107,500 -> 194,500 (+80.9%)" in checks[0][1]
+
+
+def test_open_watches_are_judged_by_the_most_in_each_window():
+    # Each watch ends after its timeoutSeconds and is opened again: a sample between the two reads
+    # one short. The first sample catching such a moment is no growth when the last reads whole.
+    samples = _samples([450] * 36)
+    for s in samples:
+        s["watches"] = 11
+    samples[0]["watches"] = 10
+    verdict, checks = judge(samples, OK, OK)
+    assert verdict == "PASS", checks
+    assert "11 -> 11" in checks[3][1]
+    for s in samples[-6:]:  # a leaked watch: the last window always reads one more
+        s["watches"] = 12
+    verdict, checks = judge(samples, OK, OK)
+    assert verdict == "FAIL" and "11 -> 12" in checks[3][1]
