@@ -172,3 +172,15 @@ def sim_faults(cluster, **switches) -> None:
     req.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(req, timeout=10) as resp:
         assert resp.status == 200
+
+
+def page_ok(client, url: str) -> str:
+    """The page at ``url``, asserting it answered 200."""
+    resp = client.get(url)
+    assert resp.status_code == 200, (url, resp.status_code)
+    return resp.content.decode()
+
+
+def between(page: str, start: str, end: str) -> str:
+    """The text of ``page`` after the first ``start``, up to the next ``end``."""
+    return page.split(start)[1].split(end)[0]

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from tests.pages import infra_objects as io
-from tests.pages.helpers import check_fragment, text
+from tests.pages.helpers import between, check_fragment, page_ok, text
 
 NS = io.NS
 CRONJOBS = io.kind("batch.volcano.sh", "cronjobs")
@@ -23,16 +23,6 @@ def own(tmp_path_factory):
 
     with own_cluster(tmp_path_factory, seed=11, name="cron-negative") as (cluster, cache):
         yield cluster, cache
-
-
-def _get(client, url):
-    resp = client.get(url)
-    assert resp.status_code == 200, (url, resp.status_code)
-    return resp.content.decode()
-
-
-def _between(page: str, start: str, end: str) -> str:
-    return page.split(start)[1].split(end)[0]
 
 
 @pytest.mark.parametrize(
@@ -70,27 +60,27 @@ def test_a_negative_field_is_flagged_and_the_next_runs_will_be_missed(own, clien
     cluster.store.create(CRONJOBS, cj, NS, replay=True)
     try:
         cache.wait_for(lambda s: s.cronjobs.get(NS, name) is not None, timeout=10)
-        listing = _get(client, f"/cronjobs/?namespace={NS}")
-        row = _between(listing, f'data-cronjob="{NS}/{name}"', "</tr>")
+        listing = page_ok(client, f"/cronjobs/?namespace={NS}")
+        row = between(listing, f'data-cronjob="{NS}/{name}"', "</tr>")
         assert "Invalid" in text(row) and f"{field} invalid: {value}" in text(row), text(row)
         assert text(row.split("<td")[-2]).strip().endswith("never"), text(row)  # the Next run column
 
-        page = _get(client, f"/cronjobs/{NS}/{name}/")
-        problem = text(_between(page, "data-cronjob-problem>", "</p>"))
+        page = page_ok(client, f"/cronjobs/{NS}/{name}/")
+        problem = text(between(page, "data-cronjob-problem>", "</p>"))
         assert f"{field} invalid: {value}" in problem and "Below the CRD's minimum of 0" in problem, problem
         assert consequence in problem, problem
         shown = text(
-            _between(
+            between(
                 page, "data-deadline>" if field == "startingDeadlineSeconds" else "data-history>", "</dd>"
             )
         )
         assert str(value) in shown and "invalid" in shown, shown
-        note = text(_between(page, "data-next-runs-note>", "</p>"))
+        note = text(between(page, "data-next-runs-note>", "</p>"))
         assert note == f"Each of these will be missed: {field} is {value} (see above).", note
-        runs = _between(page, "data-next-runs>", "</ol>")
+        runs = between(page, "data-next-runs>", "</ol>")
         assert len(re.findall(r"<li>", runs)) == 5 and runs.count("data-will-miss") == 5, runs
         # base - 5 minutes and base have no Job and will never get one: both missed, the newest too.
-        assert len(re.findall(r"<li>", _between(page, "data-missed>", "</ul>"))) == 2
+        assert len(re.findall(r"<li>", between(page, "data-missed>", "</ul>"))) == 2
         check_fragment(client, page, "status")
     finally:
         cluster.store.delete(CRONJOBS, NS, name)
@@ -113,11 +103,11 @@ def test_a_deadline_and_the_default_limits_are_not_flagged(own, client):
     cluster.store.create(CRONJOBS, cj, NS, replay=True)
     try:
         cache.wait_for(lambda s: s.cronjobs.get(NS, "minute") is not None, timeout=10)
-        page = _get(client, f"/cronjobs/{NS}/minute/")
+        page = page_ok(client, f"/cronjobs/{NS}/minute/")
         assert "data-cronjob-problem" not in page and "data-next-runs-note" not in page
         assert "data-will-miss" not in page and "invalid" not in text(page)
-        assert text(_between(page, "data-deadline>", "</dd>")).strip() == "60"
-        assert text(_between(page, "data-history>", "</dd>")).strip() == "3 successful, 1 failed"
+        assert text(between(page, "data-deadline>", "</dd>")).strip() == "60"
+        assert text(between(page, "data-history>", "</dd>")).strip() == "3 successful, 1 failed"
     finally:
         cluster.store.delete(CRONJOBS, NS, "minute")
         cache.wait_for(lambda s: s.cronjobs.get(NS, "minute") is None, timeout=10)

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from tests.pages import infra_objects as io
-from tests.pages.helpers import check_fragment, text
+from tests.pages.helpers import between, check_fragment, page_ok, text
 
 NS = io.NS
 CRONJOBS = io.kind("batch.volcano.sh", "cronjobs")
@@ -55,18 +55,8 @@ def cronjob(own):
         cache.wait_for(lambda s, name=name: s.cronjobs.get(NS, name) is None, timeout=10)
 
 
-def _get(client, url):
-    resp = client.get(url)
-    assert resp.status_code == 200, (url, resp.status_code)
-    return resp.content.decode()
-
-
-def _between(page: str, start: str, end: str) -> str:
-    return page.split(start)[1].split(end)[0]
-
-
 def _row(client, name: str) -> str:
-    return _between(_get(client, f"/cronjobs/?namespace={NS}"), f'data-cronjob="{NS}/{name}"', "</tr>")
+    return between(page_ok(client, f"/cronjobs/?namespace={NS}"), f'data-cronjob="{NS}/{name}"', "</tr>")
 
 
 def test_every_90s_runs_every_90_seconds_on_the_grid_of_its_last_run(own, client, cronjob):
@@ -77,10 +67,10 @@ def test_every_90s_runs_every_90_seconds_on_the_grid_of_its_last_run(own, client
     assert "Invalid" not in text(row) and "Idle" in text(row), text(row)
     assert "Every 90 seconds" in text(row) and "never" not in text(row), text(row)
 
-    page = _get(client, f"/cronjobs/{NS}/every90/")
+    page = page_ok(client, f"/cronjobs/{NS}/every90/")
     assert "data-cronjob-problem" not in page
-    assert text(_between(page, "data-words>", "</p>")).strip() == "Every 90 seconds"
-    shown = re.findall(r'datetime="([^"]+)"', _between(page, "data-next-runs>", "</ol>"))
+    assert text(between(page, "data-words>", "</p>")).strip() == "Every 90 seconds"
+    shown = re.findall(r'datetime="([^"]+)"', between(page, "data-next-runs>", "</ol>"))
     times = sorted({datetime.fromisoformat(t.replace("Z", "+00:00")) for t in shown})
     assert times == [last + timedelta(seconds=90 * k) for k in range(1, 6)], shown
     check_fragment(client, page, "status")
@@ -90,8 +80,8 @@ def test_every_in_chinese(own, client, cronjob):
     cronjob("every2h", "@every 2h")
     client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
     try:
-        page = _get(client, f"/cronjobs/{NS}/every2h/")
-        assert text(_between(page, "data-words>", "</p>")).strip() == "每 2 小时"
+        page = page_ok(client, f"/cronjobs/{NS}/every2h/")
+        assert text(between(page, "data-words>", "</p>")).strip() == "每 2 小时"
     finally:
         client.post("/i18n/setlang/", {"language": "en", "next": "/"})
 
@@ -115,17 +105,17 @@ def test_a_schedule_volcano_rejects_is_invalid_with_the_reason(own, client, cron
     assert "Invalid" in text(row) and problem in text(row), text(row)
     assert text(row.split("<td")[-2]).strip().endswith("never"), text(row)  # the Next run column
 
-    page = _get(client, f"/cronjobs/{NS}/{name}/")
-    shown = text(_between(page, "data-cronjob-problem>", "</p>"))
+    page = page_ok(client, f"/cronjobs/{NS}/{name}/")
+    shown = text(between(page, "data-cronjob-problem>", "</p>"))
     assert problem in shown and "the controller will not run this CronJob" in shown, shown
     assert "<p data-words>" not in page and "data-next-runs>" not in page
 
 
 def test_the_reason_is_escaped(own, client, cronjob):
     cronjob("markup", "<b>x</b> * * * *")
-    page = _get(client, f"/cronjobs/{NS}/markup/")
+    page = page_ok(client, f"/cronjobs/{NS}/markup/")
     assert "<b>x</b>" not in page
-    problem = _between(page, "data-cronjob-problem>", "</p>")
+    problem = between(page, "data-cronjob-problem>", "</p>")
     # robfig splits "<b>x</b>" at its "/" (a step) and fails on "<b>x<".
     assert (
         "failed to parse int from &lt;b&gt;x&lt;: strconv.Atoi: parsing &quot;&lt;b&gt;x&lt;&quot;" in problem

@@ -9,7 +9,7 @@ import pytest
 
 from dashboard.volcano import cronjobs as vc
 from tests.pages import infra_objects as io
-from tests.pages.helpers import text
+from tests.pages.helpers import page_ok, text
 
 NS = io.NS
 
@@ -21,12 +21,6 @@ def own(tmp_path_factory):
 
     with own_cluster(tmp_path_factory, seed=5, name="cron-suspend") as (cluster, cache):
         yield cluster, cache
-
-
-def _get(client, url):
-    resp = client.get(url)
-    assert resp.status_code == 200, (url, resp.status_code)
-    return resp.content.decode()
 
 
 def test_times_skipped_while_suspended_are_not_missed(own, client):
@@ -54,11 +48,11 @@ def test_times_skipped_while_suspended_are_not_missed(own, client):
     cache.wait_for(lambda s: s.cronjobs.get(NS, "refresh"), timeout=10)
     patched(True)
     cluster.clock.advance(11 * 60)
-    page = _get(client, f"/cronjobs/{NS}/refresh/")
+    page = page_ok(client, f"/cronjobs/{NS}/refresh/")
     assert listed(page, "data-missed") == 0 and listed(page, "data-skipped") == 2
     assert "Skipped while suspended" in text(page)
     patched(False)
     cluster.clock.advance(1)
-    page = _get(client, f"/cronjobs/{NS}/refresh/")
+    page = page_ok(client, f"/cronjobs/{NS}/refresh/")
     # The newest skipped time may still start now that it runs again; the older stays skipped.
     assert listed(page, "data-missed") == 0 and listed(page, "data-skipped") == 1
